@@ -1,0 +1,38 @@
+# The two commands a new user needs (README.md):
+#   make run   installs what is missing, builds, runs the full suite (build/gpubench run)
+#   make test  the same set-up, then every test through CTest, with CUDA and without it
+BUILD_DIR ?= build
+NOCUDA_BUILD_DIR ?= build-nocuda
+JOBS ?= $(shell nproc)
+# Debian packages the build and the tests need (design section 2). The CUDA 13 toolkit (nvcc,
+# cuBLAS, NCCL) is not a Debian package: where it is absent, the CUDA parts are left out.
+DEBIAN_PACKAGES := cmake make g++ pkg-config git libcli11-dev nlohmann-json3-dev catch2 \
+  libbenchmark-dev libopenmpi-dev openmpi-bin liburing-dev libturbojpeg0-dev libhwloc-dev
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: run test deps build build-nocuda
+
+run: build
+	$(BUILD_DIR)/gpubench run
+
+test: build build-nocuda
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
+	ctest --test-dir $(NOCUDA_BUILD_DIR) --output-on-failure -j$(JOBS)
+
+deps:
+	@missing=""; \
+	for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+build-nocuda: deps
+	cmake -S . -B $(NOCUDA_BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_CUDA=OFF
+	cmake --build $(NOCUDA_BUILD_DIR) -j$(JOBS)

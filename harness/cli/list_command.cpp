@@ -1,0 +1,90 @@
+#include <iostream>
+
+#include "commands.hpp"
+#include "gpubench/benchmark.hpp"
+#include "gpubench/build_info.hpp"
+#include "gpubench/context.hpp"
+#include "gpubench/errors.hpp"
+#include "gpubench/suite.hpp"
+#include "gpubench/system.hpp"
+#include "reports/format.hpp"
+
+namespace gpubench::cli {
+
+namespace {
+const char* kind_name(axis_kind kind) {
+  switch (kind) {
+    case axis_kind::integer: return "integer";
+    case axis_kind::bytes: return "bytes";
+    case axis_kind::string: return "string";
+  }
+  return "unknown";
+}
+}  // namespace
+
+int list_command(bool as_json) {
+  const context ctx(discover_system(), run_options{});
+  json benchmarks = json::array();
+  for (const benchmark_definition* def : registry::global().all()) {
+    json entry{{"id", def->id()}, {"description", def->description()}};
+    const auto reason = def->unsupported_reason(ctx);
+    entry["available"] = !reason.has_value();
+    if (reason) entry["reason"] = *reason;
+    json axes = json::array();
+    for (const axis& a : def->axes()) {
+      json item{{"name", a.name}, {"kind", kind_name(a.kind)}, {"description", a.description}};
+      json defaults = json::array();
+      if (!reason && a.defaults) {
+        for (const auto& value : a.defaults(ctx)) {
+          std::visit([&](const auto& v) { defaults.push_back(v); }, value);
+        }
+      }
+      item["defaults"] = std::move(defaults);
+      axes.push_back(std::move(item));
+    }
+    entry["axes"] = std::move(axes);
+    json metrics = json::array();
+    for (const auto& m : def->metrics()) metrics.push_back(m.name);
+    entry["metrics"] = std::move(metrics);
+    benchmarks.push_back(std::move(entry));
+  }
+  json suites = json::array();
+  for (const auto& name : suite_names()) {
+    json item{{"name", name}};
+    try {
+      const suite s = load_suite(name);
+      item["description"] = s.description;
+      item["file"] = s.source.string();
+    } catch (const input_error& e) {
+      item["error"] = e.what();
+    }
+    suites.push_back(std::move(item));
+  }
+
+  if (as_json) {
+    std::cout << json{{"version", version()}, {"features", build_features()},
+                      {"benchmarks", benchmarks}, {"suites", suites}}
+                     .dump(2)
+              << "\n";
+    return exit_ok;
+  }
+  reports::text_table table({"benchmark", "here", "axes", "description"});
+  for (const auto& b : benchmarks) {
+    std::string axes;
+    for (const auto& a : b["axes"]) {
+      if (!axes.empty()) axes += ' ';
+      axes += a["name"].get<std::string>();
+    }
+    table.add_row({b["id"].get<std::string>(),
+                   b["available"].get<bool>() ? "ready" : "skipped: " + b["reason"].get<std::string>(),
+                   axes, b["description"].get<std::string>()});
+  }
+  std::cout << table.render() << "\nsuites:\n";
+  for (const auto& item : suites) {
+    std::cout << "  " << item["name"].get<std::string>() << "  "
+              << item.value("description", item.value("error", "")) << "\n";
+  }
+  return exit_ok;
+}
+
+}  // namespace gpubench::cli

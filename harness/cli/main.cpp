@@ -1,0 +1,85 @@
+// gpubench: the one place that wires the harness, the benchmarks and the reports together.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "commands.hpp"
+#include "gpubench/build_info.hpp"
+#include "gpubench/errors.hpp"
+
+namespace {
+
+std::vector<std::string> split_commas(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::size_t start = 0;
+    while (start <= item.size()) {
+      const auto comma = item.find(',', start);
+      const std::string part = item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!part.empty()) out.push_back(part);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gpubench;
+  CLI::App app{"gpubench: benchmarks and sizing for GPU training servers", "gpubench"};
+  app.set_version_flag("--version", gpubench::version() + " (" + git_describe() + ")");
+  app.require_subcommand(0, 1);
+
+  cli::run_args run;
+  for (int i = 0; i < argc; ++i) run.argv.emplace_back(argv[i]);
+  std::vector<std::string> only;
+  std::vector<std::string> skip;
+  CLI::App* run_cmd = app.add_subcommand("run", "Run a suite of benchmarks and write results.json");
+  run_cmd->add_option("--suite", run.suite, "quick, full, a suite name or a suite file")->capture_default_str();
+  run_cmd->add_option("--only", only, "benchmark ids or patterns to run (comma-separated)");
+  run_cmd->add_option("--skip", skip, "benchmark ids or patterns to leave out (comma-separated)");
+  run_cmd->add_option("--axis", run.axes, "ID:AXIS=V1[,V2...] sets an axis (sizes in bytes)");
+  run_cmd->add_option("--out", run.out, "results folder (new or empty); default: a new folder under gpubench-results/");
+  run_cmd->add_option("--scratch", run.scratch, "folder for storage benchmarks' test files");
+  run_cmd->add_option("--gpus", run.gpus, "GPU indices to use, e.g. 0,1 (default: all)");
+  run_cmd->add_flag("--skip-verify", run.skip_verify, "do not check the benchmarks' data");
+
+  bool list_json = false;
+  CLI::App* list_cmd = app.add_subcommand("list", "List benchmarks, suites and what can run here");
+  list_cmd->add_flag("--json", list_json, "machine-readable output");
+
+  bool info_json = false;
+  CLI::App* info_cmd = app.add_subcommand("info", "Describe this machine: CPU, NUMA, RAM, disks, GPUs");
+  info_cmd->add_flag("--json", info_json, "machine-readable output");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "gpubench: " << e.what() << " (see gpubench --help)\n";
+    return cli::exit_bad_input;
+  }
+
+  try {
+    if (*run_cmd) {
+      run.only = split_commas(only);
+      run.skip = split_commas(skip);
+      return cli::run_command(run);
+    }
+    if (*list_cmd) return cli::list_command(list_json);
+    if (*info_cmd) return cli::info_command(info_json);
+    std::cerr << app.help();
+    return cli::exit_bad_input;
+  } catch (const input_error& e) {
+    std::cerr << "gpubench: " << e.what() << "\n";
+    return cli::exit_bad_input;
+  } catch (const std::exception& e) {
+    std::cerr << "gpubench: error: " << e.what() << "\n";
+    return cli::exit_failure;
+  }
+}

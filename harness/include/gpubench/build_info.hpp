@@ -1,0 +1,18 @@
+// Facts about this build, recorded in every results file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+[[nodiscard]] const char* git_describe() noexcept;  // generated at build time
+[[nodiscard]] std::string version();
+[[nodiscard]] std::string build_type();
+[[nodiscard]] std::string compiler();
+[[nodiscard]] std::string cuda_runtime_version();  // "13.0", "" without CUDA
+[[nodiscard]] std::string nccl_version();          // "2.27.3", "" without NCCL
+// The features compiled in: "cuda", "nccl", "mpi".
+[[nodiscard]] std::vector<std::string> build_features();
+
+}  // namespace gpubench

@@ -1,0 +1,42 @@
+// What a benchmark may know about the run it is part of: the machine and the user's options.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpubench/benchmark.hpp"
+#include "gpubench/system.hpp"
+
+namespace gpubench {
+
+struct run_options {
+  std::vector<int> gpus;              // GPU indices to use; empty means every GPU
+  std::filesystem::path scratch_dir;  // where storage benchmarks may create files
+  bool verify = true;                 // check every benchmark's data after timing it
+};
+
+class context {
+ public:
+  context(system_info system, run_options options);
+
+  [[nodiscard]] const system_info& system() const noexcept { return system_; }
+  [[nodiscard]] const run_options& options() const noexcept { return options_; }
+
+  // The GPUs this run uses (indices into system().gpus that CUDA can drive).
+  [[nodiscard]] std::vector<int> gpu_indices() const;
+  // Why no GPU benchmark can run here, or nullopt when at least one GPU is usable.
+  [[nodiscard]] std::optional<std::string> gpu_unavailable_reason() const;
+  // Physical cores this process may use (at least 1).
+  [[nodiscard]] int host_cores() const noexcept;
+
+ private:
+  system_info system_;
+  run_options options_;
+};
+
+// The `gpu` axis of per-GPU benchmarks: every GPU this run uses, by default.
+[[nodiscard]] axis gpu_axis();
+
+}  // namespace gpubench

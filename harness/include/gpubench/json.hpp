@@ -1,0 +1,57 @@
+// JSON conventions shared by every gpubench file type.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace gpubench {
+
+// Keys keep the order they were written in, so files read the way the design documents them.
+using json = nlohmann::ordered_json;
+
+// Reads and parses a JSON file. Throws input_error naming the file when it is missing, is not a
+// regular file, is too large (over 64 MiB), is empty or is not valid JSON.
+[[nodiscard]] json read_json_file(const std::filesystem::path& path);
+
+// The JSON Pointer of an array element or object member, for error messages: "/benchmarks/3".
+[[nodiscard]] std::string json_path(const std::string& parent, const std::string& child);
+[[nodiscard]] std::string json_path(const std::string& parent, std::size_t index);
+
+}  // namespace gpubench
+
+// std::optional maps to null; nlohmann 3.11.2 has no built-in support for it.
+template <class T>
+struct nlohmann::adl_serializer<std::optional<T>> {
+  template <class BasicJson>
+  static void to_json(BasicJson& j, const std::optional<T>& value) {
+    if (value) {
+      j = *value;
+    } else {
+      j = nullptr;
+    }
+  }
+  template <class BasicJson>
+  static void from_json(const BasicJson& j, std::optional<T>& value) {
+    if (j.is_null()) {
+      value.reset();
+    } else {
+      value = j.template get<T>();
+    }
+  }
+};
+
+// Like NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT, but for any basic_json (ordered_json
+// included), which the 3.11.2 macro does not support.
+#define GPUBENCH_JSON_FIELDS(Type, ...)                                                        \
+  template <class BasicJson>                                                                   \
+  void to_json(BasicJson& nlohmann_json_j, const Type& nlohmann_json_t) {                      \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                   \
+  }                                                                                            \
+  template <class BasicJson>                                                                   \
+  void from_json(const BasicJson& nlohmann_json_j, Type& nlohmann_json_t) {                    \
+    const Type nlohmann_json_default_obj{};                                                    \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))    \
+  }

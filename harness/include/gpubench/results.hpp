@@ -1,0 +1,74 @@
+// The results file, schema gpubench.results/1 (docs/schema.md).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpubench/json.hpp"
+#include "gpubench/statistics.hpp"
+#include "gpubench/system.hpp"
+
+namespace gpubench {
+
+inline constexpr const char* results_schema = "gpubench.results/1";
+
+enum class result_status { ok, skipped, failed };
+NLOHMANN_JSON_SERIALIZE_ENUM(result_status, {{result_status::ok, "ok"},
+                                             {result_status::skipped, "skipped"},
+                                             {result_status::failed, "failed"}})
+
+struct result {
+  std::string id;
+  result_status status = result_status::ok;
+  std::string reason;  // why it was skipped
+  std::string error;   // why it failed
+  json axes = json::object();
+  std::vector<std::pair<std::string, summary>> metrics;
+  std::optional<bool> verified;
+  json info = json::object();
+};
+void to_json(json& j, const result& r);
+void from_json(const json& j, result& r);
+
+struct run_meta {
+  std::string version;
+  std::string git;
+  std::vector<std::string> argv;
+  std::string started;
+  std::string finished;
+  std::string build_type;
+  std::string compiler;
+  std::string cuda;    // runtime version this binary was built with, "" without CUDA
+  std::string driver;  // GPU driver version, "" when none
+  std::string nccl;    // NCCL version linked, "" when none
+  int mpi_ranks = 1;
+  std::string suite;
+  bool interrupted = false;
+  std::vector<std::string> warnings;
+};
+GPUBENCH_JSON_FIELDS(run_meta, version, git, argv, started, finished, build_type, compiler, cuda,
+                     driver, nccl, mpi_ranks, suite, interrupted, warnings)
+
+struct results_document {
+  run_meta meta;
+  system_info system;
+  std::vector<result> results;
+};
+void to_json(json& j, const results_document& doc);
+void from_json(const json& j, results_document& doc);
+
+// Writes the text to `path` atomically: a temporary file in the same folder, fsync, rename.
+// A reader sees the old file or the new one, never a torn one. Throws api_error.
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
+// Reads and parses a results file. Throws input_error naming the file for unreadable or
+// malformed content.
+[[nodiscard]] results_document read_results(const std::filesystem::path& path);
+
+// The current time as ISO-8601 UTC, "2026-11-22T11:20:39Z".
+[[nodiscard]] std::string iso8601_now();
+
+}  // namespace gpubench

@@ -1,0 +1,40 @@
+// Runs a plan: Google Benchmark times each case, the results file is rewritten after each one.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "gpubench/context.hpp"
+#include "gpubench/results.hpp"
+#include "gpubench/suite.hpp"
+
+namespace gpubench {
+
+// Told about each case as the run goes (the CLI draws progress from it).
+struct progress_listener {
+  std::function<void(std::size_t index, std::size_t total, const std::string& label)> started;
+  std::function<void(std::size_t index, std::size_t total, const result& r)> finished;
+};
+
+struct run_outcome {
+  std::size_t ok = 0;
+  std::size_t skipped = 0;
+  std::size_t failed = 0;
+  bool interrupted = false;
+};
+
+// Runs every case of the plan in order, appends one result per case (one per benchmark when it
+// is skipped) to `document`, and rewrites `results_path` atomically after each. An exception in
+// a case becomes a failed result; the run goes on. Stops early, marking the document
+// interrupted, once interrupt_requested() is true.
+run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& ctx,
+                     results_document& document, const std::filesystem::path& results_path,
+                     const progress_listener& progress = {});
+
+// SIGINT/SIGTERM handling: install once in main; benchmarks and the runner poll the flag.
+void install_interrupt_handlers();
+[[nodiscard]] bool interrupt_requested() noexcept;
+void request_interrupt() noexcept;
+
+}  // namespace gpubench

@@ -1,0 +1,130 @@
+// System discovery: what this machine is, recorded with every results file.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpubench/json.hpp"
+
+namespace gpubench {
+
+struct cache_info {
+  int level = 0;
+  std::string type;  // "data", "instruction" or "unified"
+  std::uint64_t size_bytes = 0;
+  int count = 0;  // instances of this cache on the machine
+};
+GPUBENCH_JSON_FIELDS(cache_info, level, type, size_bytes, count)
+
+struct cpu_info {
+  std::string model;
+  int sockets = 0;
+  int cores = 0;            // physical cores on the machine
+  int threads = 0;          // hardware threads on the machine
+  int cores_available = 0;  // physical cores this process may run on (affinity, cgroups)
+  std::vector<cache_info> caches;
+  std::optional<double> max_mhz;
+};
+GPUBENCH_JSON_FIELDS(cpu_info, model, sockets, cores, threads, cores_available, caches, max_mhz)
+
+struct numa_node_info {
+  int index = 0;
+  std::uint64_t memory_bytes = 0;
+  std::string cpus;  // Linux cpulist syntax, "0-31,64-95"
+};
+GPUBENCH_JSON_FIELDS(numa_node_info, index, memory_bytes, cpus)
+
+struct disk_info {
+  std::string name;  // kernel name, "nvme0n1"
+  std::string model;
+  bool nvme = false;
+  bool rotational = false;
+  std::uint64_t size_bytes = 0;
+};
+GPUBENCH_JSON_FIELDS(disk_info, name, model, nvme, rotational, size_bytes)
+
+struct filesystem_info {
+  std::string mount_point;
+  std::string device;
+  std::string type;
+  std::uint64_t size_bytes = 0;
+  std::uint64_t free_bytes = 0;
+};
+GPUBENCH_JSON_FIELDS(filesystem_info, mount_point, device, type, size_bytes, free_bytes)
+
+struct pcie_link_info {
+  std::optional<int> gen;
+  std::optional<int> width;
+  std::optional<int> max_gen;
+  std::optional<int> max_width;
+};
+GPUBENCH_JSON_FIELDS(pcie_link_info, gen, width, max_gen, max_width)
+
+struct gpu_clocks {
+  std::optional<int> sm_mhz;
+  std::optional<int> sm_max_mhz;
+  std::optional<int> memory_mhz;
+  std::optional<int> memory_max_mhz;
+};
+GPUBENCH_JSON_FIELDS(gpu_clocks, sm_mhz, sm_max_mhz, memory_mhz, memory_max_mhz)
+
+struct gpu_info {
+  int index = 0;  // CUDA device ordinal where CUDA sees the GPU, else NVML's index
+  std::string name;
+  std::string uuid;
+  std::string pci_bus_id;  // "0000:1b:00.0"
+  std::uint64_t memory_bytes = 0;
+  std::optional<int> sm_count;
+  std::string compute_capability;  // "9.0"; empty when only NVML saw the GPU
+  std::optional<std::uint64_t> l2_bytes;
+  std::optional<int> numa_node;
+  gpu_clocks clocks;
+  std::optional<pcie_link_info> pcie;
+  std::optional<double> power_limit_W;
+  std::optional<int> temperature_C;
+  std::vector<std::string> throttle_reasons;
+  std::optional<bool> ecc_enabled;
+  std::optional<int> nvlink_links_up;
+};
+GPUBENCH_JSON_FIELDS(gpu_info, index, name, uuid, pci_bus_id, memory_bytes, sm_count,
+                     compute_capability, l2_bytes, numa_node, clocks, pcie, power_limit_W,
+                     temperature_C, throttle_reasons, ecc_enabled, nvlink_links_up)
+
+// How the GPU list was obtained, and why it is empty when it is.
+struct gpu_discovery {
+  std::string nvml;  // "ok" or why NVML could not be used
+  std::string cuda;  // "ok" or why the CUDA runtime could not be used
+  std::string driver_version;
+  std::optional<int> cuda_driver_version;   // 13000 = 13.0
+  std::optional<int> cuda_runtime_version;  // the runtime this binary was built with
+  std::string reason;                       // set when no GPU was found
+};
+GPUBENCH_JSON_FIELDS(gpu_discovery, nvml, cuda, driver_version, cuda_driver_version,
+                     cuda_runtime_version, reason)
+
+struct system_info {
+  std::string host;
+  std::string os;
+  std::string kernel;
+  cpu_info cpu;
+  std::vector<numa_node_info> numa;
+  std::uint64_t memory_bytes = 0;
+  std::vector<disk_info> disks;
+  std::vector<filesystem_info> filesystems;
+  std::vector<gpu_info> gpus;
+  gpu_discovery gpu_status;
+
+  // Total size of the last-level CPU cache over the whole machine, in bytes (0 if unknown).
+  [[nodiscard]] std::uint64_t last_level_cache_bytes() const;
+};
+GPUBENCH_JSON_FIELDS(system_info, host, os, kernel, cpu, numa, memory_bytes, disks, filesystems,
+                     gpus, gpu_status)
+
+// Reads the machine: hwloc for CPU/NUMA, sysfs and procfs for disks and filesystems, NVML
+// (loaded at run time) and the CUDA runtime for GPUs. Never throws for a missing GPU or driver:
+// the GPU list is then empty and gpu_status.reason says why.
+[[nodiscard]] system_info discover_system();
+
+}  // namespace gpubench

@@ -1,0 +1,211 @@
+#include "gpubench/benchmark.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "gpubench/context.hpp"
+
+namespace gpubench {
+
+// ---- axis_values -------------------------------------------------------------------------
+
+void axis_values::set(std::string name, axis_value value) {
+  for (auto& [key, existing] : entries_) {
+    if (key == name) {
+      existing = std::move(value);
+      return;
+    }
+  }
+  entries_.emplace_back(std::move(name), std::move(value));
+}
+
+const axis_value& axis_values::find(std::string_view name) const {
+  for (const auto& [key, value] : entries_) {
+    if (key == name) {
+      return value;
+    }
+  }
+  throw std::out_of_range("no axis named '" + std::string(name) + "'");
+}
+
+bool axis_values::contains(std::string_view name) const {
+  return std::any_of(entries_.begin(), entries_.end(),
+                     [&](const auto& entry) { return entry.first == name; });
+}
+
+std::int64_t axis_values::get_int64(std::string_view name) const {
+  const auto& value = find(name);
+  if (const auto* number = std::get_if<std::int64_t>(&value)) {
+    return *number;
+  }
+  throw std::logic_error("axis '" + std::string(name) + "' is not an integer axis");
+}
+
+const std::string& axis_values::get_string(std::string_view name) const {
+  const auto& value = find(name);
+  if (const auto* text = std::get_if<std::string>(&value)) {
+    return *text;
+  }
+  throw std::logic_error("axis '" + std::string(name) + "' is not a string axis");
+}
+
+std::string axis_values::label() const {
+  std::string out;
+  for (const auto& [key, value] : entries_) {
+    if (!out.empty()) {
+      out += ' ';
+    }
+    out += key + '=';
+    out += std::visit(
+        [](const auto& v) -> std::string {
+          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) {
+            return v;
+          } else {
+            return std::to_string(v);
+          }
+        },
+        value);
+  }
+  return out;
+}
+
+json axis_values::to_json() const {
+  json out = json::object();
+  for (const auto& [key, value] : entries_) {
+    std::visit([&](const auto& v) { out[key] = v; }, value);
+  }
+  return out;
+}
+
+// ---- metrics -----------------------------------------------------------------------------
+
+double derive_metric(metric_kind kind, const work& w, double seconds_per_iteration) {
+  if (!(seconds_per_iteration > 0)) {
+    throw std::invalid_argument("derive_metric: iteration time must be positive");
+  }
+  const double t = seconds_per_iteration;
+  switch (kind) {
+    case metric_kind::bandwidth_GBps:
+      return (w.bytes_read + w.bytes_written) / t / 1e9;
+    case metric_kind::compute_TFLOPs:
+      return w.flops / t / 1e12;
+    case metric_kind::items_per_s:
+      return w.items / t;
+    case metric_kind::us_per_item:
+      if (!(w.items > 0)) {
+        throw std::invalid_argument("derive_metric: us_per_item needs items > 0");
+      }
+      return t / w.items * 1e6;
+    case metric_kind::us_per_iteration:
+      return t * 1e6;
+  }
+  throw std::invalid_argument("derive_metric: unknown metric kind");
+}
+
+// ---- benchmark_definition ----------------------------------------------------------------
+
+benchmark_definition::benchmark_definition(std::string id) : id_(std::move(id)) {}
+
+benchmark_definition& benchmark_definition::set_description(std::string text) {
+  description_ = std::move(text);
+  return *this;
+}
+
+benchmark_definition& benchmark_definition::add_axis(axis a) {
+  if (find_axis(a.name) != nullptr) {
+    throw std::logic_error(id_ + ": axis '" + a.name + "' declared twice");
+  }
+  axes_.push_back(std::move(a));
+  return *this;
+}
+
+benchmark_definition& benchmark_definition::add_axis(std::string name, axis_kind kind,
+                                                     std::vector<axis_value> values,
+                                                     std::string description) {
+  return add_axis(axis{std::move(name), kind, std::move(description),
+                       [values = std::move(values)](const context&) { return values; }});
+}
+
+benchmark_definition& benchmark_definition::add_metric(std::string name, metric_kind kind) {
+  metrics_.push_back(metric_spec{std::move(name), kind});
+  return *this;
+}
+
+benchmark_definition& benchmark_definition::set_timing(timing t) {
+  timing_ = t;
+  return *this;
+}
+
+benchmark_definition& benchmark_definition::set_supported(support_check check) {
+  supported_ = std::move(check);
+  return *this;
+}
+
+benchmark_definition& benchmark_definition::set_factory(instance_factory factory) {
+  factory_ = std::move(factory);
+  return *this;
+}
+
+const axis* benchmark_definition::find_axis(std::string_view name) const {
+  const auto it =
+      std::find_if(axes_.begin(), axes_.end(), [&](const axis& a) { return a.name == name; });
+  return it == axes_.end() ? nullptr : &*it;
+}
+
+std::optional<std::string> benchmark_definition::unsupported_reason(const context& ctx) const {
+  return supported_ ? supported_(ctx) : std::nullopt;
+}
+
+std::unique_ptr<instance> benchmark_definition::make_instance(const context& ctx,
+                                                              const axis_values& values) const {
+  return factory_(ctx, values);
+}
+
+// ---- registry ----------------------------------------------------------------------------
+
+registry& registry::global() {
+  static registry instance;
+  return instance;
+}
+
+void registry::add(benchmark_definition definition) {
+  if (definition.id().empty()) {
+    throw std::logic_error("benchmark registered without an id");
+  }
+  if (find(definition.id()) != nullptr) {
+    throw std::logic_error("benchmark id registered twice: " + definition.id());
+  }
+  if (!definition.has_factory()) {
+    throw std::logic_error(definition.id() + ": a benchmark must set a factory");
+  }
+  if (definition.metrics().empty()) {
+    throw std::logic_error(definition.id() + ": a benchmark must declare at least one metric");
+  }
+  definitions_.push_back(std::make_unique<benchmark_definition>(std::move(definition)));
+}
+
+const benchmark_definition* registry::find(std::string_view id) const {
+  for (const auto& definition : definitions_) {
+    if (definition->id() == id) {
+      return definition.get();
+    }
+  }
+  return nullptr;
+}
+
+std::vector<const benchmark_definition*> registry::all() const {
+  std::vector<const benchmark_definition*> out;
+  out.reserve(definitions_.size());
+  for (const auto& definition : definitions_) {
+    out.push_back(definition.get());
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto* a, const auto* b) { return a->id() < b->id(); });
+  return out;
+}
+
+registration::registration(benchmark_definition definition) {
+  registry::global().add(std::move(definition));
+}
+
+}  // namespace gpubench

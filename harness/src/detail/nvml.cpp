@@ -1,0 +1,287 @@
+#include "detail/nvml.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdio>
+
+namespace gpubench::detail {
+
+namespace {
+// The subset of nvml.h gpubench uses. Layouts and values match the public header.
+using nvml_return = int;
+constexpr nvml_return nvml_success = 0;
+using nvml_device = struct nvml_device_opaque*;
+struct nvml_pci_info {  // nvmlPciInfo_t as used by nvmlDeviceGetPciInfo_v3
+  char bus_id_legacy[16];
+  unsigned domain;
+  unsigned bus;
+  unsigned device;
+  unsigned pci_device_id;
+  unsigned pci_subsystem_id;
+  char bus_id[32];
+};
+struct nvml_memory {  // nvmlMemory_t
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+constexpr int nvml_temperature_gpu = 0;
+constexpr int nvml_clock_sm = 1;
+constexpr int nvml_clock_mem = 2;
+constexpr int nvml_feature_enabled = 1;
+constexpr unsigned nvml_nvlink_max_links = 18;
+}  // namespace
+
+struct nvml_session::functions {
+  nvml_return (*init)() = nullptr;
+  nvml_return (*shutdown)() = nullptr;
+  const char* (*error_string)(nvml_return) = nullptr;
+  nvml_return (*system_get_driver_version)(char*, unsigned) = nullptr;
+  nvml_return (*device_get_count)(unsigned*) = nullptr;
+  nvml_return (*device_get_handle_by_index)(unsigned, nvml_device*) = nullptr;
+  nvml_return (*device_get_name)(nvml_device, char*, unsigned) = nullptr;
+  nvml_return (*device_get_uuid)(nvml_device, char*, unsigned) = nullptr;
+  nvml_return (*device_get_pci_info)(nvml_device, nvml_pci_info*) = nullptr;
+  nvml_return (*device_get_memory_info)(nvml_device, nvml_memory*) = nullptr;
+  nvml_return (*device_get_curr_pcie_link_generation)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*device_get_curr_pcie_link_width)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*device_get_max_pcie_link_generation)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*device_get_max_pcie_link_width)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*device_get_power_management_limit)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*device_get_power_usage)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*device_get_temperature)(nvml_device, int, unsigned*) = nullptr;
+  nvml_return (*device_get_current_clocks_throttle_reasons)(nvml_device,
+                                                            unsigned long long*) = nullptr;
+  nvml_return (*device_get_ecc_mode)(nvml_device, int*, int*) = nullptr;
+  nvml_return (*device_get_nvlink_state)(nvml_device, unsigned, int*) = nullptr;
+  nvml_return (*device_get_clock_info)(nvml_device, int, unsigned*) = nullptr;
+  nvml_return (*device_get_max_clock_info)(nvml_device, int, unsigned*) = nullptr;
+};
+
+namespace {
+template <class Fn>
+bool bind(void* library, const char* symbol, Fn& fn) {
+  // POSIX guarantees object and function pointers convert through dlsym's void*.
+  fn = reinterpret_cast<Fn>(dlsym(library, symbol));  // NOLINT
+  return fn != nullptr;
+}
+
+template <class Fn>
+void bind_optional(void* library, const char* symbol, Fn& fn) {
+  (void)bind(library, symbol, fn);
+}
+}  // namespace
+
+std::unique_ptr<nvml_session> nvml_session::open(std::string& why_not) {
+  void* library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    const char* error = dlerror();
+    why_not = std::string("libnvidia-ml.so.1 not loaded (") + (error ? error : "not found") + ")";
+    return nullptr;
+  }
+  auto fns = std::make_unique<functions>();
+  const bool required = bind(library, "nvmlInit_v2", fns->init) &&
+                        bind(library, "nvmlShutdown", fns->shutdown) &&
+                        bind(library, "nvmlErrorString", fns->error_string) &&
+                        bind(library, "nvmlDeviceGetCount_v2", fns->device_get_count) &&
+                        bind(library, "nvmlDeviceGetHandleByIndex_v2",
+                             fns->device_get_handle_by_index);
+  if (!required) {
+    why_not = "NVML library lacks nvmlInit_v2 or another required symbol (driver too old?)";
+    dlclose(library);
+    return nullptr;
+  }
+  bind_optional(library, "nvmlSystemGetDriverVersion", fns->system_get_driver_version);
+  bind_optional(library, "nvmlDeviceGetName", fns->device_get_name);
+  bind_optional(library, "nvmlDeviceGetUUID", fns->device_get_uuid);
+  bind_optional(library, "nvmlDeviceGetPciInfo_v3", fns->device_get_pci_info);
+  bind_optional(library, "nvmlDeviceGetMemoryInfo", fns->device_get_memory_info);
+  bind_optional(library, "nvmlDeviceGetCurrPcieLinkGeneration",
+                fns->device_get_curr_pcie_link_generation);
+  bind_optional(library, "nvmlDeviceGetCurrPcieLinkWidth", fns->device_get_curr_pcie_link_width);
+  bind_optional(library, "nvmlDeviceGetMaxPcieLinkGeneration",
+                fns->device_get_max_pcie_link_generation);
+  bind_optional(library, "nvmlDeviceGetMaxPcieLinkWidth", fns->device_get_max_pcie_link_width);
+  bind_optional(library, "nvmlDeviceGetPowerManagementLimit",
+                fns->device_get_power_management_limit);
+  bind_optional(library, "nvmlDeviceGetPowerUsage", fns->device_get_power_usage);
+  bind_optional(library, "nvmlDeviceGetTemperature", fns->device_get_temperature);
+  bind_optional(library, "nvmlDeviceGetCurrentClocksThrottleReasons",
+                fns->device_get_current_clocks_throttle_reasons);
+  bind_optional(library, "nvmlDeviceGetEccMode", fns->device_get_ecc_mode);
+  bind_optional(library, "nvmlDeviceGetNvLinkState", fns->device_get_nvlink_state);
+  bind_optional(library, "nvmlDeviceGetClockInfo", fns->device_get_clock_info);
+  bind_optional(library, "nvmlDeviceGetMaxClockInfo", fns->device_get_max_clock_info);
+
+  if (const nvml_return rc = fns->init(); rc != nvml_success) {
+    const char* text = fns->error_string(rc);
+    why_not = std::string("nvmlInit_v2 failed: ") + (text ? text : "unknown error") +
+              " (NVML_ERROR code " + std::to_string(rc) + ")";
+    dlclose(library);
+    return nullptr;
+  }
+  return std::unique_ptr<nvml_session>(new nvml_session(library, std::move(fns)));
+}
+
+nvml_session::nvml_session(void* library, std::unique_ptr<functions> fns)
+    : library_(library), fns_(std::move(fns)) {}
+
+nvml_session::~nvml_session() {
+  fns_->shutdown();
+  dlclose(library_);
+}
+
+std::string nvml_session::driver_version() const {
+  std::array<char, 96> buffer{};
+  if (fns_->system_get_driver_version &&
+      fns_->system_get_driver_version(buffer.data(), buffer.size()) == nvml_success) {
+    return buffer.data();
+  }
+  return {};
+}
+
+unsigned nvml_session::device_count() const {
+  unsigned count = 0;
+  if (fns_->device_get_count(&count) != nvml_success) {
+    return 0;
+  }
+  return count;
+}
+
+nvml_device_state nvml_session::query(unsigned index) const {
+  nvml_device_state state;
+  nvml_device device = nullptr;
+  if (fns_->device_get_handle_by_index(index, &device) != nvml_success) {
+    return state;
+  }
+  std::array<char, 256> text{};
+  if (fns_->device_get_name && fns_->device_get_name(device, text.data(), 96) == nvml_success) {
+    state.name = text.data();
+  }
+  text.fill(0);
+  if (fns_->device_get_uuid && fns_->device_get_uuid(device, text.data(), 96) == nvml_success) {
+    state.uuid = text.data();
+  }
+  nvml_pci_info pci{};
+  if (fns_->device_get_pci_info && fns_->device_get_pci_info(device, &pci) == nvml_success) {
+    state.pci_bus_id = normalize_pci_bus_id(pci.bus_id);
+  }
+  nvml_memory memory{};
+  if (fns_->device_get_memory_info &&
+      fns_->device_get_memory_info(device, &memory) == nvml_success) {
+    state.memory_bytes = memory.total;
+  }
+  auto read_uint = [&](auto fn, std::optional<int>& out) {
+    unsigned value = 0;
+    if (fn && fn(device, &value) == nvml_success) {
+      out = static_cast<int>(value);
+    }
+  };
+  read_uint(fns_->device_get_curr_pcie_link_generation, state.pcie.gen);
+  read_uint(fns_->device_get_curr_pcie_link_width, state.pcie.width);
+  read_uint(fns_->device_get_max_pcie_link_generation, state.pcie.max_gen);
+  read_uint(fns_->device_get_max_pcie_link_width, state.pcie.max_width);
+
+  unsigned milliwatts = 0;
+  if (fns_->device_get_power_management_limit &&
+      fns_->device_get_power_management_limit(device, &milliwatts) == nvml_success) {
+    state.power_limit_W = milliwatts / 1000.0;
+  }
+  if (fns_->device_get_power_usage &&
+      fns_->device_get_power_usage(device, &milliwatts) == nvml_success) {
+    state.power_W = milliwatts / 1000.0;
+  }
+  unsigned temperature = 0;
+  if (fns_->device_get_temperature &&
+      fns_->device_get_temperature(device, nvml_temperature_gpu, &temperature) == nvml_success) {
+    state.temperature_C = static_cast<int>(temperature);
+  }
+  unsigned long long reasons = 0;
+  if (fns_->device_get_current_clocks_throttle_reasons &&
+      fns_->device_get_current_clocks_throttle_reasons(device, &reasons) == nvml_success) {
+    state.throttle_mask = reasons;
+  }
+  int ecc_current = 0;
+  int ecc_pending = 0;
+  if (fns_->device_get_ecc_mode &&
+      fns_->device_get_ecc_mode(device, &ecc_current, &ecc_pending) == nvml_success) {
+    state.ecc_enabled = ecc_current == nvml_feature_enabled;
+  }
+  if (fns_->device_get_nvlink_state) {
+    int up = 0;
+    bool any_answer = false;
+    for (unsigned link = 0; link < nvml_nvlink_max_links; ++link) {
+      int active = 0;
+      if (fns_->device_get_nvlink_state(device, link, &active) == nvml_success) {
+        any_answer = true;
+        up += active == nvml_feature_enabled ? 1 : 0;
+      }
+    }
+    if (any_answer) {
+      state.nvlink_links_up = up;
+    }
+  }
+  auto read_clock = [&](auto fn, int clock, std::optional<int>& out) {
+    unsigned mhz = 0;
+    if (fn && fn(device, clock, &mhz) == nvml_success) {
+      out = static_cast<int>(mhz);
+    }
+  };
+  read_clock(fns_->device_get_clock_info, nvml_clock_sm, state.clocks.sm_mhz);
+  read_clock(fns_->device_get_max_clock_info, nvml_clock_sm, state.clocks.sm_max_mhz);
+  read_clock(fns_->device_get_clock_info, nvml_clock_mem, state.clocks.memory_mhz);
+  read_clock(fns_->device_get_max_clock_info, nvml_clock_mem, state.clocks.memory_max_mhz);
+  return state;
+}
+
+std::vector<std::string> throttle_reason_names(std::uint64_t mask) {
+  // nvmlClocksThrottleReason* bits from nvml.h.
+  static constexpr std::array<std::pair<std::uint64_t, const char*>, 9> names{{
+      {0x1, "gpu_idle"},
+      {0x2, "applications_clocks_setting"},
+      {0x4, "sw_power_cap"},
+      {0x8, "hw_slowdown"},
+      {0x10, "sync_boost"},
+      {0x20, "sw_thermal_slowdown"},
+      {0x40, "hw_thermal_slowdown"},
+      {0x80, "hw_power_brake_slowdown"},
+      {0x100, "display_clock_setting"},
+  }};
+  std::vector<std::string> out;
+  std::uint64_t known = 0;
+  for (const auto& [bit, name] : names) {
+    known |= bit;
+    if ((mask & bit) != 0) {
+      out.emplace_back(name);
+    }
+  }
+  if ((mask & ~known) != 0) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "other_0x%llx",
+                  static_cast<unsigned long long>(mask & ~known));
+    out.emplace_back(buffer);
+  }
+  return out;
+}
+
+std::string normalize_pci_bus_id(const std::string& id) {
+  unsigned domain = 0;
+  unsigned bus = 0;
+  unsigned device = 0;
+  unsigned function = 0;
+  if (std::sscanf(id.c_str(), "%x:%x:%x.%x", &domain, &bus, &device, &function) != 4) {
+    std::string lower = id;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return lower;
+  }
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%04x:%02x:%02x.%x", domain & 0xffffu, bus, device,
+                function);
+  return buffer;
+}
+
+}  // namespace gpubench::detail

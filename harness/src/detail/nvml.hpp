@@ -1,0 +1,59 @@
+// NVML, loaded at run time with dlopen("libnvidia-ml.so.1"): no link-time dependency, so one
+// binary runs on machines with and without a driver. Only the calls gpubench uses are declared.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpubench/system.hpp"
+
+namespace gpubench::detail {
+
+// What NVML says of one GPU at the moment of the call.
+struct nvml_device_state {
+  std::string name;
+  std::string uuid;
+  std::string pci_bus_id;  // "0000:1b:00.0", lower case, 4-digit domain
+  std::uint64_t memory_bytes = 0;
+  pcie_link_info pcie;
+  gpu_clocks clocks;
+  std::optional<double> power_limit_W;
+  std::optional<double> power_W;
+  std::optional<int> temperature_C;
+  std::optional<std::uint64_t> throttle_mask;
+  std::optional<bool> ecc_enabled;
+  std::optional<int> nvlink_links_up;
+};
+
+class nvml_session {
+ public:
+  // Loads and initializes NVML. Returns nullptr and sets `why_not` when the library is absent or
+  // initialization fails (no driver, no GPU).
+  static std::unique_ptr<nvml_session> open(std::string& why_not);
+  nvml_session(const nvml_session&) = delete;
+  nvml_session& operator=(const nvml_session&) = delete;
+  ~nvml_session();
+
+  [[nodiscard]] std::string driver_version() const;
+  [[nodiscard]] unsigned device_count() const;
+  // Queries one GPU by NVML index; fields NVML cannot give are left empty.
+  [[nodiscard]] nvml_device_state query(unsigned index) const;
+
+  struct functions;
+
+ private:
+  nvml_session(void* library, std::unique_ptr<functions> fns);
+  void* library_;
+  std::unique_ptr<functions> fns_;
+};
+
+// Names of the clock-throttle reasons set in an NVML mask ("sw_power_cap", "hw_thermal_slowdown").
+[[nodiscard]] std::vector<std::string> throttle_reason_names(std::uint64_t mask);
+
+// Normalizes a PCI bus id to "dddd:bb:dd.f" in lower case (NVML gives 8-digit domains).
+[[nodiscard]] std::string normalize_pci_bus_id(const std::string& id);
+
+}  // namespace gpubench::detail

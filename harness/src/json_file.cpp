@@ -1,0 +1,61 @@
+#include <fstream>
+#include <sstream>
+
+#include "gpubench/errors.hpp"
+#include "gpubench/json.hpp"
+
+namespace gpubench {
+
+namespace fs = std::filesystem;
+
+json read_json_file(const fs::path& path) {
+  const std::string file = path.string();
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) {
+    throw bad_input(file, "", "an existing file (it does not exist)");
+  }
+  if (!fs::is_regular_file(status)) {
+    throw bad_input(file, "", "a regular file (it is a directory or a special file)");
+  }
+  constexpr std::uintmax_t max_bytes = 64ULL << 20;
+  if (fs::file_size(path, ec) > max_bytes) {
+    throw bad_input(file, "", "a JSON file of at most 64 MiB");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw bad_input(file, "", "a readable file (permission denied?)");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string content = text.str();
+  if (content.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw bad_input(file, "", "a JSON document (the file is empty)");
+  }
+  try {
+    return json::parse(content);
+  } catch (const json::parse_error& e) {
+    throw bad_input(file, "", "valid JSON (parse error at byte " + std::to_string(e.byte) + ")");
+  }
+}
+
+std::string json_path(const std::string& parent, const std::string& child) {
+  // RFC 6901 escaping: '~' -> "~0", '/' -> "~1".
+  std::string escaped;
+  for (char c : child) {
+    if (c == '~') {
+      escaped += "~0";
+    } else if (c == '/') {
+      escaped += "~1";
+    } else {
+      escaped += c;
+    }
+  }
+  return parent + "/" + escaped;
+}
+
+std::string json_path(const std::string& parent, std::size_t index) {
+  return parent + "/" + std::to_string(index);
+}
+
+}  // namespace gpubench

@@ -1,0 +1,165 @@
+#include "gpubench/results.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+#include "gpubench/errors.hpp"
+#include "gpubench/json_reader.hpp"
+
+namespace gpubench {
+
+namespace fs = std::filesystem;
+
+void to_json(json& j, const result& r) {
+  j = json::object();
+  j["id"] = r.id;
+  j["status"] = r.status;
+  if (r.status == result_status::skipped) {
+    j["reason"] = r.reason;
+  }
+  if (r.status == result_status::failed) {
+    j["error"] = r.error;
+  }
+  if (!r.axes.empty()) {
+    j["axes"] = r.axes;
+  }
+  if (!r.metrics.empty()) {
+    json metrics = json::object();
+    for (const auto& [name, s] : r.metrics) {
+      metrics[name] = s;
+    }
+    j["metrics"] = std::move(metrics);
+  }
+  if (r.verified) {
+    j["verified"] = *r.verified;
+  }
+  if (!r.info.empty()) {
+    j["info"] = r.info;
+  }
+}
+
+void from_json(const json& j, result& r) {
+  r = result{};
+  r.id = j.at("id").get<std::string>();
+  r.status = j.at("status").get<result_status>();
+  r.reason = j.value("reason", "");
+  r.error = j.value("error", "");
+  if (j.contains("axes")) r.axes = j.at("axes");
+  if (j.contains("metrics")) {
+    for (const auto& [name, value] : j.at("metrics").items()) {
+      r.metrics.emplace_back(name, value.get<summary>());
+    }
+  }
+  if (j.contains("verified")) r.verified = j.at("verified").get<bool>();
+  if (j.contains("info")) r.info = j.at("info");
+}
+
+void to_json(json& j, const results_document& doc) {
+  j = json::object();
+  j["schema"] = results_schema;
+  j["meta"] = doc.meta;
+  j["system"] = doc.system;
+  j["results"] = doc.results;
+}
+
+void from_json(const json& j, results_document& doc) {
+  doc.meta = j.at("meta").get<run_meta>();
+  doc.system = j.at("system").get<system_info>();
+  doc.results = j.at("results").get<std::vector<result>>();
+}
+
+void write_file_atomically(const fs::path& path, const std::string& text) {
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  // Hidden, in the same folder (rename must not cross filesystems); mkstemp fills the X's.
+  std::string name = ".";
+  name += path.filename().string();
+  name += ".XXXXXX";
+  std::string temp = (dir / name).string();
+  const int fd = mkstemp(temp.data());
+  if (fd == -1) {
+    throw_system_error("mkstemp(" + temp + ")", errno);
+  }
+  const auto fail = [&](const char* call) {
+    const int error = errno;
+    ::close(fd);
+    ::unlink(temp.c_str());
+    throw_system_error(std::string(call) + "(" + temp + ")", error);
+  };
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("write");
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  // mkstemp creates 0600; results are meant to be shared like any other output file.
+  if (::fchmod(fd, 0644) != 0) fail("fchmod");
+  if (::fsync(fd) != 0) fail("fsync");
+  if (::close(fd) != 0) {
+    const int error = errno;
+    ::unlink(temp.c_str());
+    throw_system_error("close(" + temp + ")", error);
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temp.c_str());
+    throw_system_error("rename(" + temp + ", " + path.string() + ")", error);
+  }
+}
+
+results_document read_results(const fs::path& path) {
+  const json document = read_json_file(path);
+  const json_reader root(document, path.string());
+  root.expect_object({"schema", "meta", "system", "results"});
+  if (root.get_string("schema") != results_schema) {
+    root.fail("schema", std::string("\"") + results_schema + "\"");
+  }
+  (void)root.member("meta").expect_object(
+      {"version", "git", "argv", "started", "finished", "build_type", "compiler", "cuda", "driver",
+       "nccl", "mpi_ranks", "suite", "interrupted", "warnings"});
+  for (const json_reader& item : root.elements("results")) {
+    item.expect_object({"id", "status", "reason", "error", "axes", "metrics", "verified", "info"});
+    (void)item.get_string("id");
+    const std::string status = item.get_string("status");
+    if (status != "ok" && status != "skipped" && status != "failed") {
+      item.fail("status", "one of ok, skipped, failed, got '" + status + "'");
+    }
+    if (item.has("metrics")) {
+      const json_reader metrics = item.member("metrics");
+      if (!metrics.node().is_object()) {
+        metrics.fail_here("an object of metric summaries");
+      }
+      for (const auto& [name, value] : metrics.node().items()) {
+        const json_reader metric(value, path.string(), json_path(metrics.path(), name));
+        metric.expect_object({"median", "min", "max", "cv", "n"});
+        for (const char* field : {"median", "min", "max", "cv"}) {
+          (void)metric.get_number(field, -1e300, 1e300);
+        }
+        (void)metric.get_int("n", 1, 1'000'000);
+      }
+    }
+  }
+  try {
+    return document.get<results_document>();
+  } catch (const json::exception& e) {
+    throw bad_input(path.string(), "", std::string("a gpubench.results/1 document (") + e.what() + ")");
+  }
+}
+
+std::string iso8601_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,283 @@
+#include "gpubench/runner.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <csignal>
+#include <map>
+#include <mutex>
+
+#include "gpubench/errors.hpp"
+
+namespace gpubench {
+
+namespace {
+
+std::atomic<bool> interrupt_flag{false};
+
+extern "C" void on_interrupt_signal(int /*signal*/) {
+  interrupt_flag.store(true, std::memory_order_relaxed);
+}
+
+// Google Benchmark reports a failed run through `error_occurred` up to 1.7 and `skipped` after.
+template <class Run>
+bool run_failed(const Run& run, std::string& message) {
+  if constexpr (requires { run.error_occurred; }) {
+    if (run.error_occurred) {
+      message = run.error_message;
+      return true;
+    }
+  } else {
+    if (run.skipped) {
+      message = run.skip_message;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Receives Google Benchmark's per-repetition runs instead of printing them.
+class capture_reporter final : public benchmark::BenchmarkReporter {
+ public:
+  struct repetition {
+    double seconds_per_iteration = 0;
+    std::int64_t iterations = 0;
+  };
+
+  bool ReportContext(const Context& /*context*/) override { return true; }
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration) {
+        continue;  // aggregates: gpubench computes its own statistics over repetitions
+      }
+      std::string message;
+      if (run_failed(run, message)) {
+        error = message;
+        continue;
+      }
+      // With UseManualTime(), real_accumulated_time holds the manual (benchmark-measured) time.
+      repetitions.push_back(
+          {run.real_accumulated_time / static_cast<double>(run.iterations), run.iterations});
+    }
+  }
+
+  std::vector<repetition> repetitions;
+  std::string error;
+};
+
+void initialize_google_benchmark() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Google Benchmark's own flags stay at their defaults: gpubench sets everything per case.
+    static char program[] = "gpubench";
+    static char* argv[] = {program, nullptr};
+    int argc = 1;
+    benchmark::Initialize(&argc, argv);
+  });
+}
+
+// Times one case with Google Benchmark and turns its repetitions into metrics.
+result run_case(const planned_benchmark& planned, const axis_values& values, const context& ctx) {
+  const benchmark_definition& def = *planned.definition;
+  const run_settings& settings = planned.settings;
+  result r;
+  r.id = def.id();
+  r.axes = values.to_json();
+
+  std::unique_ptr<instance> inst;
+  try {
+    inst = def.make_instance(ctx, values);
+  } catch (const std::exception& e) {
+    r.status = result_status::failed;
+    r.error = e.what();
+    return r;
+  }
+
+  const bool manual = def.timing_mode() == timing::manual;
+  std::string error;
+  bool warmed_up = false;
+  auto body = [&](benchmark::State& state) {
+    try {
+      if (!warmed_up) {
+        // Untimed: the loop below starts the clock.
+        for (int i = 0; i < settings.warmup_iterations; ++i) {
+          (void)inst->run_iteration();
+        }
+        warmed_up = true;
+      }
+      for (auto _ : state) {
+        if (interrupt_requested()) {
+          error = "interrupted";
+          state.SkipWithError(error.c_str());
+          break;
+        }
+        const std::optional<double> seconds = inst->run_iteration();
+        if (manual) {
+          if (!seconds || !(*seconds > 0)) {
+            throw std::logic_error(def.id() + ": a manually timed iteration returned no time");
+          }
+          state.SetIterationTime(*seconds);
+        }
+      }
+    } catch (const std::exception& e) {
+      error = e.what();
+      state.SkipWithError(error.c_str());
+    }
+  };
+
+  initialize_google_benchmark();
+  benchmark::ClearRegisteredBenchmarks();
+  auto* registered = benchmark::RegisterBenchmark("case", body);
+  registered->Repetitions(settings.repetitions)->ReportAggregatesOnly(false);
+  if (manual) {
+    registered->UseManualTime();
+  } else {
+    registered->UseRealTime();
+  }
+  if (settings.iterations) {
+    registered->Iterations(*settings.iterations);
+  } else {
+    registered->MinTime(settings.min_time_s);
+  }
+  capture_reporter reporter;
+  // Google Benchmark appends its settings to the name ("case/repeats:5/real_time").
+  benchmark::RunSpecifiedBenchmarks(&reporter, "^case/");
+  benchmark::ClearRegisteredBenchmarks();
+
+  if (!error.empty() || !reporter.error.empty()) {
+    r.status = result_status::failed;
+    r.error = error.empty() ? reporter.error : error;
+    return r;
+  }
+  if (reporter.repetitions.empty()) {
+    r.status = result_status::failed;
+    r.error = "Google Benchmark reported no repetitions";
+    return r;
+  }
+
+  try {
+    const work w = inst->work_per_iteration();
+    std::vector<std::pair<std::string, std::vector<double>>> samples;
+    const auto add_sample = [&](const std::string& name, double value) {
+      for (auto& [existing, values_] : samples) {
+        if (existing == name) {
+          values_.push_back(value);
+          return;
+        }
+      }
+      samples.push_back({name, {value}});
+    };
+    json iterations = json::array();
+    for (const auto& rep : reporter.repetitions) {
+      for (const metric_spec& spec : def.metrics()) {
+        add_sample(spec.name, derive_metric(spec.kind, w, rep.seconds_per_iteration));
+      }
+      for (const auto& [name, value] : inst->extra_metrics(rep.seconds_per_iteration)) {
+        add_sample(name, value);
+      }
+      iterations.push_back(rep.iterations);
+    }
+    for (const auto& [name, values_] : samples) {
+      r.metrics.emplace_back(name, summarize(values_));
+    }
+
+    r.info = inst->info();
+    r.info["timing"] = manual ? "manual" : "host_wall";
+    r.info["warmup_iterations"] = settings.warmup_iterations;
+    r.info["iterations_per_repetition"] = std::move(iterations);
+
+    if (ctx.options().verify) {
+      const verification check = inst->verify();
+      r.verified = check.passed;
+      if (!check.detail.empty()) {
+        r.info["verification"] = check.detail;
+      }
+      if (!check.passed) {
+        r.status = result_status::failed;
+        r.error = "verification failed: " + check.detail;
+      }
+    }
+  } catch (const std::exception& e) {
+    r.status = result_status::failed;
+    r.error = e.what();
+  }
+  return r;
+}
+
+}  // namespace
+
+void install_interrupt_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_interrupt_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+bool interrupt_requested() noexcept { return interrupt_flag.load(std::memory_order_relaxed); }
+
+void request_interrupt() noexcept { interrupt_flag.store(true, std::memory_order_relaxed); }
+
+run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& ctx,
+                     results_document& document, const std::filesystem::path& results_path,
+                     const progress_listener& progress) {
+  run_outcome outcome;
+  const std::size_t total = count_cases(plan);
+  std::size_t index = 0;
+  const auto save = [&] {
+    document.meta.finished = iso8601_now();
+    write_file_atomically(results_path, json(document).dump(1) + "\n");
+  };
+  const auto record = [&](result r) {
+    switch (r.status) {
+      case result_status::ok: ++outcome.ok; break;
+      case result_status::skipped: ++outcome.skipped; break;
+      case result_status::failed: ++outcome.failed; break;
+    }
+    if (progress.finished) {
+      progress.finished(index, total, r);
+    }
+    document.results.push_back(std::move(r));
+    save();
+  };
+
+  save();  // the file exists, valid, from the start
+  for (const auto& planned : plan) {
+    if (planned.skip_reason) {
+      ++index;
+      if (progress.started) progress.started(index, total, planned.definition->id());
+      result r;
+      r.id = planned.definition->id();
+      r.status = result_status::skipped;
+      r.reason = *planned.skip_reason;
+      record(std::move(r));
+      continue;
+    }
+    for (const auto& values : planned.cases) {
+      if (interrupt_requested()) {
+        break;
+      }
+      ++index;
+      if (progress.started) {
+        progress.started(index, total, planned.definition->id() + " " + values.label());
+      }
+      result r = run_case(planned, values, ctx);
+      if (interrupt_requested()) {
+        break;  // a case cut short is not a measurement; what finished is already saved
+      }
+      record(std::move(r));
+    }
+    if (interrupt_requested()) {
+      break;
+    }
+  }
+  if (interrupt_requested()) {
+    outcome.interrupted = true;
+    document.meta.interrupted = true;
+  }
+  save();
+  return outcome;
+}
+
+}  // namespace gpubench

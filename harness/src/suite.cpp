@@ -1,0 +1,397 @@
+#include "gpubench/suite.hpp"
+
+#include <fnmatch.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+
+#include "gpubench/config.hpp"
+#include "gpubench/context.hpp"
+#include "gpubench/errors.hpp"
+#include "gpubench/json_reader.hpp"
+
+namespace gpubench {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr const char* suite_schema = "gpubench.suite/1";
+constexpr std::int64_t max_repetitions = 1000;
+constexpr std::int64_t max_iterations = 1'000'000'000;
+constexpr std::int64_t max_axis_integer = std::int64_t{1} << 50;  // 1 PiB as a size
+
+fs::path executable_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
+std::vector<axis_value> read_axis_values(const json_reader& reader) {
+  std::vector<axis_value> values;
+  const json& node = reader.node();
+  const auto add = [&](const json& value, const std::string& path) {
+    if (value.is_number_integer()) {
+      values.emplace_back(value.get<std::int64_t>());
+    } else if (value.is_string()) {
+      values.emplace_back(value.get<std::string>());
+    } else {
+      throw bad_input(reader.file(), path, "an integer or a string, got " + describe_json_value(value));
+    }
+  };
+  if (node.is_array()) {
+    if (node.empty()) {
+      reader.fail_here("a non-empty array of axis values");
+    }
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      add(node[i], json_path(reader.path(), i));
+    }
+  } else {
+    add(node, reader.path());
+  }
+  return values;
+}
+
+void read_settings(const json_reader& reader, std::optional<int>& repetitions,
+                   std::optional<int>& warmup, std::optional<double>& min_time,
+                   std::optional<std::int64_t>& iterations) {
+  if (auto v = reader.find_int("repetitions", 1, max_repetitions)) repetitions = static_cast<int>(*v);
+  if (auto v = reader.find_int("warmup_iterations", 0, max_repetitions)) warmup = static_cast<int>(*v);
+  if (auto v = reader.find_number("min_time_s", 1e-4, 600)) min_time = *v;
+  if (auto v = reader.find_int("iterations", 1, max_iterations)) iterations = *v;
+}
+
+// Converts a suite or command-line value to the axis's kind.
+axis_value coerce(const axis& a, const axis_value& value, const std::string& where) {
+  if (const auto* text = std::get_if<std::string>(&value)) {
+    return parse_axis_value(a.kind, *text, where);
+  }
+  const auto number = std::get<std::int64_t>(value);
+  if (a.kind == axis_kind::string) {
+    throw input_error(where + ": expected a string value for axis '" + a.name + "', got " +
+                      std::to_string(number));
+  }
+  return parse_axis_value(a.kind, std::to_string(number), where);
+}
+}  // namespace
+
+fs::path config_dir() {
+  if (const char* env = std::getenv("GPUBENCH_CONFIG_DIR"); env != nullptr && *env != '\0') {
+    return env;
+  }
+  const fs::path exe_dir = executable_dir();
+  std::error_code ec;
+  for (const fs::path& candidate : {exe_dir / "configs", exe_dir.parent_path() / "configs"}) {
+    if (!exe_dir.empty() && fs::is_directory(candidate / "suites", ec)) {
+      return candidate;
+    }
+  }
+  return GPUBENCH_SOURCE_CONFIG_DIR;
+}
+
+std::size_t count_cases(const std::vector<planned_benchmark>& plan) {
+  std::size_t total = 0;
+  for (const auto& planned : plan) {
+    total += planned.skip_reason ? 1 : planned.cases.size();
+  }
+  return total;
+}
+
+bool id_matches(std::string_view pattern, std::string_view id) {
+  return fnmatch(std::string(pattern).c_str(), std::string(id).c_str(), 0) == 0;
+}
+
+axis_value parse_axis_value(axis_kind kind, const std::string& text, const std::string& where) {
+  if (kind == axis_kind::string) {
+    if (text.empty()) {
+      throw input_error(where + ": expected a non-empty value");
+    }
+    return text;
+  }
+  // Integers, optionally with a binary size suffix for byte axes ("4MiB").
+  std::size_t used = 0;
+  long long number = 0;
+  try {
+    number = std::stoll(text, &used, 10);
+  } catch (const std::exception&) {
+    throw input_error(where + ": expected an integer, got '" + text + "'");
+  }
+  const std::string suffix = text.substr(used);
+  std::int64_t scale = 1;
+  if (!suffix.empty()) {
+    static const std::pair<const char*, std::int64_t> units[] = {
+        {"KiB", std::int64_t{1} << 10}, {"MiB", std::int64_t{1} << 20},
+        {"GiB", std::int64_t{1} << 30}, {"TiB", std::int64_t{1} << 40}};
+    const auto* unit = std::find_if(std::begin(units), std::end(units),
+                                    [&](const auto& u) { return suffix == u.first; });
+    if (kind != axis_kind::bytes || unit == std::end(units)) {
+      throw input_error(where + ": expected an integer" +
+                        std::string(kind == axis_kind::bytes ? " (bytes, or with KiB/MiB/GiB/TiB)" : "") +
+                        ", got '" + text + "'");
+    }
+    scale = unit->second;
+  }
+  const std::int64_t min = kind == axis_kind::bytes ? 1 : 0;
+  if (number < min || number > max_axis_integer / scale) {
+    throw input_error(where + ": expected " +
+                      std::string(kind == axis_kind::bytes ? "a size from 1 byte to 1 PiB"
+                                                           : "an integer from 0 to 2^50") +
+                      ", got '" + text + "'");
+  }
+  return static_cast<std::int64_t>(number) * scale;
+}
+
+suite parse_suite(const json& document, const std::string& file) {
+  const json_reader root(document, file);
+  root.expect_object({"schema", "name", "description", "defaults", "benchmarks"});
+  if (root.get_string("schema") != suite_schema) {
+    root.fail("schema", std::string("\"") + suite_schema + "\"");
+  }
+  suite s;
+  s.source = file;
+  s.name = root.get_string("name");
+  s.description = root.find_string("description").value_or("");
+  if (root.has("defaults")) {
+    const json_reader defaults = root.member("defaults");
+    defaults.expect_object({"repetitions", "warmup_iterations", "min_time_s", "iterations"});
+    std::optional<int> repetitions;
+    std::optional<int> warmup;
+    std::optional<double> min_time;
+    read_settings(defaults, repetitions, warmup, min_time, s.defaults.iterations);
+    s.defaults.repetitions = repetitions.value_or(s.defaults.repetitions);
+    s.defaults.warmup_iterations = warmup.value_or(s.defaults.warmup_iterations);
+    s.defaults.min_time_s = min_time.value_or(s.defaults.min_time_s);
+  }
+  for (const json_reader& item : root.elements("benchmarks", 1)) {
+    item.expect_object(
+        {"id", "axes", "repetitions", "warmup_iterations", "min_time_s", "iterations"});
+    suite_entry entry;
+    entry.pattern = item.get_string("id");
+    if (entry.pattern.empty()) {
+      item.fail("id", "a benchmark id or pattern, got an empty string");
+    }
+    read_settings(item, entry.repetitions, entry.warmup_iterations, entry.min_time_s,
+                  entry.iterations);
+    if (item.has("axes")) {
+      const json_reader axes = item.member("axes");
+      if (!axes.node().is_object()) {
+        axes.fail_here("an object mapping axis names to values");
+      }
+      for (const auto& [name, value] : axes.node().items()) {
+        entry.axes[name] = read_axis_values(json_reader(value, file, json_path(axes.path(), name)));
+      }
+    }
+    s.entries.push_back(std::move(entry));
+  }
+  return s;
+}
+
+suite load_suite(const std::string& name_or_path) {
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
+                               (name_or_path.size() > 5 &&
+                                name_or_path.substr(name_or_path.size() - 5) == ".json");
+  fs::path path = looks_like_path ? fs::path(name_or_path)
+                                  : config_dir() / "suites" / (name_or_path + ".json");
+  if (!looks_like_path) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) {
+      if (fs::exists(name_or_path, ec)) {
+        path = name_or_path;
+      } else {
+        std::string known;
+        for (const auto& name : suite_names()) {
+          known += known.empty() ? name : ", " + name;
+        }
+        throw input_error("--suite: expected a suite name (" + known + ") or a suite file, got '" +
+                          name_or_path + "'");
+      }
+    }
+  }
+  return parse_suite(read_json_file(path), path.string());
+}
+
+std::vector<std::string> suite_names() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(config_dir() / "suites", ec)) {
+    if (entry.path().extension() == ".json") {
+      names.push_back(entry.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+axis_override parse_axis_override(const std::string& text) {
+  const std::string where = "--axis " + text;
+  const auto colon = text.find(':');
+  const auto equals = text.find('=', colon == std::string::npos ? 0 : colon);
+  if (colon == std::string::npos || equals == std::string::npos || colon == 0 ||
+      equals == colon + 1) {
+    throw input_error(where + ": expected ID:AXIS=VALUE[,VALUE...]");
+  }
+  axis_override out;
+  out.pattern = text.substr(0, colon);
+  out.axis = text.substr(colon + 1, equals - colon - 1);
+  const std::string values = text.substr(equals + 1);
+  std::size_t start = 0;
+  while (start <= values.size()) {
+    const auto comma = values.find(',', start);
+    const std::string value =
+        values.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (value.empty()) {
+      throw input_error(where + ": expected a value between commas");
+    }
+    out.values.push_back(value);
+    if (comma == std::string::npos) {
+      break;
+    }
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<planned_benchmark> make_plan(const suite& s, const plan_request& request,
+                                         const registry& benchmarks, const context& ctx) {
+  const auto all = benchmarks.all();
+  const auto matches_any = [&](const std::string& pattern) {
+    return std::any_of(all.begin(), all.end(),
+                       [&](const auto* def) { return id_matches(pattern, def->id()); });
+  };
+  const std::string file = s.source.string();
+  for (std::size_t i = 0; i < s.entries.size(); ++i) {
+    if (!matches_any(s.entries[i].pattern)) {
+      throw bad_input(file, json_path(json_path("/benchmarks", i), "id"),
+                      "a known benchmark id or pattern (see `gpubench list`), got '" +
+                          s.entries[i].pattern + "'");
+    }
+  }
+  for (const auto* flag : {&request.only, &request.skip}) {
+    for (const auto& pattern : *flag) {
+      if (!matches_any(pattern)) {
+        throw input_error(std::string(flag == &request.only ? "--only" : "--skip") +
+                          ": expected a known benchmark id or pattern (see `gpubench list`), got '" +
+                          pattern + "'");
+      }
+    }
+  }
+  for (const auto& override_ : request.axis_overrides) {
+    if (!matches_any(override_.pattern)) {
+      throw input_error("--axis " + override_.pattern + ":" + override_.axis +
+                        ": expected a known benchmark id or pattern, got '" + override_.pattern + "'");
+    }
+    const bool has_axis = std::any_of(all.begin(), all.end(), [&](const auto* def) {
+      return id_matches(override_.pattern, def->id()) && def->find_axis(override_.axis) != nullptr;
+    });
+    if (!has_axis) {
+      throw input_error("--axis " + override_.pattern + ":" + override_.axis +
+                        ": no benchmark matching '" + override_.pattern + "' has an axis named '" +
+                        override_.axis + "'");
+    }
+  }
+  // An axis named in a suite entry must exist in some benchmark the entry matches.
+  for (std::size_t i = 0; i < s.entries.size(); ++i) {
+    for (const auto& [name, values] : s.entries[i].axes) {
+      const bool has_axis = std::any_of(all.begin(), all.end(), [&](const auto* def) {
+        return id_matches(s.entries[i].pattern, def->id()) && def->find_axis(name) != nullptr;
+      });
+      if (!has_axis) {
+        throw bad_input(file, json_path(json_path(json_path("/benchmarks", i), "axes"), name),
+                        "an axis of '" + s.entries[i].pattern + "' (see `gpubench list`)");
+      }
+    }
+  }
+
+  std::vector<planned_benchmark> plan;
+  for (const benchmark_definition* def : all) {
+    const auto in = [&](const std::vector<std::string>& patterns) {
+      return std::any_of(patterns.begin(), patterns.end(),
+                         [&](const std::string& p) { return id_matches(p, def->id()); });
+    };
+    std::vector<std::size_t> entries;
+    for (std::size_t i = 0; i < s.entries.size(); ++i) {
+      if (id_matches(s.entries[i].pattern, def->id())) {
+        entries.push_back(i);
+      }
+    }
+    const bool selected = request.only.empty() ? !entries.empty() : in(request.only);
+    if (!selected || in(request.skip)) {
+      continue;
+    }
+
+    planned_benchmark planned;
+    planned.definition = def;
+    planned.settings = s.defaults;
+    for (std::size_t i : entries) {
+      const suite_entry& e = s.entries[i];
+      if (e.repetitions) planned.settings.repetitions = *e.repetitions;
+      if (e.warmup_iterations) planned.settings.warmup_iterations = *e.warmup_iterations;
+      if (e.min_time_s) planned.settings.min_time_s = *e.min_time_s;
+      if (e.iterations) planned.settings.iterations = e.iterations;
+    }
+    planned.skip_reason = def->unsupported_reason(ctx);
+    if (planned.skip_reason) {
+      plan.push_back(std::move(planned));
+      continue;
+    }
+
+    // Axis values: defaults < suite entries (in file order) < command line.
+    std::vector<std::pair<const axis*, std::vector<axis_value>>> sweep;
+    for (const axis& a : def->axes()) {
+      std::vector<axis_value> values = a.defaults ? a.defaults(ctx) : std::vector<axis_value>{};
+      for (std::size_t i : entries) {
+        const auto found = s.entries[i].axes.find(a.name);
+        if (found == s.entries[i].axes.end()) {
+          continue;
+        }
+        const std::string where =
+            file + ": " + json_path(json_path(json_path("/benchmarks", i), "axes"), a.name);
+        values.clear();
+        for (const auto& value : found->second) {
+          values.push_back(coerce(a, value, where));
+        }
+      }
+      for (const auto& override_ : request.axis_overrides) {
+        if (override_.axis != a.name || !id_matches(override_.pattern, def->id())) {
+          continue;
+        }
+        values.clear();
+        for (const auto& text : override_.values) {
+          values.push_back(parse_axis_value(
+              a.kind, text, "--axis " + override_.pattern + ":" + override_.axis));
+        }
+      }
+      if (values.empty()) {
+        planned.skip_reason = "axis '" + a.name + "' has no values on this machine";
+        break;
+      }
+      sweep.emplace_back(&a, std::move(values));
+    }
+    if (!planned.skip_reason) {
+      // Cartesian product, first axis outermost: case n is n written in mixed radix.
+      std::size_t total = 1;
+      for (const auto& [a, values] : sweep) {
+        total *= values.size();
+      }
+      for (std::size_t n = 0; n < total; ++n) {
+        std::vector<std::size_t> digit(sweep.size());
+        std::size_t rest = n;
+        for (std::size_t k = sweep.size(); k-- > 0;) {
+          digit[k] = rest % sweep[k].second.size();
+          rest /= sweep[k].second.size();
+        }
+        axis_values point;
+        for (std::size_t k = 0; k < sweep.size(); ++k) {
+          point.set(sweep[k].first->name, sweep[k].second[digit[k]]);
+        }
+        planned.cases.push_back(std::move(point));
+      }
+    }
+    plan.push_back(std::move(planned));
+  }
+  return plan;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,77 @@
+#include "reports/format.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace gpubench::reports {
+
+std::string format_bytes(std::uint64_t bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 5) {
+    value /= 1024;
+    ++unit;
+  }
+  char buffer[32];
+  if (unit == 0) {
+    std::snprintf(buffer, sizeof buffer, "%llu B", static_cast<unsigned long long>(bytes));
+  } else {
+    std::snprintf(buffer, sizeof buffer, value >= 100 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+  }
+  return buffer;
+}
+
+std::string format_number(double value) {
+  char buffer[48];
+  const double magnitude = std::abs(value);
+  if (value == 0) {
+    return "0";
+  }
+  if (magnitude >= 1e9 || magnitude < 1e-4) {
+    std::snprintf(buffer, sizeof buffer, "%.3g", value);
+  } else if (magnitude >= 100) {
+    std::snprintf(buffer, sizeof buffer, "%.0f", value);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.3g", value);
+  }
+  return buffer;
+}
+
+std::string format_axes(const json& axes) {
+  std::string out;
+  for (const auto& [name, value] : axes.items()) {
+    if (!out.empty()) out += ' ';
+    out += name + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out;
+}
+
+text_table::text_table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+
+void text_table::add_row(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+
+std::string text_table::render() const {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows_) {
+    widths.resize(std::max(widths.size(), row.size()), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  std::string out;
+  for (const auto& row : rows_) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) {
+        line += std::string(widths[i] - row[i].size() + 2, ' ');
+      }
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace gpubench::reports

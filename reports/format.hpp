@@ -1,0 +1,30 @@
+// Number and text formatting shared by the text reports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpubench/json.hpp"
+
+namespace gpubench::reports {
+
+// 1536 -> "1.5 KiB" (sizes use binary units, labelled as such).
+[[nodiscard]] std::string format_bytes(std::uint64_t bytes);
+// Three significant digits at most, no exponent below 1e9: 12.3456 -> "12.3", 0.01234 -> "0.0123".
+[[nodiscard]] std::string format_number(double value);
+// "kernel=triad threads=8" from a results file's axes object.
+[[nodiscard]] std::string format_axes(const json& axes);
+
+// A plain text table: columns padded to the widest cell, two spaces apart.
+class text_table {
+ public:
+  explicit text_table(std::vector<std::string> header);
+  void add_row(std::vector<std::string> row);
+  [[nodiscard]] std::string render() const;
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace gpubench::reports

@@ -1,0 +1,84 @@
+#include "process.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace gpubench::testing {
+
+namespace fs = std::filesystem;
+
+namespace {
+pid_t spawn(const std::vector<std::string>& args, const fs::path& cwd, const fs::path& out,
+            const fs::path& err) {
+  std::vector<std::string> argv_storage{GPUBENCH_EXE};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out_fd < 0 || err_fd < 0) _exit(127);
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
+    const int null_fd = ::open("/dev/null", O_RDONLY);
+    dup2(null_fd, STDIN_FILENO);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(127);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+}  // namespace
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+process_result run_gpubench(const std::vector<std::string>& args, const fs::path& cwd) {
+  temp_dir logs;
+  process_result r;
+  r.exit_code = wait_for(spawn(args, cwd, logs.path / "stdout.log", logs.path / "stderr.log"));
+  r.out = read_file(logs.path / "stdout.log");
+  r.err = read_file(logs.path / "stderr.log");
+  return r;
+}
+
+pid_t start_gpubench(const std::vector<std::string>& args, const fs::path& log_dir) {
+  return spawn(args, {}, log_dir / "stdout.log", log_dir / "stderr.log");
+}
+
+temp_dir::temp_dir() {
+  std::string pattern = (fs::temp_directory_path() / "gpubench-cli-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path = pattern;
+}
+
+temp_dir::~temp_dir() {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+}  // namespace gpubench::testing

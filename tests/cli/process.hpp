@@ -1,0 +1,39 @@
+// Runs the real gpubench binary and captures what it prints.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace gpubench::testing {
+
+struct process_result {
+  int exit_code = -1;  // -1: killed by a signal
+  std::string out;
+  std::string err;
+};
+
+// Runs GPUBENCH_EXE with the arguments in `cwd` (default: the current folder) and waits.
+process_result run_gpubench(const std::vector<std::string>& args,
+                            const std::filesystem::path& cwd = {});
+
+// Starts it without waiting (stdout/stderr to files in `log_dir`); returns the pid.
+pid_t start_gpubench(const std::vector<std::string>& args, const std::filesystem::path& log_dir);
+// Waits for a started process; returns its exit code, or -1 when a signal ended it.
+int wait_for(pid_t pid);
+
+// A fresh folder under the temp folder, removed with everything in it at scope exit.
+struct temp_dir {
+  std::filesystem::path path;
+  temp_dir();
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  ~temp_dir();
+};
+
+std::string read_file(const std::filesystem::path& path);
+void write_file(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace gpubench::testing

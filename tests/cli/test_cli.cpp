@@ -1,0 +1,211 @@
+// End-to-end tests of the real binary on this machine.
+#include <catch2/catch.hpp>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "process.hpp"
+
+using namespace gpubench::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Small arrays keep runs short; the quick suite test runs the real defaults.
+const std::vector<std::string> small_membw{"--only", "host.membw", "--axis",
+                                           "host.membw:array_bytes=16MiB", "--axis",
+                                           "host.membw:kernel=triad"};
+
+std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+std::size_t line_count(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+void check_one_line_error(const process_result& r, const std::string& needle) {
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(line_count(r.err) == 1);
+  CHECK_THAT(r.err, Catch::StartsWith("gpubench: ") && Catch::Contains(needle));
+  CHECK(r.out.empty());
+}
+
+}  // namespace
+
+TEST_CASE("run --suite quick writes a results file with host.membw measured", "[cli]") {
+  temp_dir dir;
+  const auto r = run_gpubench({"run", "--suite", "quick", "--out", (dir.path / "out").string()});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(read_file(dir.path / "out" / "results.json"));
+  CHECK(doc["schema"] == "gpubench.results/1");
+  CHECK(doc["meta"]["suite"] == "quick");
+  CHECK(doc["meta"]["build_type"] == "Release");
+  CHECK(doc["meta"]["interrupted"] == false);
+  CHECK(doc["system"]["cpu"]["cores"].get<int>() >= 1);
+  const bool has_gpu = !doc["system"]["gpus"].empty();
+  int membw_ok = 0;
+  int gpu_results = 0;
+  for (const auto& res : doc["results"]) {
+    const std::string id = res["id"];
+    if (id == "host.membw") {
+      CHECK(res["status"] == "ok");
+      CHECK(res["verified"] == true);
+      CHECK(res["metrics"]["GBps"]["median"].get<double>() > 0.1);
+      CHECK(res["metrics"]["GBps"]["n"] == 5);
+      CHECK(res["axes"].contains("kernel"));
+      ++membw_ok;
+    } else if (id.rfind("gpu.", 0) == 0) {
+      ++gpu_results;
+      if (!has_gpu) {
+        CHECK(res["status"] == "skipped");
+        CHECK_THAT(res["reason"].get<std::string>(), Catch::Contains("GPU") || Catch::Contains("CUDA"));
+      }
+    }
+  }
+  CHECK(membw_ok == 2);  // copy and triad in the quick suite
+  CHECK(gpu_results >= 1);
+  // stdout: the summary table and where the results went.
+  CHECK_THAT(r.out, Catch::Contains("host.membw") && Catch::Contains("GBps") &&
+                        Catch::Contains("results: " + (dir.path / "out" / "results.json").string()));
+  // stderr is not a terminal here: one line per case, no carriage returns.
+  CHECK_THAT(r.err, Catch::Contains("[1/3]") && Catch::Contains("[3/3]"));
+  CHECK(r.err.find('\r') == std::string::npos);
+}
+
+TEST_CASE("list --json describes every benchmark, its availability and the suites", "[cli]") {
+  const auto r = run_gpubench({"list", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  std::map<std::string, json> by_id;
+  for (const auto& b : doc["benchmarks"]) by_id[b["id"]] = b;
+  REQUIRE(by_id.count("host.membw") == 1);
+  REQUIRE(by_id.count("gpu.launch_latency") == 1);
+  CHECK(by_id["host.membw"]["available"] == true);
+  CHECK(by_id["host.membw"]["metrics"] == json::array({"GBps"}));
+  const auto& latency = by_id["gpu.launch_latency"];
+  if (latency["available"] == false) {
+    CHECK_FALSE(latency["reason"].get<std::string>().empty());
+  }
+  std::set<std::string> suites;
+  for (const auto& s : doc["suites"]) suites.insert(s["name"]);
+  CHECK(suites.count("quick") == 1);
+  CHECK(suites.count("full") == 1);
+}
+
+TEST_CASE("info --json gives the system block", "[cli]") {
+  const auto r = run_gpubench({"info", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  CHECK(doc["memory_bytes"].get<std::uint64_t>() > 0);
+  CHECK(doc["cpu"]["threads"].get<int>() >= 1);
+  CHECK(doc["numa"].is_array());
+  CHECK(doc["disks"].is_array());
+  CHECK(doc["gpus"].is_array());
+  if (doc["gpus"].empty()) {
+    CHECK_FALSE(doc["gpu_status"]["reason"].get<std::string>().empty());
+  }
+  const auto text = run_gpubench({"info"});
+  CHECK(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("cpu ") && Catch::Contains("memory "));
+}
+
+TEST_CASE("bad flags and unknown ids give exit 2 and one clear line", "[cli]") {
+  check_one_line_error(run_gpubench({"run", "--bogus"}), "--bogus");
+  check_one_line_error(run_gpubench({"frobnicate"}), "frobnicate");
+  check_one_line_error(run_gpubench({"run", "--only", "nosuch.bench"}), "nosuch.bench");
+  check_one_line_error(run_gpubench({"run", "--skip", "gpu.nothing"}), "gpu.nothing");
+  check_one_line_error(run_gpubench({"run", "--suite", "nosuchsuite"}), "nosuchsuite");
+  check_one_line_error(run_gpubench({"run", "--suite", "/nonexistent/suite.json"}),
+                       "/nonexistent/suite.json: expected an existing file");
+  check_one_line_error(run_gpubench({"run", "--axis", "host.membw:colour=red"}), "colour");
+  check_one_line_error(run_gpubench({"run", "--axis", "host.membw:array_bytes=-5"}), "array_bytes");
+  check_one_line_error(run_gpubench({"run", "--axis", "host.membw"}), "ID:AXIS=VALUE");
+  check_one_line_error(run_gpubench({"run", "--gpus", "7"}), "--gpus");
+  check_one_line_error(run_gpubench({"run", "--gpus", "a,b"}), "--gpus");
+  check_one_line_error(run_gpubench({"list", "--json=maybe"}), "json");
+}
+
+TEST_CASE("a bad suite file names the file and the JSON path", "[cli]") {
+  temp_dir dir;
+  const fs::path suite = dir.path / "mine.json";
+  write_file(suite, R"({"schema":"gpubench.suite/1","name":"mine","benchmarks":[{"id":"host.membw","repetitions":-1}]})");
+  check_one_line_error(run_gpubench({"run", "--suite", suite.string()}),
+                       suite.string() + ": /benchmarks/0/repetitions: expected an integer from 1 to 1000");
+  write_file(suite, "not json");
+  check_one_line_error(run_gpubench({"run", "--suite", suite.string()}), "valid JSON");
+  check_one_line_error(run_gpubench({"run", "--suite", dir.path.string() + "/"}), "regular file");
+}
+
+TEST_CASE("a user's own suite file runs", "[cli]") {
+  temp_dir dir;
+  const fs::path suite = dir.path / "mine.json";
+  write_file(suite, R"({"schema":"gpubench.suite/1","name":"mine",
+    "defaults":{"repetitions":3,"warmup_iterations":1,"iterations":2},
+    "benchmarks":[{"id":"host.membw","axes":{"kernel":"add","array_bytes":"8MiB","threads":1}}]})");
+  const auto r = run_gpubench({"run", "--suite", suite.string(), "--out", (dir.path / "o").string()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
+  REQUIRE(doc["results"].size() == 1);
+  const auto& res = doc["results"][0];
+  CHECK(res["axes"] == json{{"kernel", "add"}, {"threads", 1}, {"array_bytes", 8 << 20}});
+  CHECK(res["metrics"]["GBps"]["n"] == 3);
+  CHECK(res["info"]["iterations_per_repetition"] == json::array({2, 2, 2}));
+}
+
+TEST_CASE("runs never overwrite earlier results", "[cli]") {
+  temp_dir dir;
+  const auto first = run_gpubench(with({"run"}, small_membw), dir.path);
+  const auto second = run_gpubench(with({"run"}, small_membw), dir.path);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(second.exit_code == 0);
+  std::vector<fs::path> folders;
+  for (const auto& entry : fs::directory_iterator(dir.path / "gpubench-results")) {
+    folders.push_back(entry.path());
+    CHECK(fs::exists(entry.path() / "results.json"));
+  }
+  CHECK(folders.size() == 2);
+  // --out refuses a folder that already holds results.
+  check_one_line_error(run_gpubench(with({"run", "--out", folders.at(0).string()}, small_membw)),
+                       "earlier results.json");
+}
+
+TEST_CASE("SIGINT ends a run with exit 3 and keeps the finished results", "[cli]") {
+  temp_dir dir;
+  const fs::path out = dir.path / "out";
+  const pid_t pid = start_gpubench(
+      {"run", "--only", "host.membw", "--axis", "host.membw:array_bytes=16MiB,32MiB,48MiB,64MiB",
+       "--out", out.string()},
+      dir.path);
+  // Wait for the first finished case, then interrupt.
+  bool saw_result = false;
+  for (int i = 0; i < 600 && !saw_result; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    try {
+      const json doc = json::parse(read_file(out / "results.json"));
+      saw_result = !doc["results"].empty();
+    } catch (const json::exception&) {
+      // not written yet
+    }
+  }
+  REQUIRE(saw_result);
+  kill(pid, SIGINT);
+  CHECK(wait_for(pid) == 3);
+  const json doc = json::parse(read_file(out / "results.json"));
+  CHECK(doc["meta"]["interrupted"] == true);
+  CHECK_FALSE(doc["results"].empty());
+  CHECK(doc["results"].size() < 16);
+  for (const auto& res : doc["results"]) {
+    CHECK(res["status"] == "ok");
+  }
+}

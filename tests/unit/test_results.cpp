@@ -1,0 +1,167 @@
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gpubench/errors.hpp"
+#include "gpubench/results.hpp"
+
+using namespace gpubench;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    std::string pattern = (fs::temp_directory_path() / "gpubench-test-XXXXXX").string();
+    path = mkdtemp(pattern.data());
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::permissions(path, fs::perms::owner_all, ec);
+    fs::remove_all(path, ec);
+  }
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+results_document sample_document() {
+  results_document doc;
+  doc.meta.version = "0.1.0";
+  doc.meta.git = "abc123";
+  doc.meta.argv = {"gpubench", "run"};
+  doc.meta.started = "2026-11-22T10:00:00Z";
+  doc.meta.finished = "2026-11-22T10:05:00Z";
+  doc.meta.build_type = "Release";
+  doc.meta.warnings = {"test warning"};
+  doc.system.host = "node-1";
+  doc.system.cpu.model = "Test CPU";
+  doc.system.cpu.cores = 64;
+  doc.system.cpu.caches.push_back({3, "unified", 32u << 20, 2});
+  doc.system.memory_bytes = 1ULL << 40;
+  gpu_info gpu;
+  gpu.index = 0;
+  gpu.name = "NVIDIA H100 80GB HBM3";
+  gpu.sm_count = 132;
+  gpu.compute_capability = "9.0";
+  gpu.pcie = pcie_link_info{5, 16, 5, 16};
+  gpu.throttle_reasons = {"gpu_idle"};
+  doc.system.gpus.push_back(gpu);
+  result ok;
+  ok.id = "hbm.copy";
+  ok.axes = json{{"gpu", 0}, {"bytes", 1073741824}};
+  ok.metrics.emplace_back("GBps", summary{2900.5, 2890, 2910, 0.002, 10});
+  ok.verified = true;
+  ok.info = json{{"timing", "manual"}};
+  result skipped;
+  skipped.id = "nccl.all_reduce";
+  skipped.status = result_status::skipped;
+  skipped.reason = "needs 2 or more GPUs; found 1";
+  result failed;
+  failed.id = "gemm";
+  failed.status = result_status::failed;
+  failed.error = "CUDA call cudaMalloc failed with cudaErrorMemoryAllocation";
+  doc.results = {ok, skipped, failed};
+  return doc;
+}
+
+}  // namespace
+
+TEST_CASE("a results document survives a JSON round trip unchanged", "[results]") {
+  const results_document doc = sample_document();
+  const json first = doc;
+  const auto back = first.get<results_document>();
+  const json second = back;
+  CHECK(first == second);
+  CHECK(first["schema"] == "gpubench.results/1");
+  // The shape of design section 5.
+  CHECK(first["results"][0]["metrics"]["GBps"]["median"] == 2900.5);
+  CHECK(first["results"][0]["metrics"]["GBps"]["n"] == 10);
+  CHECK(first["results"][1]["status"] == "skipped");
+  CHECK(first["results"][1]["reason"] == "needs 2 or more GPUs; found 1");
+  CHECK_FALSE(first["results"][1].contains("metrics"));
+  CHECK(first["results"][2]["error"].get<std::string>().find("cudaErrorMemoryAllocation") != std::string::npos);
+  CHECK(first["system"]["gpus"][0]["pcie"]["max_gen"] == 5);
+  CHECK(first["system"]["gpus"][0]["numa_node"].is_null());
+  CHECK(first.begin().key() == "schema");  // written first, as documented
+}
+
+TEST_CASE("write_file_atomically replaces the file and leaves no temporary behind", "[results]") {
+  temp_dir dir;
+  const fs::path target = dir.path / "results.json";
+  write_file_atomically(target, "first\n");
+  CHECK(slurp(target) == "first\n");
+  write_file_atomically(target, "second\n");
+  CHECK(slurp(target) == "second\n");
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path)) {
+    (void)entry;
+    ++files;
+  }
+  CHECK(files == 1);
+  struct stat st {};
+  REQUIRE(stat(target.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0644);
+}
+
+TEST_CASE("a failed atomic write throws and keeps the old file", "[results]") {
+  temp_dir dir;
+  const fs::path target = dir.path / "results.json";
+  write_file_atomically(target, "old\n");
+  // A directory in the way of the rename.
+  const fs::path blocked = dir.path / "blocked";
+  fs::create_directory(blocked);
+  fs::create_directory(blocked / "child");
+  CHECK_THROWS_AS(write_file_atomically(blocked, "new\n"), api_error);
+  CHECK(slurp(target) == "old\n");
+  // A folder that does not exist.
+  CHECK_THROWS_AS(write_file_atomically(dir.path / "missing" / "r.json", "x"), api_error);
+  std::size_t temporaries = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path)) {
+    temporaries += entry.path().filename().string().rfind(".blocked", 0) == 0 ? 1 : 0;
+  }
+  CHECK(temporaries == 0);
+}
+
+TEST_CASE("read_results reads what was written and names what is wrong", "[results]") {
+  temp_dir dir;
+  const fs::path good = dir.path / "good.json";
+  write_file_atomically(good, json(sample_document()).dump(1));
+  const results_document back = read_results(good);
+  CHECK(back.results.size() == 3);
+  CHECK(back.system.gpus.at(0).sm_count == 132);
+
+  const auto message_for = [&](const std::string& content) -> std::string {
+    const fs::path bad = dir.path / "bad.json";
+    write_file_atomically(bad, content);
+    try {
+      (void)read_results(bad);
+    } catch (const input_error& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  json doc = sample_document();
+  doc["schema"] = "gpubench.results/0";
+  CHECK_THAT(message_for(doc.dump()), Catch::EndsWith("/schema: expected \"gpubench.results/1\""));
+  doc = sample_document();
+  doc["results"][0]["status"] = "great";
+  CHECK_THAT(message_for(doc.dump()), Catch::Contains("/results/0/status: expected one of ok, skipped, failed"));
+  doc = sample_document();
+  doc["results"][0]["metrics"]["GBps"]["median"] = "fast";
+  CHECK_THAT(message_for(doc.dump()), Catch::Contains("/results/0/metrics/GBps/median: expected a number"));
+  CHECK_THAT(message_for(""), Catch::Contains("the file is empty"));
+  CHECK_THAT(message_for("{\"schema\": "), Catch::Contains("valid JSON"));
+  CHECK_THAT(message_for(std::string("\x7f\x45\x4c\x46\x00\x01", 6)), Catch::Contains("valid JSON"));
+  CHECK_THROWS_AS(read_results(dir.path / "absent.json"), input_error);
+  CHECK_THROWS_AS(read_results(dir.path), input_error);
+}

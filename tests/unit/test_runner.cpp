@@ -1,0 +1,126 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "fake_benchmarks.hpp"
+#include "gpubench/runner.hpp"
+
+using namespace gpubench;
+using gpubench::testing::fake_behaviour;
+using gpubench::testing::fake_definition;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct run_fixture {
+  fs::path dir;
+  results_document doc;
+  run_fixture() {
+    std::string pattern = (fs::temp_directory_path() / "gpubench-runner-XXXXXX").string();
+    dir = mkdtemp(pattern.data());
+  }
+  ~run_fixture() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  run_outcome run(const registry& r, run_settings settings = {}) {
+    const auto ctx = gpubench::testing::empty_context();
+    suite s;
+    s.name = "test";
+    s.defaults = settings;
+    s.entries.push_back(suite_entry{"*", {}, {}, {}, {}, {}});
+    return run_plan(make_plan(s, {}, r, ctx), ctx, doc, dir / "results.json");
+  }
+};
+
+run_settings fixed(int repetitions, std::int64_t iterations, int warmup) {
+  run_settings s;
+  s.repetitions = repetitions;
+  s.iterations = iterations;
+  s.warmup_iterations = warmup;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("manual times become metrics through Google Benchmark", "[runner]") {
+  fake_behaviour b;
+  b.seconds_per_iteration = 1e-3;
+  b.bytes_per_iteration = 2e6;  // 2e6 B / 1 ms = 2 GB/s
+  registry r;
+  r.add(fake_definition("fake.bw", b));
+  run_fixture f;
+  const auto outcome = f.run(r, fixed(4, 3, 2));
+  CHECK(outcome.ok == 1);
+  REQUIRE(f.doc.results.size() == 1);
+  const result& res = f.doc.results[0];
+  CHECK(res.status == result_status::ok);
+  REQUIRE(res.metrics.size() == 1);
+  CHECK(res.metrics[0].first == "GBps");
+  CHECK(res.metrics[0].second.median == Approx(2.0));
+  CHECK(res.metrics[0].second.n == 4);
+  CHECK(res.metrics[0].second.cv == Approx(0).margin(1e-9));
+  CHECK(res.verified == true);
+  CHECK(res.info["iterations_per_repetition"] == json::array({3, 3, 3, 3}));
+  // Warm-up ran but was not counted: 2 + 4 x 3 calls in all.
+  CHECK(*b.calls == 14);
+  // The file on disk holds the same result.
+  const auto on_disk = read_results(f.dir / "results.json");
+  REQUIRE(on_disk.results.size() == 1);
+  CHECK(on_disk.results[0].metrics[0].second.median == Approx(2.0));
+}
+
+TEST_CASE("one failing case is recorded and the run goes on", "[runner]") {
+  fake_behaviour throws_later;
+  throws_later.throw_on_iteration = 3;
+  fake_behaviour throws_early;
+  throws_early.throw_in_constructor = true;
+  fake_behaviour bad_data;
+  bad_data.verification_passes = false;
+  registry r;
+  r.add(fake_definition("a.iteration_error", throws_later));
+  r.add(fake_definition("b.constructor_error", throws_early));
+  r.add(fake_definition("c.bad_data", bad_data));
+  r.add(fake_definition("d.fine"));
+  run_fixture f;
+  const auto outcome = f.run(r, fixed(3, 2, 1));
+  CHECK(outcome.failed == 3);
+  CHECK(outcome.ok == 1);
+  REQUIRE(f.doc.results.size() == 4);
+  CHECK(f.doc.results[0].status == result_status::failed);
+  CHECK(f.doc.results[0].error == "fake: iteration failed");
+  CHECK(f.doc.results[1].error == "fake: constructor failed");
+  CHECK(f.doc.results[2].status == result_status::failed);
+  CHECK(f.doc.results[2].verified == false);
+  CHECK(f.doc.results[2].error == "verification failed: 3 wrong");
+  CHECK(f.doc.results[3].status == result_status::ok);
+}
+
+TEST_CASE("adaptive iteration counts reach the minimum time", "[runner]") {
+  fake_behaviour b;
+  b.seconds_per_iteration = 1e-3;
+  registry r;
+  r.add(fake_definition("fake.adaptive", b));
+  run_fixture f;
+  run_settings s;
+  s.repetitions = 2;
+  s.min_time_s = 0.05;
+  s.warmup_iterations = 0;
+  (void)f.run(r, s);
+  REQUIRE(f.doc.results.at(0).status == result_status::ok);
+  for (const auto& n : f.doc.results[0].info["iterations_per_repetition"]) {
+    CHECK(static_cast<double>(n.get<std::int64_t>()) * 1e-3 >= 0.05 * 0.999);
+  }
+}
+
+TEST_CASE("skipped benchmarks become one skipped result with the reason", "[runner]") {
+  registry r;
+  r.add(fake_definition("gpu.x").set_supported(
+      [](const context&) { return std::optional<std::string>("no GPU found (test)"); }));
+  run_fixture f;
+  const auto outcome = f.run(r);
+  CHECK(outcome.skipped == 1);
+  REQUIRE(f.doc.results.size() == 1);
+  CHECK(f.doc.results[0].status == result_status::skipped);
+  CHECK(f.doc.results[0].reason == "no GPU found (test)");
+}

@@ -1,0 +1,57 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "gpubench/benchmark.hpp"
+#include "gpubench/statistics.hpp"
+
+using gpubench::summarize;
+
+TEST_CASE("summary of an odd number of samples", "[statistics]") {
+  const std::vector<double> samples{5, 1, 3};
+  const auto s = summarize(samples);
+  CHECK(s.n == 3);
+  CHECK(s.median == 3);
+  CHECK(s.min == 1);
+  CHECK(s.max == 5);
+  // mean 3, sample stddev 2
+  CHECK(s.cv == Approx(2.0 / 3.0));
+}
+
+TEST_CASE("median of an even number of samples is the mean of the middle two", "[statistics]") {
+  const std::vector<double> samples{4, 1, 3, 2};
+  const auto s = summarize(samples);
+  CHECK(s.median == 2.5);
+  CHECK(s.cv == Approx(std::sqrt(5.0 / 3.0) / 2.5));
+}
+
+TEST_CASE("one sample has no spread", "[statistics]") {
+  const std::vector<double> samples{7};
+  const auto s = summarize(samples);
+  CHECK(s.median == 7);
+  CHECK(s.cv == 0);
+  CHECK(s.n == 1);
+}
+
+TEST_CASE("summarize refuses empty and non-finite input", "[statistics]") {
+  CHECK_THROWS_AS(summarize(std::vector<double>{}), std::invalid_argument);
+  CHECK_THROWS_AS(summarize(std::vector<double>{1, std::numeric_limits<double>::quiet_NaN()}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(summarize(std::vector<double>{std::numeric_limits<double>::infinity()}),
+                  std::invalid_argument);
+}
+
+TEST_CASE("metric formulas follow docs/methodology.md", "[statistics]") {
+  using gpubench::derive_metric;
+  using gpubench::metric_kind;
+  const gpubench::work w{.bytes_read = 2e9, .bytes_written = 1e9, .flops = 4e12, .items = 500};
+  CHECK(derive_metric(metric_kind::bandwidth_GBps, w, 0.5) == Approx(6.0));
+  CHECK(derive_metric(metric_kind::compute_TFLOPs, w, 2.0) == Approx(2.0));
+  CHECK(derive_metric(metric_kind::items_per_s, w, 0.25) == Approx(2000));
+  CHECK(derive_metric(metric_kind::us_per_item, w, 0.001) == Approx(2.0));
+  CHECK(derive_metric(metric_kind::us_per_iteration, w, 0.001) == Approx(1000));
+  CHECK_THROWS_AS(derive_metric(metric_kind::bandwidth_GBps, w, 0), std::invalid_argument);
+  CHECK_THROWS_AS(derive_metric(metric_kind::us_per_item, gpubench::work{}, 1), std::invalid_argument);
+}

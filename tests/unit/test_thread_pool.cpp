@@ -1,0 +1,44 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "gpubench/thread_pool.hpp"
+
+using gpubench::pinned_thread_pool;
+
+TEST_CASE("every worker runs the task once per run", "[thread_pool]") {
+  pinned_thread_pool pool(3);
+  CHECK(pool.size() == 3);
+  for (int round = 0; round < 50; ++round) {
+    std::mutex m;
+    std::multiset<int> seen;
+    pool.run([&](int worker) {
+      std::lock_guard lock(m);
+      seen.insert(worker);
+    });
+    CHECK(seen == std::multiset<int>{0, 1, 2});
+  }
+}
+
+TEST_CASE("workers are pinned to the cores this process may use", "[thread_pool]") {
+  const auto places = gpubench::available_core_cpus();
+  REQUIRE_FALSE(places.empty());
+  pinned_thread_pool pool(static_cast<int>(places.size()));
+  std::set<int> bound(pool.bound_cpus().begin(), pool.bound_cpus().end());
+  CHECK(bound == std::set<int>(places.begin(), places.end()));
+}
+
+TEST_CASE("a task's exception reaches the caller and the pool stays usable", "[thread_pool]") {
+  pinned_thread_pool pool(2);
+  CHECK_THROWS_WITH(pool.run([](int worker) {
+                      if (worker == 1) throw std::runtime_error("worker 1 failed");
+                    }),
+                    "worker 1 failed");
+  std::atomic<int> count{0};
+  pool.run([&](int) { ++count; });
+  CHECK(count == 2);
+  CHECK_THROWS_AS(pinned_thread_pool(0), std::invalid_argument);
+}
