@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 pid_t spawn(const std::vector<std::string>& args, const fs::path& cwd, const fs::path& out,
-            const fs::path& err) {
+            const fs::path& err, const std::vector<std::string>& env = {}) {
   std::vector<std::string> argv_storage{GPUBENCH_EXE};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -31,6 +31,10 @@ pid_t spawn(const std::vector<std::string>& args, const fs::path& cwd, const fs:
     const int null_fd = ::open("/dev/null", O_RDONLY);
     dup2(null_fd, STDIN_FILENO);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(127);
+    for (const auto& setting : env) {
+      const auto eq = setting.find('=');
+      setenv(setting.substr(0, eq).c_str(), setting.substr(eq + 1).c_str(), 1);
+    }
     execv(argv[0], argv.data());
     _exit(127);
   }
@@ -45,10 +49,11 @@ int wait_for(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-process_result run_gpubench(const std::vector<std::string>& args, const fs::path& cwd) {
+process_result run_gpubench(const std::vector<std::string>& args, const fs::path& cwd,
+                            const std::vector<std::string>& env) {
   temp_dir logs;
   process_result r;
-  r.exit_code = wait_for(spawn(args, cwd, logs.path / "stdout.log", logs.path / "stderr.log"));
+  r.exit_code = wait_for(spawn(args, cwd, logs.path / "stdout.log", logs.path / "stderr.log", env));
   r.out = read_file(logs.path / "stdout.log");
   r.err = read_file(logs.path / "stderr.log");
   return r;

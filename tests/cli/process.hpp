@@ -16,8 +16,10 @@ struct process_result {
 };
 
 // Runs GPUBENCH_EXE with the arguments in `cwd` (default: the current folder) and waits.
+// `env` holds extra NAME=VALUE settings for the child.
 process_result run_gpubench(const std::vector<std::string>& args,
-                            const std::filesystem::path& cwd = {});
+                            const std::filesystem::path& cwd = {},
+                            const std::vector<std::string>& env = {});
 
 // Starts it without waiting (stdout/stderr to files in `log_dir`); returns the pid.
 pid_t start_gpubench(const std::vector<std::string>& args, const std::filesystem::path& log_dir);

@@ -209,3 +209,48 @@ TEST_CASE("SIGINT ends a run with exit 3 and keeps the finished results", "[cli]
     CHECK(res["status"] == "ok");
   }
 }
+
+TEST_CASE("GPUs come from NVML loaded at run time", "[cli]") {
+  // The stand-in libnvidia-ml.so.1 reports two GPUs; CUDA has no driver here, so the GPUs are
+  // listed from NVML alone and the GPU benchmarks say why they cannot use them.
+  const std::vector<std::string> env{std::string("LD_LIBRARY_PATH=") + GPUBENCH_FAKE_NVML_DIR};
+  const auto r = run_gpubench({"info", "--json"}, {}, env);
+  REQUIRE(r.exit_code == 0);
+  const json info = json::parse(r.out);
+  if (info["gpu_status"]["cuda"] == "ok") {
+    SUCCEED("a real CUDA device is present; the stand-in NVML is not what lists GPUs here");
+    return;
+  }
+  CHECK(info["gpu_status"]["nvml"] == "ok");
+  CHECK(info["gpu_status"]["driver_version"] == "999.99.1");
+  REQUIRE(info["gpus"].size() == 2);
+  const json& healthy = info["gpus"][0];
+  CHECK(healthy["name"] == "Fake GPU 0");
+  CHECK(healthy["pci_bus_id"] == "0000:1b:00.0");
+  CHECK(healthy["memory_bytes"] == 80ULL << 30);
+  CHECK(healthy["pcie"] == json{{"gen", 5}, {"width", 16}, {"max_gen", 5}, {"max_width", 16}});
+  CHECK(healthy["power_limit_W"] == 700.0);
+  CHECK(healthy["clocks"]["sm_max_mhz"] == 1980);
+  CHECK(healthy["ecc_enabled"] == true);
+  CHECK(healthy["nvlink_links_up"] == 18);
+  CHECK(healthy["throttle_reasons"] == json::array({"gpu_idle"}));
+  CHECK(healthy["compute_capability"] == "");
+  const json& degraded = info["gpus"][1];
+  CHECK(degraded["pcie"]["gen"] == 3);
+  CHECK(degraded["pcie"]["width"] == 8);
+  CHECK(degraded["temperature_C"] == 87);
+  CHECK(degraded["nvlink_links_up"] == 16);
+  CHECK(degraded["throttle_reasons"] == json::array({"sw_power_cap", "hw_thermal_slowdown"}));
+
+  const auto list = run_gpubench({"list", "--json"}, {}, env);
+  REQUIRE(list.exit_code == 0);
+  for (const auto& b : json::parse(list.out)["benchmarks"]) {
+    if (b["id"] == "gpu.launch_latency") {
+      CHECK(b["available"] == false);
+      CHECK_THAT(b["reason"].get<std::string>(),
+                 Catch::Contains("GPUs present but") || Catch::Contains("without CUDA"));
+    }
+  }
+  const auto text = run_gpubench({"info"}, {}, env);
+  CHECK_THAT(text.out, Catch::Contains("PCIe gen 3 x8 (max gen 5 x16)"));
+}

@@ -1,0 +1,121 @@
+/* A stand-in libnvidia-ml.so.1 for tests on machines without a GPU: two GPUs with known
+ * properties, so the run-time loading of NVML and the mapping of what it says into the system
+ * block are exercised for real. Declarations follow nvml.h for the calls gpubench uses. */
+#include <stdio.h>
+#include <string.h>
+
+typedef int nvmlReturn_t;
+typedef struct fake_device* nvmlDevice_t;
+typedef struct {
+  char busIdLegacy[16];
+  unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];
+} nvmlPciInfo_t;
+typedef struct {
+  unsigned long long total, free, used;
+} nvmlMemory_t;
+
+enum { SUCCESS = 0, ERROR_INVALID_ARGUMENT = 2, ERROR_NOT_SUPPORTED = 3 };
+static struct fake_device {
+  int index;
+} devices[2] = {{0}, {1}};
+
+nvmlReturn_t nvmlInit_v2(void) { return SUCCESS; }
+nvmlReturn_t nvmlShutdown(void) { return SUCCESS; }
+const char* nvmlErrorString(nvmlReturn_t r) { return r == SUCCESS ? "Success" : "Fake error"; }
+nvmlReturn_t nvmlSystemGetDriverVersion(char* v, unsigned n) {
+  snprintf(v, n, "%s", "999.99.1");
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned* count) {
+  *count = 2;
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t* d) {
+  if (i >= 2) return ERROR_INVALID_ARGUMENT;
+  *d = &devices[i];
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char* name, unsigned n) {
+  snprintf(name, n, "Fake GPU %d", d->index);
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char* uuid, unsigned n) {
+  snprintf(uuid, n, "GPU-00000000-0000-0000-0000-00000000000%d", d->index);
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t* pci) {
+  memset(pci, 0, sizeof *pci);
+  snprintf(pci->busId, sizeof pci->busId, "00000000:%02X:00.0", d->index == 0 ? 0x1B : 0xC1);
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* m) {
+  (void)d;
+  m->total = 80ULL << 30;
+  m->free = m->total;
+  m->used = 0;
+  return SUCCESS;
+}
+/* GPU 1's link trained down to Gen3 x8, as a fault the report must show. */
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned* v) {
+  *v = d->index == 0 ? 5 : 3;
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned* v) {
+  *v = d->index == 0 ? 16 : 8;
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned* v) {
+  (void)d;
+  *v = 5;
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned* v) {
+  (void)d;
+  *v = 16;
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t d, unsigned* mw) {
+  (void)d;
+  *mw = 700000;
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned* mw) {
+  (void)d;
+  *mw = 95000;
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned* t) {
+  if (sensor != 0) return ERROR_INVALID_ARGUMENT;
+  *t = d->index == 0 ? 41 : 87;
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t d, unsigned long long* r) {
+  *r = d->index == 0 ? 0x1ULL : 0x44ULL; /* idle; sw power cap + hw thermal slowdown */
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t d, int* current, int* pending) {
+  (void)d;
+  *current = 1;
+  *pending = 1;
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned link, int* active) {
+  if (link >= 18) return ERROR_INVALID_ARGUMENT;
+  *active = d->index == 0 ? 1 : (link < 16);
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int clock, unsigned* mhz) {
+  (void)d;
+  if (clock == 1) *mhz = 1755;
+  else if (clock == 2) *mhz = 2619;
+  else return ERROR_NOT_SUPPORTED;
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int clock, unsigned* mhz) {
+  (void)d;
+  if (clock == 1) *mhz = 1980;
+  else if (clock == 2) *mhz = 2619;
+  else return ERROR_NOT_SUPPORTED;
+  return SUCCESS;
+}
