@@ -48,9 +48,13 @@ std::string format_axes(const json& axes) {
   return out;
 }
 
-text_table::text_table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+text_table::text_table(std::vector<std::string> header) {
+  rows_.push_back(std::move(header));
+}
 
-void text_table::add_row(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+void text_table::add_row(std::vector<std::string> row) {
+  rows_.push_back(std::move(row));
+}
 
 std::string text_table::render() const {
   std::vector<std::size_t> widths;

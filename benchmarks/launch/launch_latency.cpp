@@ -76,7 +76,8 @@ class launch_latency final : public instance {
 
   [[nodiscard]] verification verify() override {
     unsigned long long counted = 0;
-    GPUBENCH_CUDA_CHECK(cudaMemcpy(&counted, counter_.get(), sizeof counted, cudaMemcpyDeviceToHost));
+    GPUBENCH_CUDA_CHECK(
+        cudaMemcpy(&counted, counter_.get(), sizeof counted, cudaMemcpyDeviceToHost));
     verification v;
     v.passed = counted == launches_;
     v.detail = "kernel runs counted on the GPU: " + std::to_string(counted) + " of " +
@@ -100,15 +101,6 @@ class launch_latency final : public instance {
 };
 #endif
 
-std::optional<std::string> launch_latency_supported(const context& ctx) {
-#if GPUBENCH_HAVE_CUDA
-  return ctx.gpu_unavailable_reason();
-#else
-  (void)ctx;
-  return std::string("built without CUDA (GPUBENCH_CUDA=OFF)");
-#endif
-}
-
 benchmark_definition launch_latency_definition() {
   benchmark_definition def("gpu.launch_latency");
   def.set_description("Kernel launch overhead: stream launches, launch+sync round trip, CUDA graph")
@@ -118,13 +110,11 @@ benchmark_definition launch_latency_definition() {
       .add_axis("batch", axis_kind::integer, {std::int64_t{1000}}, "launches per timed iteration")
       .add_metric("us", metric_kind::us_per_item)
       .set_timing(timing::host_wall)
-      .set_supported(launch_latency_supported);
+      .set_supported(cuda_gpu_unavailable_reason);
 #if GPUBENCH_HAVE_CUDA
   def.set_instance<launch_latency>();
 #else
-  def.set_factory([](const context&, const axis_values&) -> std::unique_ptr<instance> {
-    throw std::logic_error("gpu.launch_latency: built without CUDA");
-  });
+  def.set_factory(unavailable_factory("gpu.launch_latency: built without CUDA"));
 #endif
   return def;
 }

@@ -47,7 +47,8 @@ struct free_deleter {
 using array_ptr = std::unique_ptr<double[], free_deleter>;
 
 array_ptr allocate_array(std::size_t elements) {
-  const std::size_t bytes = (elements * sizeof(double) + page_alignment - 1) / page_alignment * page_alignment;
+  const std::size_t bytes =
+      (elements * sizeof(double) + page_alignment - 1) / page_alignment * page_alignment;
   // Left untouched here: the pinned workers touch it first.
   auto* p = static_cast<double*>(std::aligned_alloc(page_alignment, bytes));  // NOLINT
   if (p == nullptr) {
@@ -152,8 +153,8 @@ class host_membw final : public instance {
     for (std::size_t bad : wrong) total_wrong += bad;
     verification v;
     v.passed = total_wrong == 0;
-    v.detail = "checked all " + std::to_string(3 * elements_) + " elements of a, b, c: " +
-               std::to_string(total_wrong) + " wrong";
+    v.detail = "checked all " + std::to_string(3 * elements_) +
+               " elements of a, b, c: " + std::to_string(total_wrong) + " wrong";
     return v;
   }
 
@@ -197,7 +198,8 @@ class host_membw final : public instance {
 // below 256 MiB; never so large that the 3 arrays take over 3/8 of RAM.
 std::vector<axis_value> default_array_bytes(const context& ctx) {
   const std::uint64_t mib = 1 << 20;
-  std::uint64_t bytes = std::max<std::uint64_t>(4 * ctx.system().last_level_cache_bytes(), 256 * mib);
+  std::uint64_t bytes =
+      std::max<std::uint64_t>(4 * ctx.system().last_level_cache_bytes(), 256 * mib);
   if (ctx.system().memory_bytes != 0) {
     bytes = std::min(bytes, ctx.system().memory_bytes / 8);
   }
@@ -208,14 +210,13 @@ std::vector<axis_value> default_array_bytes(const context& ctx) {
 benchmark_definition host_membw_definition() {
   benchmark_definition def("host.membw");
   def.set_description("Host memory bandwidth: STREAM copy/scale/add/triad on every core")
-      .add_axis("kernel", axis_kind::string, {"copy", "scale", "add", "triad"},
-                "STREAM kernel")
+      .add_axis("kernel", axis_kind::string, {"copy", "scale", "add", "triad"}, "STREAM kernel")
       .add_axis(axis{"threads", axis_kind::integer, "worker threads, one per physical core",
                      [](const context& ctx) {
                        return std::vector<axis_value>{std::int64_t{ctx.host_cores()}};
                      }})
-      .add_axis(axis{"array_bytes", axis_kind::bytes, "bytes per array (3 arrays)",
-                     default_array_bytes})
+      .add_axis(
+          axis{"array_bytes", axis_kind::bytes, "bytes per array (3 arrays)", default_array_bytes})
       .add_metric("GBps", metric_kind::bandwidth_GBps)
       .set_timing(timing::host_wall)
       .set_instance<host_membw>();

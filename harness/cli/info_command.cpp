@@ -33,8 +33,10 @@ int info_command(bool as_json) {
   std::string caches;
   for (const auto& c : info.cpu.caches) {
     caches += (caches.empty() ? "" : ", ") + std::string("L") + std::to_string(c.level) +
-              (c.type == "instruction" ? "i" : c.type == "data" ? "d" : "") + " " +
-              format_bytes(c.size_bytes) + " x" + std::to_string(c.count);
+              (c.type == "instruction" ? "i"
+               : c.type == "data"      ? "d"
+                                       : "") +
+              " " + format_bytes(c.size_bytes) + " x" + std::to_string(c.count);
   }
   std::cout << "caches   " << (caches.empty() ? "unknown" : caches) << "\n";
   for (const auto& node : info.numa) {
@@ -56,13 +58,14 @@ int info_command(bool as_json) {
   }
   for (const auto& g : info.gpus) {
     std::cout << "gpu " << g.index << "    " << g.name << " (" << g.pci_bus_id << ", " << g.uuid
-              << "), " << format_bytes(g.memory_bytes) << ", " << or_unknown(g.sm_count) << " SMs, cc "
-              << (g.compute_capability.empty() ? "?" : g.compute_capability) << ", NUMA node "
-              << or_unknown(g.numa_node) << "\n";
+              << "), " << format_bytes(g.memory_bytes) << ", " << or_unknown(g.sm_count)
+              << " SMs, cc " << (g.compute_capability.empty() ? "?" : g.compute_capability)
+              << ", NUMA node " << or_unknown(g.numa_node) << "\n";
     if (g.pcie) {
-      std::cout << "         PCIe gen " << or_unknown(g.pcie->gen) << " x" << or_unknown(g.pcie->width)
-                << " (max gen " << or_unknown(g.pcie->max_gen) << " x" << or_unknown(g.pcie->max_width)
-                << "), NVLink links up " << or_unknown(g.nvlink_links_up) << "\n";
+      std::cout << "         PCIe gen " << or_unknown(g.pcie->gen) << " x"
+                << or_unknown(g.pcie->width) << " (max gen " << or_unknown(g.pcie->max_gen) << " x"
+                << or_unknown(g.pcie->max_width) << "), NVLink links up "
+                << or_unknown(g.nvlink_links_up) << "\n";
     }
     std::cout << "         SM clock " << or_unknown(g.clocks.sm_mhz, " MHz") << " (max "
               << or_unknown(g.clocks.sm_max_mhz, " MHz") << "), power limit "
@@ -73,7 +76,8 @@ int info_command(bool as_json) {
     for (const auto& r : g.throttle_reasons) reasons += (reasons.empty() ? "" : ",") + r;
     std::cout << (reasons.empty() ? "none" : reasons) << "\n";
   }
-  std::cout << "driver   " << (info.gpu_status.driver_version.empty() ? "none" : info.gpu_status.driver_version)
+  std::cout << "driver   "
+            << (info.gpu_status.driver_version.empty() ? "none" : info.gpu_status.driver_version)
             << "; CUDA: " << info.gpu_status.cuda << "; NVML: " << info.gpu_status.nvml << "\n";
   std::cout << "gpubench " << version() << " (" << git_describe() << "), " << build_type();
   for (const auto& f : build_features()) std::cout << ", " << f;

@@ -14,9 +14,12 @@ namespace gpubench::cli {
 namespace {
 const char* kind_name(axis_kind kind) {
   switch (kind) {
-    case axis_kind::integer: return "integer";
-    case axis_kind::bytes: return "bytes";
-    case axis_kind::string: return "string";
+    case axis_kind::integer:
+      return "integer";
+    case axis_kind::bytes:
+      return "bytes";
+    case axis_kind::string:
+      return "string";
   }
   return "unknown";
 }
@@ -62,8 +65,10 @@ int list_command(bool as_json) {
   }
 
   if (as_json) {
-    std::cout << json{{"version", version()}, {"features", build_features()},
-                      {"benchmarks", benchmarks}, {"suites", suites}}
+    std::cout << json{{"version", version()},
+                      {"features", build_features()},
+                      {"benchmarks", benchmarks},
+                      {"suites", suites}}
                      .dump(2)
               << "\n";
     return exit_ok;
@@ -75,9 +80,10 @@ int list_command(bool as_json) {
       if (!axes.empty()) axes += ' ';
       axes += a["name"].get<std::string>();
     }
-    table.add_row({b["id"].get<std::string>(),
-                   b["available"].get<bool>() ? "ready" : "skipped: " + b["reason"].get<std::string>(),
-                   axes, b["description"].get<std::string>()});
+    table.add_row(
+        {b["id"].get<std::string>(),
+         b["available"].get<bool>() ? "ready" : "skipped: " + b["reason"].get<std::string>(), axes,
+         b["description"].get<std::string>()});
   }
   std::cout << table.render() << "\nsuites:\n";
   for (const auto& item : suites) {

@@ -15,7 +15,8 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
     std::size_t start = 0;
     while (start <= item.size()) {
       const auto comma = item.find(',', start);
-      const std::string part = item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      const std::string part =
+          item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       if (!part.empty()) out.push_back(part);
       if (comma == std::string::npos) break;
       start = comma + 1;
@@ -37,11 +38,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> only;
   std::vector<std::string> skip;
   CLI::App* run_cmd = app.add_subcommand("run", "Run a suite of benchmarks and write results.json");
-  run_cmd->add_option("--suite", run.suite, "quick, full, a suite name or a suite file")->capture_default_str();
+  run_cmd->add_option("--suite", run.suite, "quick, full, a suite name or a suite file")
+      ->capture_default_str();
   run_cmd->add_option("--only", only, "benchmark ids or patterns to run (comma-separated)");
   run_cmd->add_option("--skip", skip, "benchmark ids or patterns to leave out (comma-separated)");
   run_cmd->add_option("--axis", run.axes, "ID:AXIS=V1[,V2...] sets an axis (sizes in bytes)");
-  run_cmd->add_option("--out", run.out, "results folder (new or empty); default: a new folder under gpubench-results/");
+  run_cmd->add_option(
+      "--out", run.out,
+      "results folder (new or empty); default: a new folder under gpubench-results/");
   run_cmd->add_option("--scratch", run.scratch, "folder for storage benchmarks' test files");
   run_cmd->add_option("--gpus", run.gpus, "GPU indices to use, e.g. 0,1 (default: all)");
   run_cmd->add_flag("--skip-verify", run.skip_verify, "do not check the benchmarks' data");
@@ -51,7 +55,8 @@ int main(int argc, char** argv) {
   list_cmd->add_flag("--json", list_json, "machine-readable output");
 
   bool info_json = false;
-  CLI::App* info_cmd = app.add_subcommand("info", "Describe this machine: CPU, NUMA, RAM, disks, GPUs");
+  CLI::App* info_cmd =
+      app.add_subcommand("info", "Describe this machine: CPU, NUMA, RAM, disks, GPUs");
   info_cmd->add_flag("--json", info_json, "machine-readable output");
 
   try {

@@ -32,7 +32,8 @@ std::vector<int> parse_gpu_list(const std::string& text, const system_info& syst
   std::size_t start = 0;
   while (start <= text.size()) {
     const auto comma = text.find(',', start);
-    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string part =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     std::size_t used = 0;
     int index = -1;
     try {
@@ -47,7 +48,8 @@ std::vector<int> parse_gpu_list(const std::string& text, const system_info& syst
                                      [&](const gpu_info& g) { return g.index == index; });
     if (!present) {
       throw input_error("--gpus: expected an index of a GPU on this machine (" +
-                        std::to_string(system.gpus.size()) + " found), got " + std::to_string(index));
+                        std::to_string(system.gpus.size()) + " found), got " +
+                        std::to_string(index));
     }
     out.push_back(index);
     if (comma == std::string::npos) break;
@@ -92,9 +94,11 @@ fs::path make_output_folder(const std::string& requested, const std::string& hos
   if (ec) {
     throw input_error("gpubench-results: cannot create the folder (" + ec.message() + ")");
   }
-  const std::string base = (host.empty() ? std::string("host") : host) + "-" + timestamp_for_folder();
+  const std::string base =
+      (host.empty() ? std::string("host") : host) + "-" + timestamp_for_folder();
   for (int attempt = 0; attempt < 1000; ++attempt) {
-    const fs::path candidate = parent / (attempt == 0 ? base : base + "-" + std::to_string(attempt));
+    const fs::path candidate =
+        parent / (attempt == 0 ? base : base + "-" + std::to_string(attempt));
     if (::mkdir(candidate.c_str(), 0755) == 0) {
       return candidate;
     }
@@ -120,12 +124,13 @@ progress_listener make_progress() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   progress_listener progress;
-  progress.started = [tty, elapsed](std::size_t index, std::size_t total, const std::string& label) {
+  progress.started = [tty, elapsed](std::size_t index, std::size_t total,
+                                    const std::string& label) {
     if (!tty) return;
     const double spent = elapsed();
-    const double eta = index > 1 ? spent / static_cast<double>(index - 1) *
-                                       static_cast<double>(total - index + 1)
-                                 : 0;
+    const double eta =
+        index > 1 ? spent / static_cast<double>(index - 1) * static_cast<double>(total - index + 1)
+                  : 0;
     std::cerr << "\r\033[K[" << index << "/" << total << "] " << label << "  elapsed "
               << format_duration(spent) << (index > 1 ? "  ETA " + format_duration(eta) : "")
               << std::flush;
@@ -144,8 +149,12 @@ progress_listener make_progress() {
                     << reports::format_number(r.metrics.front().second.median);
         }
         break;
-      case result_status::skipped: std::cerr << ": skipped (" << r.reason << ")"; break;
-      case result_status::failed: std::cerr << ": FAILED (" << r.error << ")"; break;
+      case result_status::skipped:
+        std::cerr << ": skipped (" << r.reason << ")";
+        break;
+      case result_status::failed:
+        std::cerr << ": FAILED (" << r.error << ")";
+        break;
     }
     std::cerr << "  [" << format_duration(elapsed()) << "]\n";
   };
@@ -211,9 +220,10 @@ int run_command(const run_args& args) {
   const run_outcome outcome = run_plan(plan, ctx, doc, results_path, make_progress());
 
   reports::print_summary(std::cout, doc);
-  std::cout << "\n" << outcome.ok << " ok, " << outcome.failed << " failed, " << outcome.skipped
-            << " skipped" << (outcome.interrupted ? " (interrupted)" : "") << "\nresults: "
-            << results_path.string() << "\n";
+  std::cout << "\n"
+            << outcome.ok << " ok, " << outcome.failed << " failed, " << outcome.skipped
+            << " skipped" << (outcome.interrupted ? " (interrupted)" : "")
+            << "\nresults: " << results_path.string() << "\n";
   if (outcome.interrupted) return exit_interrupted;
   return outcome.failed > 0 ? exit_failure : exit_ok;
 }

@@ -199,8 +199,7 @@ std::vector<const benchmark_definition*> registry::all() const {
   for (const auto& definition : definitions_) {
     out.push_back(definition.get());
   }
-  std::sort(out.begin(), out.end(),
-            [](const auto* a, const auto* b) { return a->id() < b->id(); });
+  std::sort(out.begin(), out.end(), [](const auto* a, const auto* b) { return a->id() < b->id(); });
   return out;
 }
 

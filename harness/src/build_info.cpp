@@ -11,9 +11,15 @@
 
 namespace gpubench {
 
-std::string version() { return GPUBENCH_VERSION; }
-std::string build_type() { return GPUBENCH_BUILD_TYPE; }
-std::string compiler() { return GPUBENCH_CXX_COMPILER; }
+std::string version() {
+  return GPUBENCH_VERSION;
+}
+std::string build_type() {
+  return GPUBENCH_BUILD_TYPE;
+}
+std::string compiler() {
+  return GPUBENCH_CXX_COMPILER;
+}
 
 std::string cuda_runtime_version() {
 #if GPUBENCH_HAVE_CUDA

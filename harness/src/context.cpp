@@ -1,6 +1,9 @@
 #include "gpubench/context.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include "gpubench/config.hpp"
 
 namespace gpubench {
 
@@ -36,6 +39,19 @@ std::optional<std::string> context::gpu_unavailable_reason() const {
   return std::string("no GPU selected by --gpus");
 }
 
+std::optional<std::string> cuda_gpu_unavailable_reason(const context& ctx) {
+  if (!GPUBENCH_HAVE_CUDA) {
+    return std::string("built without CUDA (GPUBENCH_CUDA=OFF)");
+  }
+  return ctx.gpu_unavailable_reason();
+}
+
+instance_factory unavailable_factory(std::string why) {
+  return [why = std::move(why)](const context&, const axis_values&) -> std::unique_ptr<instance> {
+    throw std::logic_error(why);
+  };
+}
+
 axis gpu_axis() {
   return axis{"gpu", axis_kind::integer, "GPU index (CUDA device ordinal)", [](const context& ctx) {
                 std::vector<axis_value> values;
@@ -46,6 +62,8 @@ axis gpu_axis() {
               }};
 }
 
-int context::host_cores() const noexcept { return std::max(1, system_.cpu.cores_available); }
+int context::host_cores() const noexcept {
+  return std::max(1, system_.cpu.cores_available);
+}
 
 }  // namespace gpubench

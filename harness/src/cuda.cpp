@@ -7,7 +7,7 @@
 
 namespace gpubench::cuda {
 
-void check(cudaError_t status, const char* call, std::source_location where) {
+void check(cudaError_t status, const char* call, source_site where) {
   if (status != cudaSuccess) {
     throw api_error("CUDA", call, cudaGetErrorName(status), cudaGetErrorString(status), where);
   }
@@ -37,11 +37,19 @@ device_buffer::~device_buffer() {
   }
 }
 
-stream::stream() { GPUBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-stream::~stream() { cudaStreamDestroy(stream_); }
+stream::stream() {
+  GPUBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+}
+stream::~stream() {
+  cudaStreamDestroy(stream_);
+}
 
-event::event() { GPUBENCH_CUDA_CHECK(cudaEventCreate(&event_)); }
-event::~event() { cudaEventDestroy(event_); }
+event::event() {
+  GPUBENCH_CUDA_CHECK(cudaEventCreate(&event_));
+}
+event::~event() {
+  cudaEventDestroy(event_);
+}
 
 double elapsed_seconds(const event& start, const event& stop) {
   GPUBENCH_CUDA_CHECK(cudaEventSynchronize(stop.get()));

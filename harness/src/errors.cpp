@@ -21,19 +21,19 @@ input_error bad_input(std::string_view file, std::string_view json_path,
 namespace {
 std::string describe(const std::string& library, const std::string& call,
                      const std::string& error_name, const std::string& detail,
-                     const std::source_location& where) {
+                     const source_site& where) {
   std::ostringstream out;
   out << library << " call " << call << " failed with " << error_name;
   if (!detail.empty()) {
     out << " (" << detail << ")";
   }
-  out << " at " << where.file_name() << ':' << where.line();
+  out << " at " << where.file << ':' << where.line;
   return out.str();
 }
 }  // namespace
 
 api_error::api_error(std::string library, std::string call, std::string error_name,
-                     std::string detail, std::source_location where)
+                     std::string detail, source_site where)
     : std::runtime_error(describe(library, call, error_name, detail, where)),
       library_(std::move(library)),
       call_(std::move(call)),
@@ -47,7 +47,7 @@ std::string errno_name(int error_number) {
   return "errno " + std::to_string(error_number);
 }
 
-void throw_system_error(std::string_view call, int error_number, std::source_location where) {
+void throw_system_error(std::string_view call, int error_number, source_site where) {
   throw api_error("system", std::string(call), errno_name(error_number),
                   std::strerror(error_number), where);
 }

@@ -43,7 +43,8 @@ void json_reader::fail_here(std::string_view expected) const {
   throw bad_input(file_, path_.empty() ? "/" : path_, expected);
 }
 
-const json_reader& json_reader::expect_object(std::initializer_list<std::string_view> allowed) const {
+const json_reader& json_reader::expect_object(
+    std::initializer_list<std::string_view> allowed) const {
   if (!node_->is_object()) {
     fail_here("an object, got " + describe_json_value(*node_));
   }
@@ -68,7 +69,9 @@ const json* json_reader::find(const std::string& key) const {
   return it == node_->end() ? nullptr : &*it;
 }
 
-bool json_reader::has(const std::string& key) const { return find(key) != nullptr; }
+bool json_reader::has(const std::string& key) const {
+  return find(key) != nullptr;
+}
 
 std::optional<std::string> json_reader::find_string(const std::string& key) const {
   const json* value = find(key);
@@ -99,7 +102,8 @@ std::optional<std::int64_t> json_reader::find_int(const std::string& key, std::i
   if (!value->is_number_integer()) {
     fail(key, "an integer" + range + ", got " + describe_json_value(*value));
   }
-  if (value->is_number_unsigned() && value->get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
+  if (value->is_number_unsigned() &&
+      value->get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
     fail(key, "an integer" + range + ", got " + describe_json_value(*value));
   }
   const auto number = value->get<std::int64_t>();

@@ -121,9 +121,9 @@ results_document read_results(const fs::path& path) {
   if (root.get_string("schema") != results_schema) {
     root.fail("schema", std::string("\"") + results_schema + "\"");
   }
-  (void)root.member("meta").expect_object(
-      {"version", "git", "argv", "started", "finished", "build_type", "compiler", "cuda", "driver",
-       "nccl", "mpi_ranks", "suite", "interrupted", "warnings"});
+  (void)root.member("meta").expect_object({"version", "git", "argv", "started", "finished",
+                                           "build_type", "compiler", "cuda", "driver", "nccl",
+                                           "mpi_ranks", "suite", "interrupted", "warnings"});
   for (const json_reader& item : root.elements("results")) {
     item.expect_object({"id", "status", "reason", "error", "axes", "metrics", "verified", "info"});
     (void)item.get_string("id");
@@ -149,7 +149,8 @@ results_document read_results(const fs::path& path) {
   try {
     return document.get<results_document>();
   } catch (const json::exception& e) {
-    throw bad_input(path.string(), "", std::string("a gpubench.results/1 document (") + e.what() + ")");
+    throw bad_input(path.string(), "",
+                    std::string("a gpubench.results/1 document (") + e.what() + ")");
   }
 }
 

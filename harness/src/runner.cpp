@@ -88,6 +88,10 @@ result run_case(const planned_benchmark& planned, const axis_values& values, con
   std::unique_ptr<instance> inst;
   try {
     inst = def.make_instance(ctx, values);
+  } catch (const skip_case& e) {
+    r.status = result_status::skipped;
+    r.reason = e.what();
+    return r;
   } catch (const std::exception& e) {
     r.status = result_status::failed;
     r.error = e.what();
@@ -104,6 +108,7 @@ result run_case(const planned_benchmark& planned, const axis_values& values, con
         for (int i = 0; i < settings.warmup_iterations; ++i) {
           (void)inst->run_iteration();
         }
+        inst->warmup_done();
         warmed_up = true;
       }
       for (auto _ : state) {
@@ -215,9 +220,13 @@ void install_interrupt_handlers() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-bool interrupt_requested() noexcept { return interrupt_flag.load(std::memory_order_relaxed); }
+bool interrupt_requested() noexcept {
+  return interrupt_flag.load(std::memory_order_relaxed);
+}
 
-void request_interrupt() noexcept { interrupt_flag.store(true, std::memory_order_relaxed); }
+void request_interrupt() noexcept {
+  interrupt_flag.store(true, std::memory_order_relaxed);
+}
 
 run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& ctx,
                      results_document& document, const std::filesystem::path& results_path,
@@ -231,9 +240,15 @@ run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& 
   };
   const auto record = [&](result r) {
     switch (r.status) {
-      case result_status::ok: ++outcome.ok; break;
-      case result_status::skipped: ++outcome.skipped; break;
-      case result_status::failed: ++outcome.failed; break;
+      case result_status::ok:
+        ++outcome.ok;
+        break;
+      case result_status::skipped:
+        ++outcome.skipped;
+        break;
+      case result_status::failed:
+        ++outcome.failed;
+        break;
     }
     if (progress.finished) {
       progress.finished(index, total, r);

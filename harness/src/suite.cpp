@@ -38,7 +38,8 @@ std::vector<axis_value> read_axis_values(const json_reader& reader) {
     } else if (value.is_string()) {
       values.emplace_back(value.get<std::string>());
     } else {
-      throw bad_input(reader.file(), path, "an integer or a string, got " + describe_json_value(value));
+      throw bad_input(reader.file(), path,
+                      "an integer or a string, got " + describe_json_value(value));
     }
   };
   if (node.is_array()) {
@@ -57,8 +58,10 @@ std::vector<axis_value> read_axis_values(const json_reader& reader) {
 void read_settings(const json_reader& reader, std::optional<int>& repetitions,
                    std::optional<int>& warmup, std::optional<double>& min_time,
                    std::optional<std::int64_t>& iterations) {
-  if (auto v = reader.find_int("repetitions", 1, max_repetitions)) repetitions = static_cast<int>(*v);
-  if (auto v = reader.find_int("warmup_iterations", 0, max_repetitions)) warmup = static_cast<int>(*v);
+  if (auto v = reader.find_int("repetitions", 1, max_repetitions))
+    repetitions = static_cast<int>(*v);
+  if (auto v = reader.find_int("warmup_iterations", 0, max_repetitions))
+    warmup = static_cast<int>(*v);
   if (auto v = reader.find_number("min_time_s", 1e-4, 600)) min_time = *v;
   if (auto v = reader.find_int("iterations", 1, max_iterations)) iterations = *v;
 }
@@ -121,15 +124,17 @@ axis_value parse_axis_value(axis_kind kind, const std::string& text, const std::
   const std::string suffix = text.substr(used);
   std::int64_t scale = 1;
   if (!suffix.empty()) {
-    static const std::pair<const char*, std::int64_t> units[] = {
-        {"KiB", std::int64_t{1} << 10}, {"MiB", std::int64_t{1} << 20},
-        {"GiB", std::int64_t{1} << 30}, {"TiB", std::int64_t{1} << 40}};
+    static const std::pair<const char*, std::int64_t> units[] = {{"KiB", std::int64_t{1} << 10},
+                                                                 {"MiB", std::int64_t{1} << 20},
+                                                                 {"GiB", std::int64_t{1} << 30},
+                                                                 {"TiB", std::int64_t{1} << 40}};
     const auto* unit = std::find_if(std::begin(units), std::end(units),
                                     [&](const auto& u) { return suffix == u.first; });
     if (kind != axis_kind::bytes || unit == std::end(units)) {
-      throw input_error(where + ": expected an integer" +
-                        std::string(kind == axis_kind::bytes ? " (bytes, or with KiB/MiB/GiB/TiB)" : "") +
-                        ", got '" + text + "'");
+      throw input_error(
+          where + ": expected an integer" +
+          std::string(kind == axis_kind::bytes ? " (bytes, or with KiB/MiB/GiB/TiB)" : "") +
+          ", got '" + text + "'");
     }
     scale = unit->second;
   }
@@ -189,11 +194,11 @@ suite parse_suite(const json& document, const std::string& file) {
 }
 
 suite load_suite(const std::string& name_or_path) {
-  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
-                               (name_or_path.size() > 5 &&
-                                name_or_path.substr(name_or_path.size() - 5) == ".json");
-  fs::path path = looks_like_path ? fs::path(name_or_path)
-                                  : config_dir() / "suites" / (name_or_path + ".json");
+  const bool looks_like_path =
+      name_or_path.find('/') != std::string::npos ||
+      (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
+  fs::path path =
+      looks_like_path ? fs::path(name_or_path) : config_dir() / "suites" / (name_or_path + ".json");
   if (!looks_like_path) {
     std::error_code ec;
     if (!fs::exists(path, ec)) {
@@ -271,16 +276,18 @@ std::vector<planned_benchmark> make_plan(const suite& s, const plan_request& req
   for (const auto* flag : {&request.only, &request.skip}) {
     for (const auto& pattern : *flag) {
       if (!matches_any(pattern)) {
-        throw input_error(std::string(flag == &request.only ? "--only" : "--skip") +
-                          ": expected a known benchmark id or pattern (see `gpubench list`), got '" +
-                          pattern + "'");
+        throw input_error(
+            std::string(flag == &request.only ? "--only" : "--skip") +
+            ": expected a known benchmark id or pattern (see `gpubench list`), got '" + pattern +
+            "'");
       }
     }
   }
   for (const auto& override_ : request.axis_overrides) {
     if (!matches_any(override_.pattern)) {
       throw input_error("--axis " + override_.pattern + ":" + override_.axis +
-                        ": expected a known benchmark id or pattern, got '" + override_.pattern + "'");
+                        ": expected a known benchmark id or pattern, got '" + override_.pattern +
+                        "'");
     }
     const bool has_axis = std::any_of(all.begin(), all.end(), [&](const auto* def) {
       return id_matches(override_.pattern, def->id()) && def->find_axis(override_.axis) != nullptr;
@@ -293,7 +300,8 @@ std::vector<planned_benchmark> make_plan(const suite& s, const plan_request& req
   }
   // An axis named in a suite entry must exist in some benchmark the entry matches.
   for (std::size_t i = 0; i < s.entries.size(); ++i) {
-    for (const auto& [name, values] : s.entries[i].axes) {
+    for (const auto& axis_entry : s.entries[i].axes) {
+      const std::string& name = axis_entry.first;  // not a structured binding: clang 14 cannot capture those
       const bool has_axis = std::any_of(all.begin(), all.end(), [&](const auto* def) {
         return id_matches(s.entries[i].pattern, def->id()) && def->find_axis(name) != nullptr;
       });
@@ -359,8 +367,8 @@ std::vector<planned_benchmark> make_plan(const suite& s, const plan_request& req
         }
         values.clear();
         for (const auto& text : override_.values) {
-          values.push_back(parse_axis_value(
-              a.kind, text, "--axis " + override_.pattern + ":" + override_.axis));
+          values.push_back(
+              parse_axis_value(a.kind, text, "--axis " + override_.pattern + ":" + override_.axis));
         }
       }
       if (values.empty()) {

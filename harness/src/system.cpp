@@ -131,7 +131,8 @@ void discover_cpu_and_numa(system_info& info) {
 
   const int nodes = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_NUMANODE);
   for (int i = 0; i < nodes; ++i) {
-    hwloc_obj_t node = hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
+    hwloc_obj_t node =
+        hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
     info.numa.push_back(numa_node_info{static_cast<int>(node->os_index),
                                        node->attr->numanode.local_memory, cpulist(node->cpuset)});
   }
@@ -163,10 +164,10 @@ void discover_disks(system_info& info) {
 
 void discover_filesystems(system_info& info) {
   static const std::set<std::string> pseudo{
-      "proc",    "sysfs",     "cgroup",     "cgroup2",  "devpts",     "mqueue",
-      "debugfs", "tracefs",   "securityfs", "pstore",   "bpf",        "autofs",
-      "hugetlbfs", "configfs", "fusectl",   "binfmt_misc", "devtmpfs", "nsfs",
-      "efivarfs", "rpc_pipefs", "selinuxfs", "ramfs",    "fuse.lxcfs", "squashfs"};
+      "proc",      "sysfs",      "cgroup",     "cgroup2",     "devpts",     "mqueue",
+      "debugfs",   "tracefs",    "securityfs", "pstore",      "bpf",        "autofs",
+      "hugetlbfs", "configfs",   "fusectl",    "binfmt_misc", "devtmpfs",   "nsfs",
+      "efivarfs",  "rpc_pipefs", "selinuxfs",  "ramfs",       "fuse.lxcfs", "squashfs"};
   std::ifstream in("/proc/self/mounts");
   std::string device;
   std::string mount_point;

@@ -39,7 +39,8 @@ std::vector<int> available_core_cpus() {
   const auto topology = load_topology();
   const int cores = hwloc_get_nbobjs_by_type(topology.get(), HWLOC_OBJ_CORE);
   for (int c = 0; c < cores; ++c) {
-    hwloc_obj_t core = hwloc_get_obj_by_type(topology.get(), HWLOC_OBJ_CORE, static_cast<unsigned>(c));
+    hwloc_obj_t core =
+        hwloc_get_obj_by_type(topology.get(), HWLOC_OBJ_CORE, static_cast<unsigned>(c));
     for (int pu = hwloc_bitmap_first(core->cpuset); pu != -1;
          pu = hwloc_bitmap_next(core->cpuset, pu)) {
       if (pu < CPU_SETSIZE && CPU_ISSET(pu, &allowed)) {

@@ -1,12 +1,12 @@
 // End-to-end tests of the real binary on this machine.
-#include <catch2/catch.hpp>
 #include <signal.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <chrono>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "process.hpp"
@@ -18,9 +18,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // Small arrays keep runs short; the quick suite test runs the real defaults.
-const std::vector<std::string> small_membw{"--only", "host.membw", "--axis",
-                                           "host.membw:array_bytes=16MiB", "--axis",
-                                           "host.membw:kernel=triad"};
+const std::vector<std::string> small_membw{"--only", "host.membw",
+                                           "--axis", "host.membw:array_bytes=16MiB",
+                                           "--axis", "host.membw:kernel=triad"};
 
 std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
   base.insert(base.end(), more.begin(), more.end());
@@ -68,15 +68,17 @@ TEST_CASE("run --suite quick writes a results file with host.membw measured", "[
       ++gpu_results;
       if (!has_gpu) {
         CHECK(res["status"] == "skipped");
-        CHECK_THAT(res["reason"].get<std::string>(), Catch::Contains("GPU") || Catch::Contains("CUDA"));
+        CHECK_THAT(res["reason"].get<std::string>(),
+                   Catch::Contains("GPU") || Catch::Contains("CUDA"));
       }
     }
   }
   CHECK(membw_ok == 2);  // copy and triad in the quick suite
   CHECK(gpu_results >= 1);
   // stdout: the summary table and where the results went.
-  CHECK_THAT(r.out, Catch::Contains("host.membw") && Catch::Contains("GBps") &&
-                        Catch::Contains("results: " + (dir.path / "out" / "results.json").string()));
+  CHECK_THAT(r.out,
+             Catch::Contains("host.membw") && Catch::Contains("GBps") &&
+                 Catch::Contains("results: " + (dir.path / "out" / "results.json").string()));
   // stderr is not a terminal here: one line per case, no carriage returns.
   CHECK_THAT(r.err, Catch::Contains("[1/3]") && Catch::Contains("[3/3]"));
   CHECK(r.err.find('\r') == std::string::npos);
@@ -138,9 +140,12 @@ TEST_CASE("bad flags and unknown ids give exit 2 and one clear line", "[cli]") {
 TEST_CASE("a bad suite file names the file and the JSON path", "[cli]") {
   temp_dir dir;
   const fs::path suite = dir.path / "mine.json";
-  write_file(suite, R"({"schema":"gpubench.suite/1","name":"mine","benchmarks":[{"id":"host.membw","repetitions":-1}]})");
-  check_one_line_error(run_gpubench({"run", "--suite", suite.string()}),
-                       suite.string() + ": /benchmarks/0/repetitions: expected an integer from 1 to 1000");
+  write_file(
+      suite,
+      R"({"schema":"gpubench.suite/1","name":"mine","benchmarks":[{"id":"host.membw","repetitions":-1}]})");
+  check_one_line_error(
+      run_gpubench({"run", "--suite", suite.string()}),
+      suite.string() + ": /benchmarks/0/repetitions: expected an integer from 1 to 1000");
   write_file(suite, "not json");
   check_one_line_error(run_gpubench({"run", "--suite", suite.string()}), "valid JSON");
   check_one_line_error(run_gpubench({"run", "--suite", dir.path.string() + "/"}), "regular file");
@@ -152,7 +157,8 @@ TEST_CASE("a user's own suite file runs", "[cli]") {
   write_file(suite, R"({"schema":"gpubench.suite/1","name":"mine",
     "defaults":{"repetitions":3,"warmup_iterations":1,"iterations":2},
     "benchmarks":[{"id":"host.membw","axes":{"kernel":"add","array_bytes":"8MiB","threads":1}}]})");
-  const auto r = run_gpubench({"run", "--suite", suite.string(), "--out", (dir.path / "o").string()});
+  const auto r =
+      run_gpubench({"run", "--suite", suite.string(), "--out", (dir.path / "o").string()});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
@@ -183,10 +189,10 @@ TEST_CASE("runs never overwrite earlier results", "[cli]") {
 TEST_CASE("SIGINT ends a run with exit 3 and keeps the finished results", "[cli]") {
   temp_dir dir;
   const fs::path out = dir.path / "out";
-  const pid_t pid = start_gpubench(
-      {"run", "--only", "host.membw", "--axis", "host.membw:array_bytes=16MiB,32MiB,48MiB,64MiB",
-       "--out", out.string()},
-      dir.path);
+  const pid_t pid =
+      start_gpubench({"run", "--only", "host.membw", "--axis",
+                      "host.membw:array_bytes=16MiB,32MiB,48MiB,64MiB", "--out", out.string()},
+                     dir.path);
   // Wait for the first finished case, then interrupt.
   bool saw_result = false;
   for (int i = 0; i < 600 && !saw_result; ++i) {

@@ -16,13 +16,17 @@ typedef struct {
 } nvmlMemory_t;
 
 enum { SUCCESS = 0, ERROR_INVALID_ARGUMENT = 2, ERROR_NOT_SUPPORTED = 3 };
-static struct fake_device {
-  int index;
-} devices[2] = {{0}, {1}};
+static struct fake_device { int index; } devices[2] = {{0}, {1}};
 
-nvmlReturn_t nvmlInit_v2(void) { return SUCCESS; }
-nvmlReturn_t nvmlShutdown(void) { return SUCCESS; }
-const char* nvmlErrorString(nvmlReturn_t r) { return r == SUCCESS ? "Success" : "Fake error"; }
+nvmlReturn_t nvmlInit_v2(void) {
+  return SUCCESS;
+}
+nvmlReturn_t nvmlShutdown(void) {
+  return SUCCESS;
+}
+const char* nvmlErrorString(nvmlReturn_t r) {
+  return r == SUCCESS ? "Success" : "Fake error";
+}
 nvmlReturn_t nvmlSystemGetDriverVersion(char* v, unsigned n) {
   snprintf(v, n, "%s", "999.99.1");
   return SUCCESS;
@@ -107,15 +111,21 @@ nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned link, int* active
 }
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int clock, unsigned* mhz) {
   (void)d;
-  if (clock == 1) *mhz = 1755;
-  else if (clock == 2) *mhz = 2619;
-  else return ERROR_NOT_SUPPORTED;
+  if (clock == 1)
+    *mhz = 1755;
+  else if (clock == 2)
+    *mhz = 2619;
+  else
+    return ERROR_NOT_SUPPORTED;
   return SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int clock, unsigned* mhz) {
   (void)d;
-  if (clock == 1) *mhz = 1980;
-  else if (clock == 2) *mhz = 2619;
-  else return ERROR_NOT_SUPPORTED;
+  if (clock == 1)
+    *mhz = 1980;
+  else if (clock == 2)
+    *mhz = 2619;
+  else
+    return ERROR_NOT_SUPPORTED;
   return SUCCESS;
 }

@@ -39,7 +39,8 @@ class fake_instance final : public instance {
     return behaviour_.seconds_per_iteration;
   }
   [[nodiscard]] verification verify() override {
-    return {behaviour_.verification_passes, behaviour_.verification_passes ? "all good" : "3 wrong"};
+    return {behaviour_.verification_passes,
+            behaviour_.verification_passes ? "all good" : "3 wrong"};
   }
 
  private:
@@ -56,6 +57,8 @@ inline benchmark_definition fake_definition(const std::string& id, fake_behaviou
   return def;
 }
 
-inline context empty_context() { return context(system_info{}, run_options{}); }
+inline context empty_context() {
+  return context(system_info{}, run_options{});
+}
 
 }  // namespace gpubench::testing

@@ -20,7 +20,9 @@ registry sample_registry() {
   return r;
 }
 
-suite suite_from(const std::string& text) { return parse_suite(json::parse(text), "test.json"); }
+suite suite_from(const std::string& text) {
+  return parse_suite(json::parse(text), "test.json");
+}
 
 const std::string all_suite =
     R"({"schema":"gpubench.suite/1","name":"t","benchmarks":[{"id":"*"}]})";
@@ -106,8 +108,9 @@ TEST_CASE("unknown ids, axes and bad values are input errors naming where", "[ax
           (void)make_plan(suite_from(R"({"schema":"gpubench.suite/1","name":"t",
               "benchmarks":[{"id":"mem.copy"},{"id":"nosuch"}]})"),
                           {}, benchmarks, ctx);
-        }) == "test.json: /benchmarks/1/id: expected a known benchmark id or pattern (see "
-              "`gpubench list`), got 'nosuch'");
+        }) ==
+        "test.json: /benchmarks/1/id: expected a known benchmark id or pattern (see "
+        "`gpubench list`), got 'nosuch'");
   CHECK_THAT(message_of([&] {
                (void)make_plan(suite_from(R"({"schema":"gpubench.suite/1","name":"t",
                    "benchmarks":[{"id":"mem.copy","axes":{"colour":[1]}}]})"),
@@ -149,30 +152,43 @@ TEST_CASE("axis flags parse into pattern, axis and values", "[axes]") {
   CHECK(o.pattern == "nvme.seq_read");
   CHECK(o.axis == "block_size");
   CHECK(o.values == std::vector<std::string>{"4096", "1048576"});
-  for (const char* bad : {"nvme.seq_read", "nvme.seq_read:block_size", ":a=1", "x:=1", "x:a=1,,2",
-                          "x:a="}) {
+  for (const char* bad :
+       {"nvme.seq_read", "nvme.seq_read:block_size", ":a=1", "x:=1", "x:a=1,,2", "x:a="}) {
     INFO(bad);
     CHECK_THROWS_AS(parse_axis_override(bad), input_error);
   }
 }
 
 TEST_CASE("suite files are checked field by field", "[suites]") {
-  CHECK_THAT(message_of([] { (void)suite_from(R"({"schema":"gpubench.suite/2","name":"t","benchmarks":[{"id":"*"}]})"); }),
-             Catch::Contains("/schema: expected \"gpubench.suite/1\""));
-  CHECK_THAT(message_of([] { (void)suite_from(R"({"schema":"gpubench.suite/1","name":"t","benchmarks":[]})"); }),
+  CHECK_THAT(
+      message_of([] {
+        (void)suite_from(R"({"schema":"gpubench.suite/2","name":"t","benchmarks":[{"id":"*"}]})");
+      }),
+      Catch::Contains("/schema: expected \"gpubench.suite/1\""));
+  CHECK_THAT(message_of([] {
+               (void)suite_from(R"({"schema":"gpubench.suite/1","name":"t","benchmarks":[]})");
+             }),
              Catch::Contains("/benchmarks: expected an array of at least 1"));
-  CHECK(message_of([] {
-          (void)suite_from(R"({"schema":"gpubench.suite/1","name":"t","benchmarks":[{"id":"*","repetitions":0}]})");
-        }) == "test.json: /benchmarks/0/repetitions: expected an integer from 1 to 1000, got the number 0");
-  CHECK_THAT(message_of([] {
-               (void)suite_from(R"({"schema":"gpubench.suite/1","name":"t","benchmarks":[{"id":"*","min_time_s":"fast"}]})");
-             }),
-             Catch::Contains("/benchmarks/0/min_time_s: expected a number"));
-  CHECK_THAT(message_of([] {
-               (void)suite_from(R"({"schema":"gpubench.suite/1","name":"t","benchmarks":[{"id":"*","repeat":2}]})");
-             }),
-             Catch::Contains("/benchmarks/0/repeat: expected no member named 'repeat'"));
-  CHECK_THAT(message_of([] { (void)suite_from(R"([1,2])"); }), Catch::Contains("expected an object"));
+  CHECK(
+      message_of([] {
+        (void)suite_from(
+            R"({"schema":"gpubench.suite/1","name":"t","benchmarks":[{"id":"*","repetitions":0}]})");
+      }) ==
+      "test.json: /benchmarks/0/repetitions: expected an integer from 1 to 1000, got the number 0");
+  CHECK_THAT(
+      message_of([] {
+        (void)suite_from(
+            R"({"schema":"gpubench.suite/1","name":"t","benchmarks":[{"id":"*","min_time_s":"fast"}]})");
+      }),
+      Catch::Contains("/benchmarks/0/min_time_s: expected a number"));
+  CHECK_THAT(
+      message_of([] {
+        (void)suite_from(
+            R"({"schema":"gpubench.suite/1","name":"t","benchmarks":[{"id":"*","repeat":2}]})");
+      }),
+      Catch::Contains("/benchmarks/0/repeat: expected no member named 'repeat'"));
+  CHECK_THAT(message_of([] { (void)suite_from(R"([1,2])"); }),
+             Catch::Contains("expected an object"));
 }
 
 TEST_CASE("the shipped suites parse and name only registered benchmarks", "[suites]") {

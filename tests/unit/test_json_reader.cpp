@@ -16,7 +16,8 @@ std::string error_of(const std::function<void()>& fn) {
 }  // namespace
 
 TEST_CASE("json_reader names the file, the JSON path and what was expected", "[json]") {
-  const json doc = json::parse(R"({"a": {"b": [1, "x", -3, 1e300]}, "n": 2.5, "s": "t", "big": 18446744073709551615})");
+  const json doc = json::parse(
+      R"({"a": {"b": [1, "x", -3, 1e300]}, "n": 2.5, "s": "t", "big": 18446744073709551615})");
   const json_reader root(doc, "f.json");
   const auto items = root.member("a").elements("b");
   REQUIRE(items.size() == 4);
@@ -33,8 +34,9 @@ TEST_CASE("json_reader names the file, the JSON path and what was expected", "[j
         "f.json: /s: expected a number from 0 to 1, got the string \"t\"");
   CHECK(error_of([&] { (void)root.get_number("n", 0, 1); }) ==
         "f.json: /n: expected a number from 0 to 1, got the number 2.5");
-  CHECK(error_of([&] { (void)root.expect_object({"a", "n"}); }) ==
-        "f.json: /s: expected no member named 's' (known: a, n)");
+  CHECK(error_of([&] {
+          (void)root.expect_object({"a", "n"});
+        }) == "f.json: /s: expected no member named 's' (known: a, n)");
   CHECK(root.get_number("n", 0, 10) == 2.5);
   CHECK_FALSE(root.find_string("absent"));
   CHECK(json_path("/x", "a/b~c") == "/x/a~1b~0c");

@@ -20,15 +20,19 @@ TEST_CASE("the registry keeps definitions in id order and refuses duplicates", "
 
 TEST_CASE("a definition must be complete to register", "[registry]") {
   registry r;
-  CHECK_THROWS_AS(r.add(benchmark_definition("no.metric").set_factory(
-                      [](const context&, const axis_values&) -> std::unique_ptr<instance> {
-                        return nullptr;
-                      })),
-                  std::logic_error);
-  CHECK_THROWS_AS(r.add(benchmark_definition("no.factory").add_metric("us", metric_kind::us_per_iteration)),
-                  std::logic_error);
+  CHECK_THROWS_AS(
+      r.add(benchmark_definition("no.metric")
+                .set_factory([](const context&, const axis_values&) -> std::unique_ptr<instance> {
+                  return nullptr;
+                })),
+      std::logic_error);
+  CHECK_THROWS_AS(
+      r.add(benchmark_definition("no.factory").add_metric("us", metric_kind::us_per_iteration)),
+      std::logic_error);
   CHECK_THROWS_AS(r.add(benchmark_definition("")), std::logic_error);
-  CHECK_THROWS_AS(fake_definition("x").add_axis("a", axis_kind::integer, {}).add_axis("a", axis_kind::integer, {}),
+  CHECK_THROWS_AS(fake_definition("x")
+                      .add_axis("a", axis_kind::integer, {})
+                      .add_axis("a", axis_kind::integer, {}),
                   std::logic_error);
 }
 

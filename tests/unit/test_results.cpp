@@ -89,7 +89,8 @@ TEST_CASE("a results document survives a JSON round trip unchanged", "[results]"
   CHECK(first["results"][1]["status"] == "skipped");
   CHECK(first["results"][1]["reason"] == "needs 2 or more GPUs; found 1");
   CHECK_FALSE(first["results"][1].contains("metrics"));
-  CHECK(first["results"][2]["error"].get<std::string>().find("cudaErrorMemoryAllocation") != std::string::npos);
+  CHECK(first["results"][2]["error"].get<std::string>().find("cudaErrorMemoryAllocation") !=
+        std::string::npos);
   CHECK(first["system"]["gpus"][0]["pcie"]["max_gen"] == 5);
   CHECK(first["system"]["gpus"][0]["numa_node"].is_null());
   CHECK(first.begin().key() == "schema");  // written first, as documented
@@ -155,13 +156,16 @@ TEST_CASE("read_results reads what was written and names what is wrong", "[resul
   CHECK_THAT(message_for(doc.dump()), Catch::EndsWith("/schema: expected \"gpubench.results/1\""));
   doc = sample_document();
   doc["results"][0]["status"] = "great";
-  CHECK_THAT(message_for(doc.dump()), Catch::Contains("/results/0/status: expected one of ok, skipped, failed"));
+  CHECK_THAT(message_for(doc.dump()),
+             Catch::Contains("/results/0/status: expected one of ok, skipped, failed"));
   doc = sample_document();
   doc["results"][0]["metrics"]["GBps"]["median"] = "fast";
-  CHECK_THAT(message_for(doc.dump()), Catch::Contains("/results/0/metrics/GBps/median: expected a number"));
+  CHECK_THAT(message_for(doc.dump()),
+             Catch::Contains("/results/0/metrics/GBps/median: expected a number"));
   CHECK_THAT(message_for(""), Catch::Contains("the file is empty"));
   CHECK_THAT(message_for("{\"schema\": "), Catch::Contains("valid JSON"));
-  CHECK_THAT(message_for(std::string("\x7f\x45\x4c\x46\x00\x01", 6)), Catch::Contains("valid JSON"));
+  CHECK_THAT(message_for(std::string("\x7f\x45\x4c\x46\x00\x01", 6)),
+             Catch::Contains("valid JSON"));
   CHECK_THROWS_AS(read_results(dir.path / "absent.json"), input_error);
   CHECK_THROWS_AS(read_results(dir.path), input_error);
 }

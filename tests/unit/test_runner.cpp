@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "fake_benchmarks.hpp"
+#include "gpubench/errors.hpp"
 #include "gpubench/runner.hpp"
 
 using namespace gpubench;
@@ -123,4 +124,20 @@ TEST_CASE("skipped benchmarks become one skipped result with the reason", "[runn
   REQUIRE(f.doc.results.size() == 1);
   CHECK(f.doc.results[0].status == result_status::skipped);
   CHECK(f.doc.results[0].reason == "no GPU found (test)");
+}
+
+TEST_CASE("a case that cannot run here is recorded as skipped with its reason", "[runner]") {
+  registry r;
+  auto def = fake_definition("p2p.like");
+  def.set_factory([](const context&, const axis_values&) -> std::unique_ptr<instance> {
+    throw skip_case("no peer access between GPU 0 and GPU 1");
+  });
+  r.add(std::move(def));
+  run_fixture f;
+  const auto outcome = f.run(r, fixed(2, 1, 0));
+  CHECK(outcome.skipped == 1);
+  CHECK(outcome.failed == 0);
+  REQUIRE(f.doc.results.size() == 1);
+  CHECK(f.doc.results[0].status == result_status::skipped);
+  CHECK(f.doc.results[0].reason == "no peer access between GPU 0 and GPU 1");
 }

@@ -53,5 +53,6 @@ TEST_CASE("metric formulas follow docs/methodology.md", "[statistics]") {
   CHECK(derive_metric(metric_kind::us_per_item, w, 0.001) == Approx(2.0));
   CHECK(derive_metric(metric_kind::us_per_iteration, w, 0.001) == Approx(1000));
   CHECK_THROWS_AS(derive_metric(metric_kind::bandwidth_GBps, w, 0), std::invalid_argument);
-  CHECK_THROWS_AS(derive_metric(metric_kind::us_per_item, gpubench::work{}, 1), std::invalid_argument);
+  CHECK_THROWS_AS(derive_metric(metric_kind::us_per_item, gpubench::work{}, 1),
+                  std::invalid_argument);
 }

@@ -40,7 +40,8 @@ TEST_CASE("the last-level cache is the highest data cache level, summed", "[syst
 TEST_CASE("NVML throttle reasons and PCI bus ids decode", "[system]") {
   using detail::throttle_reason_names;
   CHECK(throttle_reason_names(0).empty());
-  CHECK(throttle_reason_names(0x44) == std::vector<std::string>{"sw_power_cap", "hw_thermal_slowdown"});
+  CHECK(throttle_reason_names(0x44) ==
+        std::vector<std::string>{"sw_power_cap", "hw_thermal_slowdown"});
   CHECK(throttle_reason_names(0x1000) == std::vector<std::string>{"other_0x1000"});
   CHECK(detail::normalize_pci_bus_id("00000000:1B:00.0") == "0000:1b:00.0");
   CHECK(detail::normalize_pci_bus_id("0000:c1:00.0") == "0000:c1:00.0");

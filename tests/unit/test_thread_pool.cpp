@@ -34,8 +34,8 @@ TEST_CASE("workers are pinned to the cores this process may use", "[thread_pool]
 TEST_CASE("a task's exception reaches the caller and the pool stays usable", "[thread_pool]") {
   pinned_thread_pool pool(2);
   CHECK_THROWS_WITH(pool.run([](int worker) {
-                      if (worker == 1) throw std::runtime_error("worker 1 failed");
-                    }),
+    if (worker == 1) throw std::runtime_error("worker 1 failed");
+  }),
                     "worker 1 failed");
   std::atomic<int> count{0};
   pool.run([&](int) { ++count; });

@@ -108,6 +108,9 @@ class instance {
   // Runs one iteration. With timing::manual, returns the measured seconds; with
   // timing::host_wall, returns nullopt and must not return before the work is complete.
   virtual std::optional<double> run_iteration() = 0;
+  // Called once the untimed warm-up iterations are over (figures kept beside the metrics, such as
+  // per-GPU times, start counting here).
+  virtual void warmup_done() {}
   // Checks the data the iterations produced (called after timing unless verification is off).
   [[nodiscard]] virtual verification verify() = 0;
   // Facts about the case to keep with its result: resolved sizes, placement, links seen.
@@ -192,8 +195,7 @@ struct registration {
 #define GPUBENCH_DETAIL_CONCAT_INNER(a, b) a##b
 #define GPUBENCH_DETAIL_CONCAT(a, b) GPUBENCH_DETAIL_CONCAT_INNER(a, b)
 // Registers a benchmark_definition with the global registry when the program starts.
-#define GPUBENCH_REGISTER(definition)                                                         \
-  static const ::gpubench::registration GPUBENCH_DETAIL_CONCAT(gpubench_registration_,        \
-                                                               __LINE__) {                    \
-    definition                                                                                \
+#define GPUBENCH_REGISTER(definition)                                                              \
+  static const ::gpubench::registration GPUBENCH_DETAIL_CONCAT(gpubench_registration_, __LINE__) { \
+    definition                                                                                     \
   }

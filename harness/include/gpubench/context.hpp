@@ -36,6 +36,14 @@ class context {
   run_options options_;
 };
 
+// The skip reason of a benchmark that needs a CUDA GPU: "built without CUDA" in such builds,
+// else context::gpu_unavailable_reason().
+[[nodiscard]] std::optional<std::string> cuda_gpu_unavailable_reason(const context& ctx);
+
+// A factory for builds that lack what the benchmark needs: the support check skips it first,
+// so this is never called in a run; calling it anyway is a logic error.
+[[nodiscard]] instance_factory unavailable_factory(std::string why);
+
 // The `gpu` axis of per-GPU benchmarks: every GPU this run uses, by default.
 [[nodiscard]] axis gpu_axis();
 

@@ -6,7 +6,7 @@
 
 #if GPUBENCH_HAVE_CUDA
 #include <cstddef>
-#include <source_location>
+#include "gpubench/errors.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -14,7 +14,7 @@ namespace gpubench::cuda {
 
 // Throws api_error when status is not cudaSuccess.
 void check(cudaError_t status, const char* call,
-           std::source_location where = std::source_location::current());
+           source_site where = source_site::current());
 
 // Frees on destruction; move-only.
 class device_buffer {

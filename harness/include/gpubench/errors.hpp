@@ -2,12 +2,22 @@
 // the library's own error name. The runner records them on the benchmark at hand; only main exits.
 #pragma once
 
-#include <source_location>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace gpubench {
+
+// Where a call was made. std::source_location would do, but clang 14 (clang-tidy, the fuzzers)
+// cannot compile it against libstdc++ 12; the builtins behind it work in both compilers.
+struct source_site {
+  const char* file = "";
+  unsigned line = 0;
+  [[nodiscard]] static constexpr source_site current(const char* file = __builtin_FILE(),
+                                                     unsigned line = __builtin_LINE()) noexcept {
+    return source_site{file, line};
+  }
+};
 
 // Bad usage or bad input (exit code 2). The message is one line naming the file or flag, the
 // JSON path of the field and what was expected.
@@ -20,11 +30,18 @@ class input_error : public std::runtime_error {
 [[nodiscard]] input_error bad_input(std::string_view file, std::string_view json_path,
                                     std::string_view expected);
 
+// Thrown while building a case that cannot run on this machine (no peer access for an SM copy,
+// say): the runner records the case as skipped with this reason, as nvbandwidth "waives" it.
+class skip_case : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // A failed call into CUDA, cuBLAS, NCCL, MPI, NVML or the operating system.
 class api_error : public std::runtime_error {
  public:
   api_error(std::string library, std::string call, std::string error_name, std::string detail,
-            std::source_location where);
+            source_site where);
 
   [[nodiscard]] const std::string& library() const noexcept { return library_; }
   [[nodiscard]] const std::string& call() const noexcept { return call_; }
@@ -38,7 +55,7 @@ class api_error : public std::runtime_error {
 
 // Throws api_error for a failed system call, with errno's symbolic name (ENOENT...).
 [[noreturn]] void throw_system_error(std::string_view call, int error_number,
-                                     std::source_location where = std::source_location::current());
+                                     source_site where = source_site::current());
 
 // The symbolic name of an errno value ("ENOENT"), or "errno N".
 [[nodiscard]] std::string errno_name(int error_number);
@@ -46,7 +63,7 @@ class api_error : public std::runtime_error {
 }  // namespace gpubench
 
 // Checks a POSIX-style call that returns -1 and sets errno on failure.
-#define GPUBENCH_CHECK_SYSCALL(expr)                                                     \
-  do {                                                                                   \
-    if ((expr) == -1) ::gpubench::throw_system_error(#expr, errno);                      \
+#define GPUBENCH_CHECK_SYSCALL(expr)                                \
+  do {                                                              \
+    if ((expr) == -1) ::gpubench::throw_system_error(#expr, errno); \
   } while (false)

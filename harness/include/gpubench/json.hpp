@@ -45,13 +45,13 @@ struct nlohmann::adl_serializer<std::optional<T>> {
 
 // Like NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT, but for any basic_json (ordered_json
 // included), which the 3.11.2 macro does not support.
-#define GPUBENCH_JSON_FIELDS(Type, ...)                                                        \
-  template <class BasicJson>                                                                   \
-  void to_json(BasicJson& nlohmann_json_j, const Type& nlohmann_json_t) {                      \
-    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                   \
-  }                                                                                            \
-  template <class BasicJson>                                                                   \
-  void from_json(const BasicJson& nlohmann_json_j, Type& nlohmann_json_t) {                    \
-    const Type nlohmann_json_default_obj{};                                                    \
-    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))    \
+#define GPUBENCH_JSON_FIELDS(Type, ...)                                                     \
+  template <class BasicJson>                                                                \
+  void to_json(BasicJson& nlohmann_json_j, const Type& nlohmann_json_t) {                   \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                \
+  }                                                                                         \
+  template <class BasicJson>                                                                \
+  void from_json(const BasicJson& nlohmann_json_j, Type& nlohmann_json_t) {                 \
+    const Type nlohmann_json_default_obj{};                                                 \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__)) \
   }

@@ -16,8 +16,8 @@ namespace gpubench {
 // How the harness times one benchmark.
 struct run_settings {
   int repetitions = 10;
-  int warmup_iterations = 2;  // run before timing; never counted
-  double min_time_s = 0.2;    // per repetition, when iterations is not fixed
+  int warmup_iterations = 2;               // run before timing; never counted
+  double min_time_s = 0.2;                 // per repetition, when iterations is not fixed
   std::optional<std::int64_t> iterations;  // a fixed count per repetition (ranks must agree)
 };
 

@@ -83,12 +83,11 @@ std::unique_ptr<nvml_session> nvml_session::open(std::string& why_not) {
     return nullptr;
   }
   auto fns = std::make_unique<functions>();
-  const bool required = bind(library, "nvmlInit_v2", fns->init) &&
-                        bind(library, "nvmlShutdown", fns->shutdown) &&
-                        bind(library, "nvmlErrorString", fns->error_string) &&
-                        bind(library, "nvmlDeviceGetCount_v2", fns->device_get_count) &&
-                        bind(library, "nvmlDeviceGetHandleByIndex_v2",
-                             fns->device_get_handle_by_index);
+  const bool required =
+      bind(library, "nvmlInit_v2", fns->init) && bind(library, "nvmlShutdown", fns->shutdown) &&
+      bind(library, "nvmlErrorString", fns->error_string) &&
+      bind(library, "nvmlDeviceGetCount_v2", fns->device_get_count) &&
+      bind(library, "nvmlDeviceGetHandleByIndex_v2", fns->device_get_handle_by_index);
   if (!required) {
     why_not = "NVML library lacks nvmlInit_v2 or another required symbol (driver too old?)";
     dlclose(library);
