@@ -4,7 +4,9 @@ namespace gpubench::kernels {
 
 namespace {
 // One thread, one store: as close to an empty kernel as a kernel whose runs can be counted.
-__global__ void counter_kernel(unsigned long long* counter) { *counter += 1; }
+__global__ void counter_kernel(unsigned long long* counter) {
+  *counter += 1;
+}
 }  // namespace
 
 void enqueue_counter_kernel(unsigned long long* counter, cudaStream_t stream) {

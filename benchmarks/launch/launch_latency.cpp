@@ -105,8 +105,8 @@ benchmark_definition launch_latency_definition() {
   benchmark_definition def("gpu.launch_latency");
   def.set_description("Kernel launch overhead: stream launches, launch+sync round trip, CUDA graph")
       .add_axis(gpu_axis())
-      .add_axis("mode", axis_kind::string, {"stream", "sync", "graph"},
-                "launch path: stream (back to back), sync (wait after each), graph")
+      .add_choice_axis("mode", {"stream", "sync", "graph"},
+                       "launch path: stream (back to back), sync (wait after each), graph")
       .add_axis("batch", axis_kind::integer, {std::int64_t{1000}}, "launches per timed iteration")
       .add_metric("us", metric_kind::us_per_item)
       .set_timing(timing::host_wall)

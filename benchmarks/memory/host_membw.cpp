@@ -210,7 +210,7 @@ std::vector<axis_value> default_array_bytes(const context& ctx) {
 benchmark_definition host_membw_definition() {
   benchmark_definition def("host.membw");
   def.set_description("Host memory bandwidth: STREAM copy/scale/add/triad on every core")
-      .add_axis("kernel", axis_kind::string, {"copy", "scale", "add", "triad"}, "STREAM kernel")
+      .add_choice_axis("kernel", {"copy", "scale", "add", "triad"}, "STREAM kernel")
       .add_axis(axis{"threads", axis_kind::integer, "worker threads, one per physical core",
                      [](const context& ctx) {
                        return std::vector<axis_value>{std::int64_t{ctx.host_cores()}};

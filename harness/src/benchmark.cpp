@@ -126,6 +126,24 @@ benchmark_definition& benchmark_definition::add_axis(std::string name, axis_kind
                        [values = std::move(values)](const context&) { return values; }});
 }
 
+benchmark_definition& benchmark_definition::add_choice_axis(std::string name,
+                                                            std::vector<std::string> choices,
+                                                            std::string description) {
+  std::vector<axis_value> values(choices.begin(), choices.end());
+  auto check = [choices](const axis_value& value) {
+    const auto* text = std::get_if<std::string>(&value);
+    if (text == nullptr || std::find(choices.begin(), choices.end(), *text) == choices.end()) {
+      std::string known;
+      for (const auto& c : choices) known += (known.empty() ? "" : ", ") + c;
+      throw std::invalid_argument("expected one of " + known + ", got '" +
+                                  (text ? *text : std::string("a number")) + "'");
+    }
+  };
+  return add_axis(axis{std::move(name), axis_kind::string, std::move(description),
+                       [values = std::move(values)](const context&) { return values; },
+                       std::move(check)});
+}
+
 benchmark_definition& benchmark_definition::add_metric(std::string name, metric_kind kind) {
   metrics_.push_back(metric_spec{std::move(name), kind});
   return *this;

@@ -66,17 +66,29 @@ void read_settings(const json_reader& reader, std::optional<int>& repetitions,
   if (auto v = reader.find_int("iterations", 1, max_iterations)) iterations = *v;
 }
 
+// Runs the axis's own check on a value given by the user.
+axis_value checked(const axis& a, axis_value value, const std::string& where) {
+  if (a.check) {
+    try {
+      a.check(value);
+    } catch (const std::invalid_argument& e) {
+      throw input_error(where + ": " + e.what());
+    }
+  }
+  return value;
+}
+
 // Converts a suite or command-line value to the axis's kind.
 axis_value coerce(const axis& a, const axis_value& value, const std::string& where) {
   if (const auto* text = std::get_if<std::string>(&value)) {
-    return parse_axis_value(a.kind, *text, where);
+    return checked(a, parse_axis_value(a.kind, *text, where), where);
   }
   const auto number = std::get<std::int64_t>(value);
   if (a.kind == axis_kind::string) {
     throw input_error(where + ": expected a string value for axis '" + a.name + "', got " +
                       std::to_string(number));
   }
-  return parse_axis_value(a.kind, std::to_string(number), where);
+  return checked(a, parse_axis_value(a.kind, std::to_string(number), where), where);
 }
 }  // namespace
 
@@ -301,7 +313,8 @@ std::vector<planned_benchmark> make_plan(const suite& s, const plan_request& req
   // An axis named in a suite entry must exist in some benchmark the entry matches.
   for (std::size_t i = 0; i < s.entries.size(); ++i) {
     for (const auto& axis_entry : s.entries[i].axes) {
-      const std::string& name = axis_entry.first;  // not a structured binding: clang 14 cannot capture those
+      const std::string& name =
+          axis_entry.first;  // not a structured binding: clang 14 cannot capture those
       const bool has_axis = std::any_of(all.begin(), all.end(), [&](const auto* def) {
         return id_matches(s.entries[i].pattern, def->id()) && def->find_axis(name) != nullptr;
       });
@@ -339,16 +352,11 @@ std::vector<planned_benchmark> make_plan(const suite& s, const plan_request& req
       if (e.min_time_s) planned.settings.min_time_s = *e.min_time_s;
       if (e.iterations) planned.settings.iterations = e.iterations;
     }
-    planned.skip_reason = def->unsupported_reason(ctx);
-    if (planned.skip_reason) {
-      plan.push_back(std::move(planned));
-      continue;
-    }
-
-    // Axis values: defaults < suite entries (in file order) < command line.
-    std::vector<std::pair<const axis*, std::vector<axis_value>>> sweep;
-    for (const axis& a : def->axes()) {
-      std::vector<axis_value> values = a.defaults ? a.defaults(ctx) : std::vector<axis_value>{};
+    // Values the user gave (suite entries in file order, then the command line), checked even
+    // when the benchmark cannot run here, so a typo never waits for a GPU machine to show.
+    std::vector<std::optional<std::vector<axis_value>>> given(def->axes().size());
+    for (std::size_t x = 0; x < def->axes().size(); ++x) {
+      const axis& a = def->axes()[x];
       for (std::size_t i : entries) {
         const auto found = s.entries[i].axes.find(a.name);
         if (found == s.entries[i].axes.end()) {
@@ -356,21 +364,34 @@ std::vector<planned_benchmark> make_plan(const suite& s, const plan_request& req
         }
         const std::string where =
             file + ": " + json_path(json_path(json_path("/benchmarks", i), "axes"), a.name);
-        values.clear();
+        given[x].emplace();
         for (const auto& value : found->second) {
-          values.push_back(coerce(a, value, where));
+          given[x]->push_back(coerce(a, value, where));
         }
       }
       for (const auto& override_ : request.axis_overrides) {
         if (override_.axis != a.name || !id_matches(override_.pattern, def->id())) {
           continue;
         }
-        values.clear();
+        const std::string where = "--axis " + override_.pattern + ":" + override_.axis;
+        given[x].emplace();
         for (const auto& text : override_.values) {
-          values.push_back(
-              parse_axis_value(a.kind, text, "--axis " + override_.pattern + ":" + override_.axis));
+          given[x]->push_back(checked(a, parse_axis_value(a.kind, text, where), where));
         }
       }
+    }
+    planned.skip_reason = def->unsupported_reason(ctx);
+    if (planned.skip_reason) {
+      plan.push_back(std::move(planned));
+      continue;
+    }
+
+    // Axis values: the benchmark's defaults unless the user gave some.
+    std::vector<std::pair<const axis*, std::vector<axis_value>>> sweep;
+    for (std::size_t x = 0; x < def->axes().size(); ++x) {
+      const axis& a = def->axes()[x];
+      std::vector<axis_value> values =
+          given[x] ? *given[x] : (a.defaults ? a.defaults(ctx) : std::vector<axis_value>{});
       if (values.empty()) {
         planned.skip_reason = "axis '" + a.name + "' has no values on this machine";
         break;

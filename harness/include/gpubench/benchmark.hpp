@@ -34,6 +34,9 @@ struct axis {
   // Values swept when neither the suite nor the command line sets the axis. A function of the
   // context, because sensible defaults depend on the machine (GPUs, cores, cache sizes).
   std::function<std::vector<axis_value>(const context&)> defaults;
+  // Optional: throws std::invalid_argument for a value the benchmark cannot take, so a bad
+  // suite or --axis value is refused before anything runs (even where the benchmark is skipped).
+  std::function<void(const axis_value&)> check{};
 };
 
 // One point of a benchmark's parameter space: an ordered name -> value list.
@@ -136,6 +139,10 @@ class benchmark_definition {
   // An axis with fixed default values.
   benchmark_definition& add_axis(std::string name, axis_kind kind, std::vector<axis_value> values,
                                  std::string description = {});
+  // A string axis that takes one of `choices`; all of them by default. Other values are refused
+  // before the run.
+  benchmark_definition& add_choice_axis(std::string name, std::vector<std::string> choices,
+                                        std::string description = {});
   benchmark_definition& add_metric(std::string name, metric_kind kind);
   benchmark_definition& set_timing(timing t);
   benchmark_definition& set_supported(support_check check);

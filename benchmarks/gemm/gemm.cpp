@@ -1,0 +1,159 @@
+// gemm: dense matrix-multiply rate per GPU through cuBLASLt, per dtype and shape. The fastest of
+// cuBLASLt's heuristic candidates is chosen on this GPU before timing (as autotuning frameworks
+// do), with a 32 MiB workspace. FLOP = 2·M·N·K per multiply. Inputs are random in [-1, 1];
+// sampled outputs are checked against a float64 reference (docs/methodology.md).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "gpubench/benchmark.hpp"
+#include "gpubench/config.hpp"
+#include "gpubench/context.hpp"
+#include "gpubench/errors.hpp"
+
+#if GPUBENCH_HAVE_CUDA
+#include "gpubench/cuda.hpp"
+#include "kernels/gemm.cuh"
+#endif
+
+namespace gpubench {
+namespace {
+
+struct gemm_shape {
+  std::int64_t m, n, k;
+};
+
+// "8192" (square) or "MxNxK".
+gemm_shape parse_shape(const std::string& text) {
+  long long m = 0;
+  long long n = 0;
+  long long k = 0;
+  char tail = 0;
+  const int fields = std::sscanf(text.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail);
+  if (fields == 1 && text.find('x') == std::string::npos) {
+    n = k = m;
+  } else if (fields != 3) {
+    throw std::invalid_argument("expected a shape N (square) or MxNxK, got '" + text + "'");
+  }
+  constexpr long long limit = 1LL << 20;
+  if (m <= 0 || n <= 0 || k <= 0 || m > limit || n > limit || k > limit) {
+    throw std::invalid_argument("expected M, N, K from 1 to 2^20, got '" + text + "'");
+  }
+  return {m, n, k};
+}
+
+constexpr std::size_t workspace_bytes = std::size_t{32} << 20;
+constexpr int autotune_candidates = 8;
+constexpr int check_samples = 256;
+
+#if GPUBENCH_HAVE_CUDA
+class gemm_benchmark final : public instance {
+ public:
+  gemm_benchmark(const context& ctx, const axis_values& values)
+      : device_(static_cast<int>(values.get_int64("gpu"))),
+        dtype_(kernels::parse_gemm_dtype(values.get_string("dtype"))),
+        shape_(parse_shape(values.get_string("shape"))) {
+    int major = 0;
+    int minor = 0;
+    GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device_));
+    GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device_));
+    const int needed = kernels::gemm_min_compute_capability(dtype_);
+    if (major * 10 + minor < needed) {
+      throw skip_case(std::string(kernels::gemm_dtype_name(dtype_)) + " needs compute capability " +
+                      std::to_string(needed / 10) + "." + std::to_string(needed % 10) + "; GPU " +
+                      std::to_string(device_) + " has " + std::to_string(major) + "." +
+                      std::to_string(minor));
+    }
+    (void)ctx;
+    GPUBENCH_CUDA_CHECK(cudaSetDevice(device_));
+    stream_ = std::make_unique<cuda::stream>();
+    gemm_ = std::make_unique<kernels::lt_gemm>(device_, dtype_, shape_.m, shape_.n, shape_.k,
+                                               workspace_bytes, 0x6e6du);
+    const double seconds = gemm_->autotune(autotune_candidates, stream_->get());
+    // Several multiplies per timed iteration for small shapes, so events time >= ~2 ms.
+    multiplies_ = static_cast<int>(std::clamp(std::ceil(2e-3 / seconds), 1.0, 1000.0));
+  }
+
+  [[nodiscard]] work work_per_iteration() const override {
+    return work{.flops = gemm_->flops() * multiplies_};
+  }
+
+  std::optional<double> run_iteration() override {
+    GPUBENCH_CUDA_CHECK(cudaSetDevice(device_));
+    GPUBENCH_CUDA_CHECK(cudaEventRecord(start_.get(), stream_->get()));
+    for (int i = 0; i < multiplies_; ++i) gemm_->enqueue(stream_->get());
+    GPUBENCH_CUDA_CHECK(cudaEventRecord(stop_.get(), stream_->get()));
+    return cuda::elapsed_seconds(start_, stop_);
+  }
+
+  [[nodiscard]] verification verify() override {
+    const kernels::gemm_check c = gemm_->check(check_samples, stream_->get());
+    verification v;
+    v.passed = c.wrong == 0;
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "%d sampled outputs against a float64 reference: %d outside tolerance %.0e "
+                  "(worst error %.2e, relative to sqrt(sum (a_k b_k)^2))",
+                  c.samples, c.wrong, c.tolerance, c.worst_error);
+    v.detail = text;
+    return v;
+  }
+
+  [[nodiscard]] json info() const override {
+    return json{{"m", shape_.m},
+                {"n", shape_.n},
+                {"k", shape_.k},
+                {"types", kernels::gemm_dtype_description(dtype_)},
+                {"layout", "TN: A stored KxM, B KxN, D MxN, column-major"},
+                {"library", "cuBLASLt"},
+                {"workspace_bytes", workspace_bytes},
+                {"algorithms_tried", gemm_->algorithms_tried()},
+                {"multiplies_per_iteration", multiplies_},
+                {"flop_per_multiply", "2*M*N*K"}};
+  }
+
+ private:
+  int device_;
+  kernels::gemm_dtype dtype_;
+  gemm_shape shape_;
+  std::unique_ptr<cuda::stream> stream_;
+  std::unique_ptr<kernels::lt_gemm> gemm_;
+  cuda::event start_;
+  cuda::event stop_;
+  int multiplies_ = 1;
+};
+#endif
+
+std::vector<axis_value> square_shapes() {
+  std::vector<axis_value> shapes;
+  for (int n = 1024; n <= 16384; n *= 2) {
+    shapes.emplace_back(std::to_string(n) + "x" + std::to_string(n) + "x" + std::to_string(n));
+  }
+  return shapes;
+}
+
+benchmark_definition gemm_definition() {
+  benchmark_definition def("gemm");
+  def.set_description("Matrix-multiply rate per GPU (cuBLASLt): fp16, bf16, tf32, fp32, fp8")
+      .add_axis(gpu_axis())
+      .add_choice_axis("dtype", {"fp16", "bf16", "tf32", "fp32", "fp8"},
+                       "input/math type (fp8 needs compute capability 8.9+)")
+      .add_axis(axis{"shape", axis_kind::string, "MxNxK, or N for a square multiply",
+                     [](const context&) { return square_shapes(); },
+                     [](const axis_value& v) { (void)parse_shape(std::get<std::string>(v)); }})
+      .add_metric("TFLOPs", metric_kind::compute_TFLOPs)
+      .set_timing(timing::manual)
+      .set_supported(cuda_gpu_unavailable_reason);
+#if GPUBENCH_HAVE_CUDA
+  def.set_instance<gemm_benchmark>();
+#else
+  def.set_factory(unavailable_factory("built without CUDA"));
+#endif
+  return def;
+}
+
+GPUBENCH_REGISTER(gemm_definition());
+
+}  // namespace
+}  // namespace gpubench

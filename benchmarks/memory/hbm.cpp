@@ -1,0 +1,185 @@
+// hbm.copy, hbm.scale, hbm.add, hbm.triad, hbm.read, hbm.write: device-memory bandwidth with
+// BabelStream's kernels, 16-byte vector accesses, a grid-stride grid of one full wave of blocks.
+// Bytes counted: arrays read + arrays written (docs/methodology.md).
+#include <stdexcept>
+#include <string_view>
+
+#include "gpubench/benchmark.hpp"
+#include "gpubench/config.hpp"
+#include "gpubench/context.hpp"
+
+#if GPUBENCH_HAVE_CUDA
+#include "gpubench/cuda.hpp"
+#include "kernels/stream.cuh"
+#endif
+
+namespace gpubench {
+namespace {
+
+// BabelStream's table: arrays each op reads and writes per element.
+struct hbm_op {
+  std::string_view id;
+  std::string_view what;
+  int arrays_read;
+  int arrays_written;
+};
+constexpr hbm_op hbm_ops[] = {
+    {"hbm.copy", "c = a", 1, 1},
+    {"hbm.scale", "b = s*c", 1, 1},
+    {"hbm.add", "c = a + b", 2, 1},
+    {"hbm.triad", "a = b + s*c", 2, 1},
+    {"hbm.read", "sum(a), read only", 1, 0},
+    {"hbm.write", "c = constant, write only", 0, 1},
+};
+
+#if GPUBENCH_HAVE_CUDA
+kernels::stream_op to_kernel_op(std::string_view id) {
+  if (id == "hbm.copy") return kernels::stream_op::copy;
+  if (id == "hbm.scale") return kernels::stream_op::scale;
+  if (id == "hbm.add") return kernels::stream_op::add;
+  if (id == "hbm.triad") return kernels::stream_op::triad;
+  if (id == "hbm.read") return kernels::stream_op::read;
+  return kernels::stream_op::write;
+}
+
+class hbm_benchmark final : public instance {
+ public:
+  hbm_benchmark(const hbm_op& op, const context& ctx, const axis_values& values)
+      : op_(op),
+        kernel_op_(to_kernel_op(op.id)),
+        device_(static_cast<int>(values.get_int64("gpu"))),
+        array_bytes_(static_cast<std::size_t>(values.get_int64("array_bytes")) / 16 * 16) {
+    GPUBENCH_CUDA_CHECK(cudaSetDevice(device_));
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    GPUBENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (3 * array_bytes_ > free_bytes / 10 * 9) {
+      throw std::invalid_argument(std::string(op.id) + ": 3 arrays of " +
+                                  std::to_string(array_bytes_) + " bytes do not fit in the " +
+                                  std::to_string(free_bytes) + " bytes free on GPU " +
+                                  std::to_string(device_));
+    }
+    int sms = 0;
+    int threads_per_sm = 0;
+    GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
+    GPUBENCH_CUDA_CHECK(
+        cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device_));
+    // One full wave: every SM holds as many blocks as its thread limit allows.
+    blocks_ = sms * std::max(1, threads_per_sm / kernels::stream_block_size);
+    (void)ctx;
+
+    a_ = cuda::device_buffer(array_bytes_);
+    b_ = cuda::device_buffer(array_bytes_);
+    c_ = cuda::device_buffer(array_bytes_);
+    partial_ = cuda::device_buffer(sizeof(double) * static_cast<std::size_t>(blocks_));
+    wrong_ = cuda::device_buffer(sizeof(unsigned long long));
+    arrays_ = {a_.as<double>(), b_.as<double>(), c_.as<double>(), partial_.as<double>(),
+               array_bytes_ / sizeof(double)};
+    kernels::enqueue_stream_init(arrays_, blocks_, stream_.get());
+    GPUBENCH_CUDA_CHECK(cudaGetLastError());
+    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+  }
+
+  [[nodiscard]] work work_per_iteration() const override {
+    const auto bytes = static_cast<double>(array_bytes_);
+    return work{.bytes_read = op_.arrays_read * bytes, .bytes_written = op_.arrays_written * bytes};
+  }
+
+  std::optional<double> run_iteration() override {
+    GPUBENCH_CUDA_CHECK(cudaSetDevice(device_));
+    GPUBENCH_CUDA_CHECK(cudaEventRecord(start_.get(), stream_.get()));
+    kernels::enqueue_stream_op(kernel_op_, arrays_, blocks_, stream_.get());
+    GPUBENCH_CUDA_CHECK(cudaGetLastError());
+    GPUBENCH_CUDA_CHECK(cudaEventRecord(stop_.get(), stream_.get()));
+    return cuda::elapsed_seconds(start_, stop_);
+  }
+
+  [[nodiscard]] verification verify() override {
+    GPUBENCH_CUDA_CHECK(cudaSetDevice(device_));
+    GPUBENCH_CUDA_CHECK(cudaMemsetAsync(wrong_.get(), 0, wrong_.size(), stream_.get()));
+    kernels::enqueue_stream_check(kernel_op_, arrays_, wrong_.as<unsigned long long>(), blocks_,
+                                  stream_.get());
+    GPUBENCH_CUDA_CHECK(cudaGetLastError());
+    unsigned long long wrong = 0;
+    GPUBENCH_CUDA_CHECK(
+        cudaMemcpyAsync(&wrong, wrong_.get(), sizeof wrong, cudaMemcpyDeviceToHost, stream_.get()));
+    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    verification v;
+    v.passed = wrong == 0;
+    v.detail = "checked all " + std::to_string(3 * arrays_.elements) +
+               " elements of a, b, c on the GPU: " + std::to_string(wrong) + " wrong";
+    if (kernel_op_ == kernels::stream_op::read) {
+      // The partial sums of the last pass must add up to exactly elements x init_a.
+      std::vector<double> partial(static_cast<std::size_t>(blocks_));
+      GPUBENCH_CUDA_CHECK(
+          cudaMemcpy(partial.data(), partial_.get(), partial_.size(), cudaMemcpyDeviceToHost));
+      double sum = 0;
+      for (double p : partial) sum += p;
+      const double expected = static_cast<double>(arrays_.elements) * kernels::stream_init_a;
+      v.passed = v.passed && sum == expected;
+      v.detail +=
+          "; sum of a " + std::to_string(sum) + " (expected " + std::to_string(expected) + ")";
+    }
+    return v;
+  }
+
+  [[nodiscard]] json info() const override {
+    return json{{"array_bytes", array_bytes_},
+                {"operation", op_.what},
+                {"blocks", blocks_},
+                {"threads_per_block", kernels::stream_block_size},
+                {"access", "double2 (16-byte) loads and stores, grid-stride"},
+                {"bytes_counted", "arrays read + arrays written (BabelStream)"}};
+  }
+
+ private:
+  const hbm_op& op_;
+  kernels::stream_op kernel_op_;
+  int device_;
+  std::size_t array_bytes_;
+  int blocks_ = 0;
+  cuda::stream stream_;
+  cuda::event start_;
+  cuda::event stop_;
+  cuda::device_buffer a_, b_, c_, partial_, wrong_;
+  kernels::stream_arrays arrays_{};
+};
+#endif
+
+// At least 4x the largest L2 among the GPUs, and 1 GiB by default.
+std::vector<axis_value> default_array_bytes(const context& ctx) {
+  std::uint64_t bytes = std::uint64_t{1} << 30;
+  for (const auto& gpu : ctx.system().gpus) {
+    bytes = std::max<std::uint64_t>(bytes, 4 * gpu.l2_bytes.value_or(0));
+  }
+  return {static_cast<std::int64_t>(bytes)};
+}
+
+benchmark_definition hbm_definition(const hbm_op& op) {
+  benchmark_definition def{std::string(op.id)};
+  def.set_description("GPU memory bandwidth: " + std::string(op.what))
+      .add_axis(gpu_axis())
+      .add_axis(axis{"array_bytes", axis_kind::bytes, "bytes per array (3 arrays, >= 4x L2)",
+                     default_array_bytes})
+      .add_metric("GBps", metric_kind::bandwidth_GBps)
+      .set_timing(timing::manual)
+      .set_supported(cuda_gpu_unavailable_reason);
+#if GPUBENCH_HAVE_CUDA
+  def.set_factory([&op](const context& ctx, const axis_values& values) {
+    return std::make_unique<hbm_benchmark>(op, ctx, values);
+  });
+#else
+  def.set_factory(unavailable_factory("built without CUDA"));
+#endif
+  return def;
+}
+
+GPUBENCH_REGISTER(hbm_definition(hbm_ops[0]));
+GPUBENCH_REGISTER(hbm_definition(hbm_ops[1]));
+GPUBENCH_REGISTER(hbm_definition(hbm_ops[2]));
+GPUBENCH_REGISTER(hbm_definition(hbm_ops[3]));
+GPUBENCH_REGISTER(hbm_definition(hbm_ops[4]));
+GPUBENCH_REGISTER(hbm_definition(hbm_ops[5]));
+
+}  // namespace
+}  // namespace gpubench

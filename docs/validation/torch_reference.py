@@ -1,0 +1,67 @@
+"""PyTorch reference figures for docs/validation/gpu_vs_torch.sh, measured the way gpubench
+measures (CUDA events, warm-up excluded, median of repetitions), on GPU 0.
+Prints one JSON object: matmul TFLOP/s per dtype at 8192^3, copy_ GB/s (read+write counted),
+pinned H2D/D2H GB/s."""
+import json
+import statistics
+
+import torch
+
+
+def timed(fn, iterations, repetitions=10, warmup=3):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repetitions):
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(iterations):
+            fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / 1e3 / iterations)
+    return statistics.median(times)
+
+
+def matmul_tflops(dtype, n=8192, tf32=False):
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    a = torch.rand(n, n, device="cuda", dtype=dtype) * 2 - 1
+    b = torch.rand(n, n, device="cuda", dtype=dtype) * 2 - 1
+    t = timed(lambda: torch.matmul(a, b), iterations=10)
+    return 2 * n**3 / t / 1e12
+
+
+def copy_gbps(nbytes=1 << 30):
+    src = torch.ones(nbytes // 8, device="cuda", dtype=torch.float64)
+    dst = torch.empty_like(src)
+    t = timed(lambda: dst.copy_(src), iterations=10)
+    return 2 * nbytes / t / 1e9  # read + write, as hbm.copy counts
+
+
+def pcie_gbps(direction, nbytes=256 << 20):
+    host = torch.empty(nbytes, dtype=torch.uint8, pin_memory=True)
+    dev = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+    if direction == "h2d":
+        fn = lambda: dev.copy_(host, non_blocking=True)
+    else:
+        fn = lambda: host.copy_(dev, non_blocking=True)
+    t = timed(fn, iterations=8)
+    return nbytes / t / 1e9
+
+
+results = {
+    "torch": torch.__version__,
+    "cuda": torch.version.cuda,
+    "gpu": torch.cuda.get_device_name(0),
+    "matmul_8192_TFLOPs": {
+        "fp16": matmul_tflops(torch.float16),
+        "bf16": matmul_tflops(torch.bfloat16),
+        "tf32": matmul_tflops(torch.float32, tf32=True),
+        "fp32": matmul_tflops(torch.float32, tf32=False),
+    },
+    "copy_1GiB_GBps_read_plus_write": copy_gbps(),
+    "pcie_256MiB_GBps": {"h2d": pcie_gbps("h2d"), "d2h": pcie_gbps("d2h")},
+}
+print(json.dumps(results, indent=1))

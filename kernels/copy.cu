@@ -1,0 +1,152 @@
+#include <memory>
+#include <stdexcept>
+
+#include "gpubench/cuda.hpp"
+#include "kernels/copy.cuh"
+
+namespace gpubench::kernels {
+
+namespace {
+
+constexpr int pattern_blocks = 1024;
+constexpr int pattern_threads = 256;
+constexpr unsigned long long spin_timeout_ns = 10'000'000'000ULL;  // 10 s to queue the copies
+
+__global__ void fill_pattern_kernel(std::uint32_t* data, std::size_t words, std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < words;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    data[i] = pattern_word(i, seed);
+  }
+}
+
+__global__ void check_pattern_kernel(const std::uint32_t* data, std::size_t words,
+                                     std::uint32_t seed, unsigned long long* wrong) {
+  unsigned long long bad = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < words;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    bad += data[i] != pattern_word(i, seed);
+  }
+  if (bad != 0) atomicAdd(wrong, bad);
+}
+
+__global__ void sm_copy_kernel(uint4* __restrict__ dst, const uint4* __restrict__ src,
+                               std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    dst[i] = src[i];
+  }
+}
+
+__device__ unsigned long long global_timer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Holds its stream until the host sets *flag, or gives up after timeout_ns and says so.
+__global__ void spin_kernel(const volatile int* flag, volatile int* timed_out,
+                            unsigned long long timeout_ns) {
+  const unsigned long long start = global_timer_ns();
+  while (*flag == 0) {
+    if (global_timer_ns() - start > timeout_ns) {
+      *timed_out = 1;
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+void enqueue_fill_pattern(std::uint32_t* data, std::size_t words, std::uint32_t seed,
+                          cudaStream_t stream) {
+  fill_pattern_kernel<<<pattern_blocks, pattern_threads, 0, stream>>>(data, words, seed);
+}
+
+void enqueue_check_pattern(const std::uint32_t* data, std::size_t words, std::uint32_t seed,
+                           unsigned long long* wrong, cudaStream_t stream) {
+  check_pattern_kernel<<<pattern_blocks, pattern_threads, 0, stream>>>(data, words, seed, wrong);
+}
+
+void fill_pattern_host(std::uint32_t* data, std::size_t words, std::uint32_t seed) {
+  for (std::size_t i = 0; i < words; ++i) data[i] = pattern_word(i, seed);
+}
+
+std::size_t check_pattern_host(const std::uint32_t* data, std::size_t words, std::uint32_t seed) {
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < words; ++i) wrong += data[i] != pattern_word(i, seed);
+  return wrong;
+}
+
+void enqueue_sm_copy(void* dst, const void* src, std::size_t bytes, int blocks,
+                     cudaStream_t stream) {
+  sm_copy_kernel<<<blocks, 512, 0, stream>>>(static_cast<uint4*>(dst),
+                                             static_cast<const uint4*>(src), bytes / 16);
+}
+
+release_flag::release_flag() {
+  const unsigned flags = cudaHostAllocMapped | cudaHostAllocPortable;
+  GPUBENCH_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&flag_), sizeof(int), flags));
+  GPUBENCH_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&timeout_), sizeof(int), flags));
+  *flag_ = 0;
+  *timeout_ = 0;
+}
+
+release_flag::~release_flag() {
+  cudaFreeHost(flag_);
+  cudaFreeHost(timeout_);
+}
+
+// Device code reads these through mapped memory; sequentially consistent host stores make them
+// visible in order. (std::atomic_ref is C++20; device files build as C++17.)
+void release_flag::arm() {
+  __atomic_store_n(flag_, 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(timeout_, 0, __ATOMIC_SEQ_CST);
+}
+
+void release_flag::release() {
+  __atomic_store_n(flag_, 1, __ATOMIC_SEQ_CST);
+}
+
+bool release_flag::timed_out() const {
+  return __atomic_load_n(timeout_, __ATOMIC_SEQ_CST) != 0;
+}
+
+std::vector<double> time_held(std::vector<held_work>& work, release_flag& flag,
+                              const std::function<void()>& on_released) {
+  struct event_pair {
+    cuda::event start;
+    cuda::event stop;
+  };
+  std::vector<std::unique_ptr<event_pair>> events;
+  flag.arm();
+  try {
+    for (auto& w : work) {
+      GPUBENCH_CUDA_CHECK(cudaSetDevice(w.device));
+      events.push_back(std::make_unique<event_pair>());
+      spin_kernel<<<1, 1, 0, w.stream>>>(flag.device_flag(), flag.device_timeout(),
+                                         spin_timeout_ns);
+      GPUBENCH_CUDA_CHECK(cudaGetLastError());
+      GPUBENCH_CUDA_CHECK(cudaEventRecord(events.back()->start.get(), w.stream));
+      w.enqueue();
+      GPUBENCH_CUDA_CHECK(cudaGetLastError());
+      GPUBENCH_CUDA_CHECK(cudaEventRecord(events.back()->stop.get(), w.stream));
+    }
+  } catch (...) {
+    flag.release();  // never leave a spinning kernel behind
+    throw;
+  }
+  flag.release();
+  if (on_released) on_released();
+  std::vector<double> seconds;
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    GPUBENCH_CUDA_CHECK(cudaSetDevice(work[i].device));
+    seconds.push_back(cuda::elapsed_seconds(events[i]->start, events[i]->stop));
+  }
+  if (flag.timed_out()) {
+    throw std::runtime_error(
+        "a spin kernel stopped waiting before the copies were queued; the timing is not valid");
+  }
+  return seconds;
+}
+
+}  // namespace gpubench::kernels

@@ -1,0 +1,71 @@
+// Copy-engine and SM copy timing in the way nvbandwidth does it: a spin kernel holds each stream
+// while the timed copies are queued, so the copies run back to back once released and the host's
+// enqueue cost is not timed. Also the SM copy kernel and the data pattern used to check copies.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+namespace gpubench::kernels {
+
+// The 32-bit word at `index` of the test pattern for `seed` (host and device agree).
+__host__ __device__ inline std::uint32_t pattern_word(std::uint64_t index, std::uint32_t seed) {
+  std::uint64_t x = index * 0x9E3779B97F4A7C15ULL + seed;  // splitmix64 step
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return static_cast<std::uint32_t>(x ^ (x >> 31));
+}
+
+// Device: fill words [0, words) with the pattern; count mismatches into *wrong.
+void enqueue_fill_pattern(std::uint32_t* data, std::size_t words, std::uint32_t seed,
+                          cudaStream_t stream);
+void enqueue_check_pattern(const std::uint32_t* data, std::size_t words, std::uint32_t seed,
+                           unsigned long long* wrong, cudaStream_t stream);
+// Host: the same, single-threaded.
+void fill_pattern_host(std::uint32_t* data, std::size_t words, std::uint32_t seed);
+[[nodiscard]] std::size_t check_pattern_host(const std::uint32_t* data, std::size_t words,
+                                             std::uint32_t seed);
+
+// SM copy: `blocks` x 512 threads copy 16-byte words from src to dst (either may be a peer's
+// memory). bytes must be a multiple of 16.
+void enqueue_sm_copy(void* dst, const void* src, std::size_t bytes, int blocks,
+                     cudaStream_t stream);
+
+// A flag in pinned, mapped host memory that spin kernels wait on.
+class release_flag {
+ public:
+  release_flag();
+  release_flag(const release_flag&) = delete;
+  release_flag& operator=(const release_flag&) = delete;
+  ~release_flag();
+  void arm();                            // set to 0: spin kernels launched now will wait
+  void release();                        // set to 1: every waiting spin kernel ends
+  [[nodiscard]] bool timed_out() const;  // whether a spin kernel gave up waiting
+  [[nodiscard]] int* device_flag() const { return flag_; }
+  [[nodiscard]] int* device_timeout() const { return timeout_; }
+
+ private:
+  int* flag_ = nullptr;  // pinned, mapped, portable: the same address on every GPU (UVA)
+  int* timeout_ = nullptr;
+};
+
+// Work to time on one stream: `enqueue` queues it (the stream's device is current).
+struct held_work {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  std::function<void()> enqueue;
+};
+
+// Launches a spin kernel on every stream, records a start event, queues each stream's work,
+// records a stop event, then releases all streams at once. Returns each stream's seconds between
+// its events. Throws api_error on a CUDA failure, and std::runtime_error if a spin kernel gave up
+// before the work was queued (the timing would include the host's queueing).
+// `on_released` runs right after the release, while the work is in flight (to sample NVML).
+std::vector<double> time_held(std::vector<held_work>& work, release_flag& flag,
+                              const std::function<void()>& on_released = {});
+
+}  // namespace gpubench::kernels
