@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option(
       "--out", run.out,
       "results folder (new or empty); default: a new folder under gpubench-results/");
-  run_cmd->add_option("--scratch", run.scratch, "folder for storage benchmarks' test files");
+  run_cmd->add_option("--scratch", run.scratch, "folder(s) for storage benchmarks' test files, comma-separated (one per device)");
   run_cmd->add_option("--gpus", run.gpus, "GPU indices to use, e.g. 0,1 (default: all)");
   run_cmd->add_flag("--skip-verify", run.skip_verify, "do not check the benchmarks' data");
 

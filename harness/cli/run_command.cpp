@@ -58,6 +58,36 @@ std::vector<int> parse_gpu_list(const std::string& text, const system_info& syst
   return out;
 }
 
+// --scratch DIR[,DIR...]: existing, writable folders (one per device to read at once).
+std::vector<fs::path> parse_scratch_dirs(const std::string& text) {
+  std::vector<fs::path> dirs;
+  if (text.empty()) {
+    return dirs;
+  }
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::error_code ec;
+    if (part.empty()) {
+      throw input_error("--scratch: expected folders separated by commas, got '" + text + "'");
+    }
+    if (!fs::exists(part, ec)) {
+      throw input_error("--scratch " + part + ": expected an existing folder (it does not exist)");
+    }
+    if (!fs::is_directory(part, ec)) {
+      throw input_error("--scratch " + part + ": expected a folder, got a file");
+    }
+    if (::access(part.c_str(), W_OK | X_OK) != 0) {
+      throw input_error("--scratch " + part + ": expected a folder gpubench may write to");
+    }
+    dirs.emplace_back(part);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return dirs;
+}
+
 std::string timestamp_for_folder() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm utc{};
@@ -185,6 +215,8 @@ int run_command(const run_args& args) {
     request.axis_overrides.push_back(parse_axis_override(text));
   }
 
+  std::vector<fs::path> scratch = parse_scratch_dirs(args.scratch);
+
   system_info system = discover_system();
   run_options options;
   options.gpus = parse_gpu_list(args.gpus, system);
@@ -192,7 +224,13 @@ int run_command(const run_args& args) {
   const std::string host = system.host;
   const std::string driver = system.gpu_status.driver_version;
   const fs::path out = make_output_folder(args.out, host);
-  options.scratch_dir = args.scratch.empty() ? out / "scratch" : fs::path(args.scratch);
+  const bool default_scratch = scratch.empty();
+  if (default_scratch) {
+    // Inside the results folder; removed at the end if the benchmarks left it empty.
+    scratch.push_back(out / "scratch");
+    fs::create_directories(scratch.back());
+  }
+  options.scratch_dirs = scratch;
   const context ctx(std::move(system), options);
   const std::vector<planned_benchmark> plan = make_plan(s, request, registry::global(), ctx);
 
@@ -219,6 +257,10 @@ int run_command(const run_args& args) {
             << results_path.string() << "\n";
   const run_outcome outcome = run_plan(plan, ctx, doc, results_path, make_progress());
 
+  if (default_scratch) {
+    std::error_code ec;
+    fs::remove(scratch.front(), ec);  // only if empty
+  }
   reports::print_summary(std::cout, doc);
   std::cout << "\n"
             << outcome.ok << " ok, " << outcome.failed << " failed, " << outcome.skipped

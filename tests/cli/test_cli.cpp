@@ -55,6 +55,7 @@ TEST_CASE("run --suite quick writes a results file with host.membw measured", "[
   const bool has_gpu = !doc["system"]["gpus"].empty();
   int membw_ok = 0;
   std::set<std::string> gpu_ids;
+  std::set<std::string> host_ids;
   for (const auto& res : doc["results"]) {
     const std::string id = res["id"];
     if (id == "host.membw") {
@@ -64,6 +65,12 @@ TEST_CASE("run --suite quick writes a results file with host.membw measured", "[
       CHECK(res["metrics"]["GBps"]["n"] == 5);
       CHECK(res["axes"].contains("kernel"));
       ++membw_ok;
+    } else if (id.rfind("nvme.", 0) == 0 || id == "cpu.augment") {
+      host_ids.insert(id);
+      // Host benchmarks run here, unless the results folder (the default scratch) is on tmpfs.
+      INFO(res.dump());
+      CHECK((res["status"] == "ok" ||
+             (res["status"] == "skipped" && res["reason"].get<std::string>().find("tmpfs") != std::string::npos)));
     } else {
       gpu_ids.insert(id);
       if (!has_gpu) {
@@ -75,6 +82,7 @@ TEST_CASE("run --suite quick writes a results file with host.membw measured", "[
     }
   }
   CHECK(membw_ok == 2);  // copy and triad in the quick suite
+  CHECK(host_ids == std::set<std::string>{"nvme.seq_read", "nvme.rand_read", "cpu.augment"});
   // Every GPU benchmark of the quick suite reports, skipped or not.
   for (const char* id :
        {"gemm", "gpu.launch_latency", "hbm.copy", "hbm.triad", "hbm.read", "hbm.write", "pcie.h2d",
@@ -276,4 +284,87 @@ TEST_CASE("axis values a benchmark cannot take are refused before the run", "[cl
                        "--axis gemm:shape: expected a shape N (square) or MxNxK, got '12x34'");
   check_one_line_error(run_gpubench({"run", "--axis", "gemm:dtype=fp4"}), "got 'fp4'");
   check_one_line_error(run_gpubench({"run", "--axis", "p2p.copy:pair=1>1"}), "SRC>DST");
+}
+
+TEST_CASE("bad --scratch values give exit 2 and one clear line", "[cli]") {
+  temp_dir dir;
+  check_one_line_error(run_gpubench({"run", "--only", "nvme.seq_read", "--scratch", (dir.path / "absent").string()}),
+                       "expected an existing folder");
+  write_file(dir.path / "a-file", "x");
+  check_one_line_error(run_gpubench({"run", "--only", "nvme.seq_read", "--scratch", (dir.path / "a-file").string()}),
+                       "expected a folder, got a file");
+  check_one_line_error(run_gpubench({"run", "--only", "nvme.seq_read", "--scratch", ","}), "--scratch");
+  // Nothing was created for a run that never started.
+  CHECK_FALSE(fs::exists(dir.path / "gpubench-results"));
+}
+
+TEST_CASE("storage benchmarks on tmpfs are skipped with the reason", "[cli]") {
+  if (!fs::exists("/dev/shm")) return;
+  temp_dir dir;
+  const auto r = run_gpubench({"run", "--only", "nvme.*", "--scratch", "/dev/shm", "--out",
+                               (dir.path / "o").string()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
+  REQUIRE(doc["results"].size() == 2);
+  for (const auto& res : doc["results"]) {
+    CHECK(res["status"] == "skipped");
+    CHECK_THAT(res["reason"].get<std::string>(), Catch::Contains("tmpfs"));
+  }
+}
+
+TEST_CASE("storage and CPU benchmarks measure, verify and clean up", "[cli]") {
+  temp_dir dir;
+  const fs::path scratch = fs::current_path() / ("scratch-" + std::to_string(getpid()));
+  fs::create_directories(scratch);
+  const auto r = run_gpubench({"run", "--suite", "quick", "--only", "nvme.*,cpu.augment", "--scratch",
+                               scratch.string(), "--axis", "nvme.*:file_bytes=256MiB", "--axis",
+                               "cpu.augment:threads=1", "--out", (dir.path / "o").string()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
+  std::set<std::string> ids;
+  for (const auto& res : doc["results"]) {
+    const std::string id = res["id"];
+    ids.insert(id);
+    INFO(id << " " << res.dump());
+    CHECK(res["status"] == "ok");
+    CHECK(res["verified"] == true);
+    if (id.rfind("nvme.", 0) == 0) {
+      CHECK(res["metrics"]["GBps"]["median"].get<double>() > 0);
+      CHECK(res["metrics"]["iops"]["median"].get<double>() > 0);
+      CHECK(res["info"]["o_direct"] == true);
+      CHECK_FALSE(res["info"]["storage"][0]["filesystem"].get<std::string>().empty());
+    } else {
+      CHECK(res["metrics"]["samples_per_s"]["median"].get<double>() > 1);
+      CHECK(res["metrics"].contains("samples_per_s_per_core"));
+      CHECK(res["metrics"].contains("jpeg_MBps"));
+      CHECK(res["info"]["mean_jpeg_bytes"].get<double>() > 60000);
+    }
+  }
+  CHECK(ids == std::set<std::string>{"nvme.seq_read", "nvme.rand_read", "cpu.augment"});
+  // The test files are gone; the folder the user named is left as it was.
+  CHECK(fs::is_empty(scratch));
+  fs::remove(scratch);
+}
+
+TEST_CASE("SIGINT while a storage benchmark runs removes its test file", "[cli]") {
+  temp_dir dir;
+  const fs::path scratch = fs::current_path() / ("scratch-int-" + std::to_string(getpid()));
+  fs::create_directories(scratch);
+  const pid_t pid = start_gpubench({"run", "--only", "nvme.seq_read", "--scratch", scratch.string(), "--axis",
+                                    "nvme.seq_read:file_bytes=2GiB", "--out", (dir.path / "o").string()},
+                                   dir.path);
+  bool file_seen = false;
+  for (int i = 0; i < 600 && !file_seen; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    file_seen = !fs::is_empty(scratch);
+  }
+  REQUIRE(file_seen);
+  kill(pid, SIGINT);
+  CHECK(wait_for(pid) == 3);
+  CHECK(fs::is_empty(scratch));
+  fs::remove(scratch);
+  const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
+  CHECK(doc["meta"]["interrupted"] == true);
 }

@@ -13,7 +13,7 @@ namespace gpubench {
 
 struct run_options {
   std::vector<int> gpus;              // GPU indices to use; empty means every GPU
-  std::filesystem::path scratch_dir;  // where storage benchmarks may create files
+  std::vector<std::filesystem::path> scratch_dirs;  // where storage benchmarks may create files
   bool verify = true;                 // check every benchmark's data after timing it
 };
 

@@ -36,5 +36,7 @@ run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& 
 void install_interrupt_handlers();
 [[nodiscard]] bool interrupt_requested() noexcept;
 void request_interrupt() noexcept;
+// Clears the flag (tests, and nothing else, need this).
+void clear_interrupt() noexcept;
 
 }  // namespace gpubench

@@ -1,0 +1,64 @@
+// The image pipeline of a typical PyTorch/torchvision training loader, in C++:
+// JPEG decode -> RandomResizedCrop(224, scale 0.08-1, ratio 3/4-4/3, bilinear with antialias as
+// PIL resizes) -> RandomHorizontalFlip -> ToTensor + Normalize(ImageNet mean/std), float32 CHW.
+// Also the deterministic JPEG corpus it runs on. Used by cpu.augment and its tests.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace gpubench::augment {
+
+struct rgb_image {
+  int width = 0;
+  int height = 0;
+  std::vector<std::uint8_t> pixels;  // HWC, 3 bytes per pixel
+};
+
+struct crop_box {
+  int top = 0;
+  int left = 0;
+  int height = 0;
+  int width = 0;
+};
+
+// torchvision's RandomResizedCrop.get_params: up to 10 tries of a random area fraction in
+// [0.08, 1] and log-uniform aspect ratio in [3/4, 4/3], else the centre crop.
+[[nodiscard]] crop_box random_resized_crop_params(int width, int height, std::mt19937_64& rng);
+
+// PIL's antialiased bilinear resize (ImagingResample, 8-bit fixed point, horizontal pass then
+// vertical pass) of the `box` region of `src` to out_width x out_height.
+[[nodiscard]] rgb_image resize_bilinear_antialias(const rgb_image& src, const crop_box& box,
+                                                  int out_width, int out_height);
+
+void flip_horizontal(rgb_image& image);
+
+// ToTensor + Normalize: out[c][y][x] = (pixel / 255 - mean[c]) / std[c], CHW float32.
+void normalize_to_chw(const rgb_image& image, float* out);
+inline constexpr float imagenet_mean[3] = {0.485f, 0.456f, 0.406f};
+inline constexpr float imagenet_std[3] = {0.229f, 0.224f, 0.225f};
+
+// A deterministic, natural-image-like picture (1/f value noise in correlated colour, plus grain):
+// encodes to ImageNet-like JPEG sizes (~110 KB at 500x375, quality 90).
+[[nodiscard]] rgb_image synthetic_photo(int width, int height, std::uint32_t index);
+
+// JPEG encode/decode with libturbojpeg (4:2:0, accurate DCT as libjpeg's default). Throws on a
+// libturbojpeg error.
+[[nodiscard]] std::vector<std::uint8_t> encode_jpeg(const rgb_image& image, int quality);
+
+class jpeg_decoder {
+ public:
+  jpeg_decoder();
+  jpeg_decoder(const jpeg_decoder&) = delete;
+  jpeg_decoder& operator=(const jpeg_decoder&) = delete;
+  ~jpeg_decoder();
+  // Decodes into `out` (reusing its storage).
+  void decode(const std::vector<std::uint8_t>& jpeg, rgb_image& out);
+
+ private:
+  void* handle_;
+};
+
+}  // namespace gpubench::augment

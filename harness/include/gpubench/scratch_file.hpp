@@ -1,0 +1,49 @@
+// Test files that gpubench creates for storage benchmarks. Created exclusively (O_EXCL, no
+// following of links) under a folder the user named; removed when the object goes away, on error
+// and on interrupt. A file gpubench did not create is never opened for writing or removed.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace gpubench {
+
+// The 64-bit word at byte `offset` (a multiple of 8) of a scratch file filled with `seed`:
+// pseudo-random, so devices that compress or deduplicate cannot shortcut the reads, and every
+// read can be checked against it.
+[[nodiscard]] std::uint64_t scratch_word(std::uint64_t offset, std::uint64_t seed) noexcept;
+
+class scratch_file {
+ public:
+  // Creates gpubench-scratch-<pid>-<n>.dat in `dir` and writes `bytes` (a multiple of 4096) of
+  // the pattern. Throws api_error (disk full, permissions) after removing what it created, and
+  // std::runtime_error("interrupted") if SIGINT/SIGTERM arrives while it writes.
+  scratch_file(const std::filesystem::path& dir, std::uint64_t bytes, std::uint64_t seed);
+  scratch_file(const scratch_file&) = delete;
+  scratch_file& operator=(const scratch_file&) = delete;
+  ~scratch_file();
+
+  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+  [[nodiscard]] std::uint64_t size() const noexcept { return bytes_; }
+  [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
+
+ private:
+  std::filesystem::path path_;
+  std::uint64_t bytes_;
+  std::uint64_t seed_;
+};
+
+// What backs a folder: the block device (partition resolved to its disk), whether it is NVMe and
+// rotational, its model, the filesystem type and mount point.
+struct storage_info {
+  std::string device;  // "nvme0n1", "" when not a block device (tmpfs, network)
+  std::string model;
+  bool nvme = false;
+  bool rotational = false;
+  std::string filesystem;
+  std::string mount_point;
+};
+[[nodiscard]] storage_info describe_storage(const std::filesystem::path& dir);
+
+}  // namespace gpubench

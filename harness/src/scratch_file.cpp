@@ -1,0 +1,134 @@
+#include "gpubench/scratch_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <fstream>
+#include <stdexcept>
+#include <vector>
+
+#include "gpubench/errors.hpp"
+#include "gpubench/runner.hpp"
+
+namespace gpubench {
+
+namespace fs = std::filesystem;
+
+std::uint64_t scratch_word(std::uint64_t offset, std::uint64_t seed) noexcept {
+  std::uint64_t x = (offset / 8) * 0x9E3779B97F4A7C15ULL + seed;  // splitmix64
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+namespace {
+std::atomic<unsigned> scratch_counter{0};
+}
+
+scratch_file::scratch_file(const fs::path& dir, std::uint64_t bytes, std::uint64_t seed)
+    : bytes_(bytes), seed_(seed) {
+  if (bytes == 0 || bytes % 4096 != 0) {
+    throw std::invalid_argument("scratch_file: size must be a positive multiple of 4096");
+  }
+  int fd = -1;
+  // A fresh name; O_EXCL refuses an existing file (or a link planted under the name).
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    path_ = dir / ("gpubench-scratch-" + std::to_string(::getpid()) + "-" +
+                   std::to_string(scratch_counter.fetch_add(1)) + ".dat");
+    fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) {
+      throw_system_error("open(" + path_.string() + ", O_CREAT|O_EXCL)", errno);
+    }
+  }
+  if (fd < 0) {
+    throw std::runtime_error("scratch_file: no free file name in " + dir.string());
+  }
+  const auto fail = [&](const std::string& call, int error) {
+    ::close(fd);
+    ::unlink(path_.c_str());
+    throw_system_error(call, error);
+  };
+  constexpr std::size_t chunk = std::size_t{8} << 20;
+  std::vector<std::uint64_t> buffer(chunk / 8);
+  for (std::uint64_t offset = 0; offset < bytes; offset += chunk) {
+    if (interrupt_requested()) {
+      ::close(fd);
+      ::unlink(path_.c_str());
+      throw std::runtime_error("interrupted while writing the scratch file");
+    }
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, bytes - offset));
+    for (std::size_t i = 0; i < n / 8; ++i) buffer[i] = scratch_word(offset + 8 * i, seed);
+    std::size_t done = 0;
+    while (done < n) {
+      const ssize_t w = ::pwrite(fd, reinterpret_cast<const char*>(buffer.data()) + done, n - done,
+                                 static_cast<off_t>(offset + done));
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        fail("pwrite(" + path_.string() + ")", errno);
+      }
+      done += static_cast<std::size_t>(w);
+    }
+  }
+  if (::fsync(fd) != 0) fail("fsync(" + path_.string() + ")", errno);
+  // The data is on the device; drop it from the page cache so nothing buffered is measured.
+  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+}
+
+scratch_file::~scratch_file() { ::unlink(path_.c_str()); }
+
+storage_info describe_storage(const fs::path& dir) {
+  storage_info info;
+  // Filesystem: the longest mount point that contains the folder.
+  std::error_code ec;
+  const fs::path absolute = fs::weakly_canonical(dir, ec);
+  std::ifstream mounts("/proc/self/mounts");
+  std::string device;
+  std::string mount_point;
+  std::string type;
+  std::string rest;
+  std::size_t best = 0;
+  while (mounts >> device >> mount_point >> type && std::getline(mounts, rest)) {
+    const std::string a = absolute.string();
+    const bool contains = a == mount_point ||
+                          (a.rfind(mount_point, 0) == 0 &&
+                           (mount_point == "/" || (a.size() > mount_point.size() && a[mount_point.size()] == '/')));
+    if (contains && mount_point.size() >= best) {
+      best = mount_point.size();
+      info.filesystem = type;
+      info.mount_point = mount_point;
+    }
+  }
+  // Block device: st_dev -> /sys/dev/block/MAJ:MIN -> the disk (a partition's parent).
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    return info;
+  }
+  const fs::path sys = fs::path("/sys/dev/block") /
+                       (std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev)));
+  fs::path real = fs::canonical(sys, ec);
+  if (ec) {
+    return info;
+  }
+  if (fs::exists(real / "partition", ec)) {
+    real = real.parent_path();
+  }
+  info.device = real.filename().string();
+  const auto first_line = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::string line;
+    std::getline(in, line);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line;
+  };
+  info.model = first_line(real / "device" / "model");
+  info.nvme = info.device.rfind("nvme", 0) == 0;
+  info.rotational = first_line(real / "queue" / "rotational") == "1";
+  return info;
+}
+
+}  // namespace gpubench
