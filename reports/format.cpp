@@ -29,13 +29,9 @@ std::string format_number(double value) {
   if (value == 0) {
     return "0";
   }
-  if (magnitude >= 1e9 || magnitude < 1e-4) {
-    std::snprintf(buffer, sizeof buffer, "%.3g", value);
-  } else if (magnitude >= 100) {
-    std::snprintf(buffer, sizeof buffer, "%.0f", value);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%.3g", value);
-  }
+  // Whole numbers from 100 to 1e9; three significant digits otherwise.
+  const bool whole = magnitude >= 100 && magnitude < 1e9;
+  std::snprintf(buffer, sizeof buffer, whole ? "%.0f" : "%.3g", value);
   return buffer;
 }
 

@@ -24,8 +24,9 @@ int main(int argc, char** argv) {
     const auto jpeg = encode_jpeg(synthetic_photo(500, 375, static_cast<std::uint32_t>(i)), 90);
     char name[32];
     std::snprintf(name, sizeof name, "img_%03d.jpg", i);
-    std::ofstream(dir / name, std::ios::binary).write(reinterpret_cast<const char*>(jpeg.data()),
-                                                      static_cast<std::streamsize>(jpeg.size()));
+    std::ofstream(dir / name, std::ios::binary)
+        .write(reinterpret_cast<const char*>(jpeg.data()),
+               static_cast<std::streamsize>(jpeg.size()));
     if (i == 0) first = jpeg;
   }
   // The fixed crop cpu.augment's own check uses: (top, left, height, width) of a 500x375 image.
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
   const rgb_image out = resize_bilinear_antialias(image, box, 224, 224);
   std::ofstream ppm(dir / "img_000_crop_224.ppm", std::ios::binary);
   ppm << "P6\n224 224\n255\n";
-  ppm.write(reinterpret_cast<const char*>(out.pixels.data()), static_cast<std::streamsize>(out.pixels.size()));
+  ppm.write(reinterpret_cast<const char*>(out.pixels.data()),
+            static_cast<std::streamsize>(out.pixels.size()));
   std::cout << box.top << " " << box.left << " " << box.height << " " << box.width << "\n";
   return 0;
 }

@@ -44,7 +44,8 @@ class cpu_augment final : public instance {
     if (out_ < 8 || out_ > 2048) throw std::invalid_argument("output_size must be 8 to 2048");
     if (threads_ < 1 || threads_ > 4096) throw std::invalid_argument("threads must be 1 to 4096");
     for (std::uint32_t i = 0; i < corpus_size; ++i) {
-      corpus_.push_back(augment::encode_jpeg(augment::synthetic_photo(width_, height_, i), jpeg_quality));
+      corpus_.push_back(
+          augment::encode_jpeg(augment::synthetic_photo(width_, height_, i), jpeg_quality));
       corpus_bytes_ += corpus_.back().size();
     }
     pool_ = std::make_unique<pinned_thread_pool>(threads_);
@@ -86,7 +87,8 @@ class cpu_augment final : public instance {
     return std::nullopt;
   }
 
-  [[nodiscard]] std::vector<std::pair<std::string, double>> extra_metrics(double seconds) const override {
+  [[nodiscard]] std::vector<std::pair<std::string, double>> extra_metrics(
+      double seconds) const override {
     const double rate = samples_per_worker * threads_ / seconds;
     std::vector<std::pair<std::string, double>> out{
         {"samples_per_s_per_core", rate / threads_},
@@ -103,34 +105,40 @@ class cpu_augment final : public instance {
     //    level, with a float64 evaluation of the same separable antialiased filter.
     augment::rgb_image image;
     workers_[0]->decoder.decode(corpus_[0], image);
-    const augment::crop_box box{image.height / 8, image.width / 10, image.height * 3 / 4, image.width * 4 / 5};
+    const augment::crop_box box{image.height / 8, image.width / 10, image.height * 3 / 4,
+                                image.width * 4 / 5};
     const augment::rgb_image fast = augment::resize_bilinear_antialias(image, box, out_, out_);
     const int worst = worst_difference_to_reference(image, box, fast);
     verification v;
     v.passed = out_of_range_ == 0 && worst <= 1;
-    v.detail = std::to_string(processed_.load()) + " samples; " + std::to_string(out_of_range_.load()) +
+    v.detail = std::to_string(processed_.load()) + " samples; " +
+               std::to_string(out_of_range_.load()) +
                " tensor values non-finite or out of range; resize vs float64 reference: worst "
-               "difference " + std::to_string(worst) + " level(s) (allowed 1)";
+               "difference " +
+               std::to_string(worst) + " level(s) (allowed 1)";
     return v;
   }
 
   [[nodiscard]] json info() const override {
-    return json{{"pipeline", "decode (libturbojpeg) -> RandomResizedCrop(" + std::to_string(out_) +
-                                 ", scale 0.08-1, ratio 3/4-4/3, bilinear antialias as PIL) -> "
-                                 "horizontal flip p=0.5 -> normalize (ImageNet mean/std), float32 CHW"},
-                {"corpus_images", corpus_size},
-                {"jpeg_quality", jpeg_quality},
-                {"mean_jpeg_bytes", static_cast<double>(corpus_bytes_) / corpus_size},
-                {"threads", threads_},
-                {"cpus", pool_->bound_cpus()},
-                {"single_core_samples_per_s", single_core_rate_ > 0 ? json(single_core_rate_) : json(nullptr)}};
+    return json{
+        {"pipeline", "decode (libturbojpeg) -> RandomResizedCrop(" + std::to_string(out_) +
+                         ", scale 0.08-1, ratio 3/4-4/3, bilinear antialias as PIL) -> "
+                         "horizontal flip p=0.5 -> normalize (ImageNet mean/std), float32 CHW"},
+        {"corpus_images", corpus_size},
+        {"jpeg_quality", jpeg_quality},
+        {"mean_jpeg_bytes", static_cast<double>(corpus_bytes_) / corpus_size},
+        {"threads", threads_},
+        {"cpus", pool_->bound_cpus()},
+        {"single_core_samples_per_s",
+         single_core_rate_ > 0 ? json(single_core_rate_) : json(nullptr)}};
   }
 
  private:
   void process(worker_state& w) {
     const auto& jpeg = corpus_[w.next++ % corpus_.size()];
     w.decoder.decode(jpeg, w.decoded);
-    const augment::crop_box box = augment::random_resized_crop_params(w.decoded.width, w.decoded.height, w.rng);
+    const augment::crop_box box =
+        augment::random_resized_crop_params(w.decoded.width, w.decoded.height, w.rng);
     augment::rgb_image resized = augment::resize_bilinear_antialias(w.decoded, box, out_, out_);
     if (std::uniform_int_distribution<int>(0, 1)(w.rng) == 1) augment::flip_horizontal(resized);
     augment::normalize_to_chw(resized, w.tensor.data());
@@ -171,15 +179,18 @@ class cpu_augment final : public instance {
           double sum = 0;
           for (std::size_t j = 0; j < wy.size(); ++j) {
             for (std::size_t i = 0; i < wx.size(); ++i) {
-              const std::size_t at = (static_cast<std::size_t>(box.top + fy + static_cast<int>(j)) * src.width +
-                                      static_cast<std::size_t>(box.left + fx + static_cast<int>(i))) * 3 +
-                                     static_cast<std::size_t>(c);
+              const std::size_t at =
+                  (static_cast<std::size_t>(box.top + fy + static_cast<int>(j)) * src.width +
+                   static_cast<std::size_t>(box.left + fx + static_cast<int>(i))) *
+                      3 +
+                  static_cast<std::size_t>(c);
               sum += wy[j] * wx[i] * src.pixels[at];
             }
           }
           const int reference = static_cast<int>(std::lround(std::clamp(sum, 0.0, 255.0)));
-          const int got = fast.pixels[(static_cast<std::size_t>(oy) * out_ + static_cast<std::size_t>(ox)) * 3 +
-                                      static_cast<std::size_t>(c)];
+          const int got =
+              fast.pixels[(static_cast<std::size_t>(oy) * out_ + static_cast<std::size_t>(ox)) * 3 +
+                          static_cast<std::size_t>(c)];
           worst = std::max(worst, std::abs(got - reference));
         }
       }

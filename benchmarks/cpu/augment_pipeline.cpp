@@ -142,7 +142,9 @@ rgb_image resize_bilinear_antialias(const rgb_image& src, const crop_box& box, i
     for (int xx = 0; xx < out_width * 3; ++xx) {
       std::int64_t s = 1 << (precision_bits - 1);
       for (int y = 0; y < count; ++y) {
-        s += temp.pixels[static_cast<std::size_t>(first + y) * out_width * 3 + static_cast<std::size_t>(xx)] * k[y];
+        s += temp.pixels[static_cast<std::size_t>(first + y) * out_width * 3 +
+                         static_cast<std::size_t>(xx)] *
+             k[y];
       }
       out[xx] = clip8(s);
     }
@@ -167,7 +169,8 @@ void normalize_to_chw(const rgb_image& image, float* out) {
     const float offset = -imagenet_mean[c] / imagenet_std[c];
     float* dst = out + static_cast<std::size_t>(c) * plane;
     for (std::size_t i = 0; i < plane; ++i) {
-      dst[i] = static_cast<float>(image.pixels[i * 3 + static_cast<std::size_t>(c)]) * scale + offset;
+      dst[i] =
+          static_cast<float>(image.pixels[i * 3 + static_cast<std::size_t>(c)]) * scale + offset;
     }
   }
 }
@@ -206,7 +209,8 @@ rgb_image synthetic_photo(int width, int height, std::uint32_t index) {
   const std::uint64_t seed = mix(0xC0FFEEULL + index);
   // A base colour per picture, a luminance field with a 1/f spectrum (octaves of halving
   // amplitude, as natural images have), a weaker colour field, and sensor-like grain.
-  const double base[3] = {90.0 + static_cast<double>(mix(seed) % 80), 90.0 + static_cast<double>(mix(seed + 1) % 80),
+  const double base[3] = {90.0 + static_cast<double>(mix(seed) % 80),
+                          90.0 + static_cast<double>(mix(seed + 1) % 80),
                           80.0 + static_cast<double>(mix(seed + 2) % 80)};
   for (int y = 0; y < height; ++y) {
     for (int x = 0; x < width; ++x) {
@@ -214,13 +218,16 @@ rgb_image synthetic_photo(int width, int height, std::uint32_t index) {
       double amplitude = 60;
       double frequency = 1.0 / 96;
       for (int octave = 0; octave < 8; ++octave) {
-        luminance += amplitude * value_noise(x * frequency, y * frequency, seed + static_cast<std::uint64_t>(octave));
+        luminance += amplitude * value_noise(x * frequency, y * frequency,
+                                             seed + static_cast<std::uint64_t>(octave));
         amplitude *= 0.8;
         frequency *= 2;
       }
-      const std::uint64_t grain = mix(seed ^ (static_cast<std::uint64_t>(y) << 32 | static_cast<std::uint64_t>(x)));
+      const std::uint64_t grain =
+          mix(seed ^ (static_cast<std::uint64_t>(y) << 32 | static_cast<std::uint64_t>(x)));
       for (int c = 0; c < 3; ++c) {
-        const double chroma = 25 * value_noise(x / 64.0, y / 64.0, seed + 100 + static_cast<std::uint64_t>(c));
+        const double chroma =
+            25 * value_noise(x / 64.0, y / 64.0, seed + 100 + static_cast<std::uint64_t>(c));
         const double noise = static_cast<double>((grain >> (c * 8)) & 0xff) / 255.0 * 64 - 32;
         const double v = base[c] + luminance + chroma + noise;
         image.pixels[(static_cast<std::size_t>(y) * width + x) * 3 + static_cast<std::size_t>(c)] =
@@ -234,7 +241,8 @@ rgb_image synthetic_photo(int width, int height, std::uint32_t index) {
 #if GPUBENCH_HAVE_TURBOJPEG
 std::vector<std::uint8_t> encode_jpeg(const rgb_image& image, int quality) {
   tjhandle handle = tjInitCompress();
-  if (handle == nullptr) throw std::runtime_error(std::string("tjInitCompress: ") + tjGetErrorStr2(nullptr));
+  if (handle == nullptr)
+    throw std::runtime_error(std::string("tjInitCompress: ") + tjGetErrorStr2(nullptr));
   unsigned char* jpeg = nullptr;
   unsigned long size = 0;
   const int rc = tjCompress2(handle, image.pixels.data(), image.width, 0, image.height, TJPF_RGB,
@@ -251,10 +259,13 @@ std::vector<std::uint8_t> encode_jpeg(const rgb_image& image, int quality) {
 }
 
 jpeg_decoder::jpeg_decoder() : handle_(tjInitDecompress()) {
-  if (handle_ == nullptr) throw std::runtime_error(std::string("tjInitDecompress: ") + tjGetErrorStr2(nullptr));
+  if (handle_ == nullptr)
+    throw std::runtime_error(std::string("tjInitDecompress: ") + tjGetErrorStr2(nullptr));
 }
 
-jpeg_decoder::~jpeg_decoder() { tjDestroy(static_cast<tjhandle>(handle_)); }
+jpeg_decoder::~jpeg_decoder() {
+  tjDestroy(static_cast<tjhandle>(handle_));
+}
 
 void jpeg_decoder::decode(const std::vector<std::uint8_t>& jpeg, rgb_image& out) {
   auto* handle = static_cast<tjhandle>(handle_);
@@ -262,14 +273,16 @@ void jpeg_decoder::decode(const std::vector<std::uint8_t>& jpeg, rgb_image& out)
   int height = 0;
   int subsampling = 0;
   int colorspace = 0;
-  if (tjDecompressHeader3(handle, jpeg.data(), jpeg.size(), &width, &height, &subsampling, &colorspace) != 0) {
+  if (tjDecompressHeader3(handle, jpeg.data(), jpeg.size(), &width, &height, &subsampling,
+                          &colorspace) != 0) {
     throw std::runtime_error(std::string("tjDecompressHeader3: ") + tjGetErrorStr2(handle));
   }
   out.width = width;
   out.height = height;
   out.pixels.resize(static_cast<std::size_t>(width) * height * 3);
   // Flags 0: libjpeg's defaults (accurate integer IDCT, fancy upsampling), as PIL decodes.
-  if (tjDecompress2(handle, jpeg.data(), jpeg.size(), out.pixels.data(), width, 0, height, TJPF_RGB, 0) != 0) {
+  if (tjDecompress2(handle, jpeg.data(), jpeg.size(), out.pixels.data(), width, 0, height, TJPF_RGB,
+                    0) != 0) {
     throw std::runtime_error(std::string("tjDecompress2: ") + tjGetErrorStr2(handle));
   }
 }

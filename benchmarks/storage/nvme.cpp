@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstring>
-#include <mutex>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -98,7 +98,8 @@ class nvme_read final : public instance {
     const auto& dirs = ctx.options().scratch_dirs;
     if (dirs.empty()) throw skip_case("no scratch folder given (--scratch)");
 
-    std::uint64_t wanted = static_cast<std::uint64_t>(values.get_int64("file_bytes")) / block_ * block_;
+    std::uint64_t wanted =
+        static_cast<std::uint64_t>(values.get_int64("file_bytes")) / block_ * block_;
     for (const auto& dir : dirs) {
       const storage_info where = describe_storage(dir);
       if (memory_backed(where.filesystem)) {
@@ -106,11 +107,12 @@ class nvme_read final : public instance {
                         " (memory, not a storage device)");
       }
       struct statvfs fs {};
-      if (::statvfs(dir.c_str(), &fs) != 0) throw_system_error("statvfs(" + dir.string() + ")", errno);
+      if (::statvfs(dir.c_str(), &fs) != 0)
+        throw_system_error("statvfs(" + dir.string() + ")", errno);
       // Leave at least 1 GiB and a tenth of the filesystem free.
       const std::uint64_t free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
-      const std::uint64_t keep = std::max<std::uint64_t>(std::uint64_t{1} << 30,
-                                                         static_cast<std::uint64_t>(fs.f_blocks) * fs.f_frsize / 10);
+      const std::uint64_t keep = std::max<std::uint64_t>(
+          std::uint64_t{1} << 30, static_cast<std::uint64_t>(fs.f_blocks) * fs.f_frsize / 10);
       const std::uint64_t room = free_bytes > keep ? (free_bytes - keep) / block_ * block_ : 0;
       if (room < std::max(min_file_bytes, block_)) {
         throw skip_case("not enough free space in " + dir.string() + " for a test file");
@@ -125,8 +127,11 @@ class nvme_read final : public instance {
       files_.push_back(std::make_unique<scratch_file>(dir, wanted, file_seed));
     }
     file_bytes_ = wanted;
+    // Enough reads per iteration that filling and draining the queue at its ends (about one
+    // queue depth of reads) costs under 1%: at least 100 x queue_depth, and 1 GiB (sequential)
+    // or 256 MiB (random) over all threads.
     ios_per_reader_ = std::max<std::uint64_t>(
-        2 * static_cast<std::uint64_t>(depth_),
+        100 * static_cast<std::uint64_t>(depth_),
         (sequential_ ? (std::uint64_t{1} << 30) : (std::uint64_t{256} << 20)) / block_ /
             static_cast<std::uint64_t>(threads_));
 
@@ -190,8 +195,11 @@ class nvme_read final : public instance {
   [[nodiscard]] json info() const override {
     json devices = json::array();
     for (const auto& s : storage_) {
-      devices.push_back(json{{"device", s.device}, {"model", s.model}, {"nvme", s.nvme},
-                             {"rotational", s.rotational}, {"filesystem", s.filesystem},
+      devices.push_back(json{{"device", s.device},
+                             {"model", s.model},
+                             {"nvme", s.nvme},
+                             {"rotational", s.rotational},
+                             {"filesystem", s.filesystem},
                              {"mount_point", s.mount_point}});
     }
     json out{{"engine", engine_},
@@ -219,7 +227,9 @@ class nvme_read final : public instance {
       r->ring_ready = true;
       std::vector<iovec> iov;
       for (auto& b : r->buffers) iov.push_back(iovec{b.get(), block_});
-      if (const int reg = io_uring_register_buffers(&r->ring, iov.data(), static_cast<unsigned>(iov.size())); reg < 0) {
+      if (const int reg =
+              io_uring_register_buffers(&r->ring, iov.data(), static_cast<unsigned>(iov.size()));
+          reg < 0) {
         uring_problem_ = "io_uring_register_buffers: " + errno_name(-reg);
         break;
       }
@@ -259,7 +269,8 @@ class nvme_read final : public instance {
       io_uring_sqe* sqe = io_uring_get_sqe(&r.ring);
       offsets[static_cast<std::size_t>(slot)] = next_offset(r);
       io_uring_prep_read_fixed(sqe, r.fd, r.buffers[static_cast<std::size_t>(slot)].get(),
-                               static_cast<unsigned>(block_), offsets[static_cast<std::size_t>(slot)], slot);
+                               static_cast<unsigned>(block_),
+                               offsets[static_cast<std::size_t>(slot)], slot);
       io_uring_sqe_set_data64(sqe, static_cast<std::uint64_t>(slot));
       ++submitted;
     };
@@ -279,7 +290,8 @@ class nvme_read final : public instance {
           throw std::runtime_error("short read: " + std::to_string(cqe->res) + " of " +
                                    std::to_string(block_) + " bytes");
         }
-        count(r.buffers[static_cast<std::size_t>(slot)].get(), offsets[static_cast<std::size_t>(slot)]);
+        count(r.buffers[static_cast<std::size_t>(slot)].get(),
+              offsets[static_cast<std::size_t>(slot)]);
         ++completed;
         if (submitted < ios_per_reader_) submit(slot);
       }
@@ -287,7 +299,9 @@ class nvme_read final : public instance {
     }
   }
 #else
-  void read_with_uring(reader&) { throw std::logic_error("built without liburing"); }
+  void read_with_uring(reader&) {
+    throw std::logic_error("built without liburing");
+  }
 #endif
 
   // queue_depth threads, each with one read in flight.
@@ -341,14 +355,16 @@ class nvme_read final : public instance {
 
 benchmark_definition nvme_definition(bool sequential) {
   benchmark_definition def(sequential ? "nvme.seq_read" : "nvme.rand_read");
-  def.set_description(sequential ? "Storage sequential read rate (io_uring, O_DIRECT)"
-                                 : "Storage random read rate at dataset-sample size (io_uring, O_DIRECT)")
+  def.set_description(sequential
+                          ? "Storage sequential read rate (io_uring, O_DIRECT)"
+                          : "Storage random read rate at dataset-sample size (io_uring, O_DIRECT)")
       .add_axis("block_size", axis_kind::bytes,
                 {std::int64_t{sequential ? (1 << 20) : (128 << 10)}}, "bytes per read")
       .add_axis("queue_depth", axis_kind::integer, {std::int64_t{32}}, "reads in flight per thread")
       .add_axis(axis{"threads", axis_kind::integer, "threads (one io_uring each)",
                      [sequential](const context& ctx) {
-                       return std::vector<axis_value>{std::int64_t{sequential ? 1 : ctx.host_cores()}};
+                       return std::vector<axis_value>{
+                           std::int64_t{sequential ? 1 : ctx.host_cores()}};
                      }})
       .add_axis("file_bytes", axis_kind::bytes, {std::int64_t{4} << 30},
                 "test file size per scratch folder (bounded by free space)")

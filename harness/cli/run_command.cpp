@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -67,7 +68,8 @@ std::vector<fs::path> parse_scratch_dirs(const std::string& text) {
   std::size_t start = 0;
   while (start <= text.size()) {
     const auto comma = text.find(',', start);
-    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string part =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     std::error_code ec;
     if (part.empty()) {
       throw input_error("--scratch: expected folders separated by commas, got '" + text + "'");
@@ -100,7 +102,7 @@ std::string timestamp_for_folder() {
 // A folder no earlier run wrote to: a run never overwrites earlier results.
 fs::path make_output_folder(const std::string& requested, const std::string& host) {
   if (!requested.empty()) {
-    const fs::path out(requested);
+    fs::path out(requested);
     std::error_code ec;
     if (fs::exists(out, ec) && !fs::is_directory(out, ec)) {
       throw input_error("--out " + requested + ": expected a folder, got an existing file");
@@ -140,7 +142,7 @@ fs::path make_output_folder(const std::string& requested, const std::string& hos
 }
 
 std::string format_duration(double seconds) {
-  const auto total = static_cast<long>(seconds + 0.5);
+  const long total = std::lround(seconds);
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%ld:%02ld", total / 60, total % 60);
   return buffer;

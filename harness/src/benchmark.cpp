@@ -71,8 +71,8 @@ std::string axis_values::label() const {
 
 json axis_values::to_json() const {
   json out = json::object();
-  for (const auto& [key, value] : entries_) {
-    std::visit([&](const auto& v) { out[key] = v; }, value);
+  for (const auto& entry : entries_) {
+    std::visit([&](const auto& v) { out[entry.first] = v; }, entry.second);
   }
   return out;
 }

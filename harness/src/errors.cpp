@@ -33,7 +33,7 @@ std::string describe(const std::string& library, const std::string& call,
 }  // namespace
 
 api_error::api_error(std::string library, std::string call, std::string error_name,
-                     std::string detail, source_site where)
+                     const std::string& detail, source_site where)
     : std::runtime_error(describe(library, call, error_name, detail, where)),
       library_(std::move(library)),
       call_(std::move(call)),

@@ -22,7 +22,8 @@ host_buffer::host_buffer(std::size_t bytes, std::optional<int> numa_node) : byte
   // Bind before the first touch: pages are placed when first written.
   hwloc_topology_t topology = nullptr;
   if (hwloc_topology_init(&topology) == 0 && hwloc_topology_load(topology) == 0) {
-    hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(topology, static_cast<unsigned>(*numa_node));
+    hwloc_obj_t node =
+        hwloc_get_numanode_obj_by_os_index(topology, static_cast<unsigned>(*numa_node));
     if (node != nullptr) {
       bound_ = hwloc_set_area_membind(topology, data_, bytes_, node->nodeset, HWLOC_MEMBIND_BIND,
                                       HWLOC_MEMBIND_BYNODESET) == 0;

@@ -55,7 +55,9 @@ const json_reader& json_reader::expect_object(
         names += names.empty() ? "" : ", ";
         names += name;
       }
-      fail(key, "no member named '" + key + "' (known: " + names + ")");
+      std::string expected = "no member named '";
+      expected.append(key).append("' (known: ").append(names).append(")");
+      fail(key, expected);
     }
   }
   return *this;

@@ -228,7 +228,9 @@ void request_interrupt() noexcept {
   interrupt_flag.store(true, std::memory_order_relaxed);
 }
 
-void clear_interrupt() noexcept { interrupt_flag.store(false, std::memory_order_relaxed); }
+void clear_interrupt() noexcept {
+  interrupt_flag.store(false, std::memory_order_relaxed);
+}
 
 run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& ctx,
                      results_document& document, const std::filesystem::path& results_path,

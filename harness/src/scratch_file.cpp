@@ -79,7 +79,9 @@ scratch_file::scratch_file(const fs::path& dir, std::uint64_t bytes, std::uint64
   ::close(fd);
 }
 
-scratch_file::~scratch_file() { ::unlink(path_.c_str()); }
+scratch_file::~scratch_file() {
+  ::unlink(path_.c_str());
+}
 
 storage_info describe_storage(const fs::path& dir) {
   storage_info info;
@@ -94,9 +96,10 @@ storage_info describe_storage(const fs::path& dir) {
   std::size_t best = 0;
   while (mounts >> device >> mount_point >> type && std::getline(mounts, rest)) {
     const std::string a = absolute.string();
-    const bool contains = a == mount_point ||
-                          (a.rfind(mount_point, 0) == 0 &&
-                           (mount_point == "/" || (a.size() > mount_point.size() && a[mount_point.size()] == '/')));
+    const bool contains =
+        a == mount_point ||
+        (a.rfind(mount_point, 0) == 0 &&
+         (mount_point == "/" || (a.size() > mount_point.size() && a[mount_point.size()] == '/')));
     if (contains && mount_point.size() >= best) {
       best = mount_point.size();
       info.filesystem = type;

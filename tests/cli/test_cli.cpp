@@ -70,7 +70,8 @@ TEST_CASE("run --suite quick writes a results file with host.membw measured", "[
       // Host benchmarks run here, unless the results folder (the default scratch) is on tmpfs.
       INFO(res.dump());
       CHECK((res["status"] == "ok" ||
-             (res["status"] == "skipped" && res["reason"].get<std::string>().find("tmpfs") != std::string::npos)));
+             (res["status"] == "skipped" &&
+              res["reason"].get<std::string>().find("tmpfs") != std::string::npos)));
     } else {
       gpu_ids.insert(id);
       if (!has_gpu) {
@@ -288,12 +289,15 @@ TEST_CASE("axis values a benchmark cannot take are refused before the run", "[cl
 
 TEST_CASE("bad --scratch values give exit 2 and one clear line", "[cli]") {
   temp_dir dir;
-  check_one_line_error(run_gpubench({"run", "--only", "nvme.seq_read", "--scratch", (dir.path / "absent").string()}),
-                       "expected an existing folder");
+  check_one_line_error(
+      run_gpubench({"run", "--only", "nvme.seq_read", "--scratch", (dir.path / "absent").string()}),
+      "expected an existing folder");
   write_file(dir.path / "a-file", "x");
-  check_one_line_error(run_gpubench({"run", "--only", "nvme.seq_read", "--scratch", (dir.path / "a-file").string()}),
-                       "expected a folder, got a file");
-  check_one_line_error(run_gpubench({"run", "--only", "nvme.seq_read", "--scratch", ","}), "--scratch");
+  check_one_line_error(
+      run_gpubench({"run", "--only", "nvme.seq_read", "--scratch", (dir.path / "a-file").string()}),
+      "expected a folder, got a file");
+  check_one_line_error(run_gpubench({"run", "--only", "nvme.seq_read", "--scratch", ","}),
+                       "--scratch");
   // Nothing was created for a run that never started.
   CHECK_FALSE(fs::exists(dir.path / "gpubench-results"));
 }
@@ -301,8 +305,8 @@ TEST_CASE("bad --scratch values give exit 2 and one clear line", "[cli]") {
 TEST_CASE("storage benchmarks on tmpfs are skipped with the reason", "[cli]") {
   if (!fs::exists("/dev/shm")) return;
   temp_dir dir;
-  const auto r = run_gpubench({"run", "--only", "nvme.*", "--scratch", "/dev/shm", "--out",
-                               (dir.path / "o").string()});
+  const auto r = run_gpubench(
+      {"run", "--only", "nvme.*", "--scratch", "/dev/shm", "--out", (dir.path / "o").string()});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
@@ -317,9 +321,10 @@ TEST_CASE("storage and CPU benchmarks measure, verify and clean up", "[cli]") {
   temp_dir dir;
   const fs::path scratch = fs::current_path() / ("scratch-" + std::to_string(getpid()));
   fs::create_directories(scratch);
-  const auto r = run_gpubench({"run", "--suite", "quick", "--only", "nvme.*,cpu.augment", "--scratch",
-                               scratch.string(), "--axis", "nvme.*:file_bytes=256MiB", "--axis",
-                               "cpu.augment:threads=1", "--out", (dir.path / "o").string()});
+  const auto r =
+      run_gpubench({"run", "--suite", "quick", "--only", "nvme.*,cpu.augment", "--scratch",
+                    scratch.string(), "--axis", "nvme.*:file_bytes=256MiB", "--axis",
+                    "cpu.augment:threads=1", "--out", (dir.path / "o").string()});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
@@ -352,9 +357,10 @@ TEST_CASE("SIGINT while a storage benchmark runs removes its test file", "[cli]"
   temp_dir dir;
   const fs::path scratch = fs::current_path() / ("scratch-int-" + std::to_string(getpid()));
   fs::create_directories(scratch);
-  const pid_t pid = start_gpubench({"run", "--only", "nvme.seq_read", "--scratch", scratch.string(), "--axis",
-                                    "nvme.seq_read:file_bytes=2GiB", "--out", (dir.path / "o").string()},
-                                   dir.path);
+  const pid_t pid =
+      start_gpubench({"run", "--only", "nvme.seq_read", "--scratch", scratch.string(), "--axis",
+                      "nvme.seq_read:file_bytes=2GiB", "--out", (dir.path / "o").string()},
+                     dir.path);
   bool file_seen = false;
   for (int i = 0; i < 600 && !file_seen; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -108,5 +108,6 @@ TEST_CASE("the JPEG corpus is deterministic and ImageNet-sized", "[augment]") {
   const double pixels = static_cast<double>(decoded.pixels.size() / 3);
   CHECK(spread / pixels > 10);
   CHECK(diff / pixels < 40);
-  CHECK_THROWS_AS(decoder.decode(std::vector<std::uint8_t>{0xff, 0xd8, 0x00}, decoded), std::runtime_error);
+  CHECK_THROWS_AS(decoder.decode(std::vector<std::uint8_t>{0xff, 0xd8, 0x00}, decoded),
+                  std::runtime_error);
 }

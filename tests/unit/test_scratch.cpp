@@ -1,5 +1,5 @@
-#include <catch2/catch.hpp>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -54,7 +54,8 @@ TEST_CASE("scratch files never take over an existing file", "[scratch]") {
   temp_dir dir;
   // Every name this process could pick next is taken by a file of someone else's.
   for (int n = 0; n < 400; ++n) {
-    std::ofstream(dir.path / ("gpubench-scratch-" + std::to_string(getpid()) + "-" + std::to_string(n) + ".dat"))
+    std::ofstream(dir.path / ("gpubench-scratch-" + std::to_string(getpid()) + "-" +
+                              std::to_string(n) + ".dat"))
         << "not gpubench's";
   }
   try {

@@ -12,9 +12,9 @@
 namespace gpubench {
 
 struct run_options {
-  std::vector<int> gpus;              // GPU indices to use; empty means every GPU
+  std::vector<int> gpus;                            // GPU indices to use; empty means every GPU
   std::vector<std::filesystem::path> scratch_dirs;  // where storage benchmarks may create files
-  bool verify = true;                 // check every benchmark's data after timing it
+  bool verify = true;                               // check every benchmark's data after timing it
 };
 
 class context {

@@ -13,8 +13,7 @@
 namespace gpubench::cuda {
 
 // Throws api_error when status is not cudaSuccess.
-void check(cudaError_t status, const char* call,
-           source_site where = source_site::current());
+void check(cudaError_t status, const char* call, source_site where = source_site::current());
 
 // Frees on destruction; move-only.
 class device_buffer {

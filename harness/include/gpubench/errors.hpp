@@ -40,8 +40,8 @@ class skip_case : public std::runtime_error {
 // A failed call into CUDA, cuBLAS, NCCL, MPI, NVML or the operating system.
 class api_error : public std::runtime_error {
  public:
-  api_error(std::string library, std::string call, std::string error_name, std::string detail,
-            source_site where);
+  api_error(std::string library, std::string call, std::string error_name,
+            const std::string& detail, source_site where);
 
   [[nodiscard]] const std::string& library() const noexcept { return library_; }
   [[nodiscard]] const std::string& call() const noexcept { return call_; }
