@@ -6,20 +6,15 @@
 #include "commands.hpp"
 #include "gpubench/build_info.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/text.hpp"
 
 namespace {
 
 std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   std::vector<std::string> out;
   for (const auto& item : items) {
-    std::size_t start = 0;
-    while (start <= item.size()) {
-      const auto comma = item.find(',', start);
-      const std::string part =
-          item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (!part.empty()) out.push_back(part);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
+    for (auto& part : gpubench::split(item, ',')) {
+      if (!part.empty()) out.push_back(std::move(part));
     }
   }
   return out;
@@ -46,7 +41,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option(
       "--out", run.out,
       "results folder (new or empty); default: a new folder under gpubench-results/");
-  run_cmd->add_option("--scratch", run.scratch, "folder(s) for storage benchmarks' test files, comma-separated (one per device)");
+  run_cmd->add_option(
+      "--scratch", run.scratch,
+      "folder(s) for storage benchmarks' test files, comma-separated (one per device)");
   run_cmd->add_option("--gpus", run.gpus, "GPU indices to use, e.g. 0,1 (default: all)");
   run_cmd->add_flag("--skip-verify", run.skip_verify, "do not check the benchmarks' data");
 

@@ -16,6 +16,7 @@
 #include "gpubench/runner.hpp"
 #include "gpubench/suite.hpp"
 #include "gpubench/system.hpp"
+#include "gpubench/text.hpp"
 #include "reports/format.hpp"
 #include "reports/summary.hpp"
 
@@ -30,11 +31,7 @@ std::vector<int> parse_gpu_list(const std::string& text, const system_info& syst
   if (text.empty()) {
     return out;
   }
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const auto comma = text.find(',', start);
-    const std::string part =
-        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const std::string& part : split(text, ',')) {
     std::size_t used = 0;
     int index = -1;
     try {
@@ -53,8 +50,6 @@ std::vector<int> parse_gpu_list(const std::string& text, const system_info& syst
                         std::to_string(index));
     }
     out.push_back(index);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return out;
 }
@@ -65,11 +60,7 @@ std::vector<fs::path> parse_scratch_dirs(const std::string& text) {
   if (text.empty()) {
     return dirs;
   }
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const auto comma = text.find(',', start);
-    const std::string part =
-        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const std::string& part : split(text, ',')) {
     std::error_code ec;
     if (part.empty()) {
       throw input_error("--scratch: expected folders separated by commas, got '" + text + "'");
@@ -84,8 +75,6 @@ std::vector<fs::path> parse_scratch_dirs(const std::string& text) {
       throw input_error("--scratch " + part + ": expected a folder gpubench may write to");
     }
     dirs.emplace_back(part);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return dirs;
 }

@@ -12,6 +12,7 @@
 #include "gpubench/context.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/json_reader.hpp"
+#include "gpubench/text.hpp"
 
 namespace gpubench {
 
@@ -252,20 +253,11 @@ axis_override parse_axis_override(const std::string& text) {
   axis_override out;
   out.pattern = text.substr(0, colon);
   out.axis = text.substr(colon + 1, equals - colon - 1);
-  const std::string values = text.substr(equals + 1);
-  std::size_t start = 0;
-  while (start <= values.size()) {
-    const auto comma = values.find(',', start);
-    const std::string value =
-        values.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (auto& value : split(text.substr(equals + 1), ',')) {
     if (value.empty()) {
       throw input_error(where + ": expected a value between commas");
     }
-    out.values.push_back(value);
-    if (comma == std::string::npos) {
-      break;
-    }
-    start = comma + 1;
+    out.values.push_back(std::move(value));
   }
   return out;
 }

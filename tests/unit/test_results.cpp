@@ -8,24 +8,13 @@
 
 #include "gpubench/errors.hpp"
 #include "gpubench/results.hpp"
+#include "temp_dir.hpp"
 
 using namespace gpubench;
+using gpubench::testing::temp_dir;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    std::string pattern = (fs::temp_directory_path() / "gpubench-test-XXXXXX").string();
-    path = mkdtemp(pattern.data());
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::permissions(path, fs::perms::owner_all, ec);
-    fs::remove_all(path, ec);
-  }
-};
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);

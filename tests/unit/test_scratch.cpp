@@ -6,20 +6,13 @@
 
 #include "gpubench/runner.hpp"
 #include "gpubench/scratch_file.hpp"
+#include "temp_dir.hpp"
 
 using namespace gpubench;
+using gpubench::testing::temp_dir;
 namespace fs = std::filesystem;
 
 namespace {
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    // On the disk the tests run from, not /tmp (which may be tmpfs).
-    std::string pattern = (fs::current_path() / "gpubench-scratch-test-XXXXXX").string();
-    path = mkdtemp(pattern.data());
-  }
-  ~temp_dir() { fs::remove_all(path); }
-};
 
 std::size_t count_files(const fs::path& dir) {
   std::size_t n = 0;
@@ -29,7 +22,7 @@ std::size_t count_files(const fs::path& dir) {
 }  // namespace
 
 TEST_CASE("a scratch file holds the pattern and is removed with its owner", "[scratch]") {
-  temp_dir dir;
+  const temp_dir dir(fs::current_path());  // a real disk, not a possible tmpfs
   fs::path path;
   {
     const scratch_file file(dir.path, 1 << 20, 99);
@@ -51,7 +44,7 @@ TEST_CASE("a scratch file holds the pattern and is removed with its owner", "[sc
 }
 
 TEST_CASE("scratch files never take over an existing file", "[scratch]") {
-  temp_dir dir;
+  const temp_dir dir(fs::current_path());  // a real disk, not a possible tmpfs
   // Every name this process could pick next is taken by a file of someone else's.
   for (int n = 0; n < 400; ++n) {
     std::ofstream(dir.path / ("gpubench-scratch-" + std::to_string(getpid()) + "-" +
@@ -76,7 +69,7 @@ TEST_CASE("scratch files never take over an existing file", "[scratch]") {
 }
 
 TEST_CASE("an interrupt while the file is written removes it", "[scratch]") {
-  temp_dir dir;
+  const temp_dir dir(fs::current_path());  // a real disk, not a possible tmpfs
   request_interrupt();
   CHECK_THROWS_WITH(scratch_file(dir.path, 64 << 20, 1), Catch::Contains("interrupted"));
   clear_interrupt();

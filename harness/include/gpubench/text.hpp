@@ -1,0 +1,13 @@
+// Small text helpers for command-line values.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+// Splits "a,b,,c" at every separator, keeping empty parts (callers decide whether they are an
+// error): {"a", "b", "", "c"}. An empty text gives one empty part.
+[[nodiscard]] std::vector<std::string> split(const std::string& text, char separator);
+
+}  // namespace gpubench
