@@ -1,6 +1,7 @@
 # The two commands a new user needs (README.md):
 #   make run   installs what is missing, builds, runs the full suite (build/gpubench run)
-#   make test  the same set-up, then every test through CTest, with CUDA and without it
+#   make test  the same set-up, then every test through CTest: a build with CUDA and MPI (where
+#              found) and one with neither
 BUILD_DIR ?= build
 NOCUDA_BUILD_DIR ?= build-nocuda
 JOBS ?= $(shell nproc)
@@ -34,5 +35,5 @@ build: deps
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
 build-nocuda: deps
-	cmake -S . -B $(NOCUDA_BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_CUDA=OFF
+	cmake -S . -B $(NOCUDA_BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_CUDA=OFF -DGPUBENCH_MPI=OFF
 	cmake --build $(NOCUDA_BUILD_DIR) -j$(JOBS)

@@ -7,10 +7,14 @@ namespace gpubench::reports {
 void print_summary(std::ostream& out, const results_document& doc) {
   text_table table({"benchmark", "case", "metric", "median", "min", "max", "cv", "status"});
   for (const result& r : doc.results) {
-    const std::string axes = format_axes(r.axes);
+    std::string axes = format_axes(r.axes);
+    if (r.rank) {
+      // A multi-rank job: say where it was measured.
+      axes = "rank " + std::to_string(*r.rank) + "@" + r.host + (axes.empty() ? "" : " ") + axes;
+    }
     switch (r.status) {
       case result_status::skipped:
-        table.add_row({r.id, "", "", "", "", "", "", "skipped: " + r.reason});
+        table.add_row({r.id, r.rank ? axes : "", "", "", "", "", "", "skipped: " + r.reason});
         continue;
       case result_status::failed:
         table.add_row({r.id, axes, "", "", "", "", "", "FAILED: " + r.error});

@@ -225,6 +225,7 @@ benchmark_definition augment_definition() {
                      }})
       .add_metric("samples_per_s", metric_kind::items_per_s)
       .set_timing(timing::host_wall)
+      .set_scope(run_scope::per_node)
       .set_supported([](const context&) -> std::optional<std::string> {
         if (!GPUBENCH_HAVE_TURBOJPEG) return std::string("built without libturbojpeg");
         return std::nullopt;

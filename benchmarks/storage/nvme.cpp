@@ -371,6 +371,7 @@ benchmark_definition nvme_definition(bool sequential) {
       .add_metric("GBps", metric_kind::bandwidth_GBps)
       .add_metric("iops", metric_kind::items_per_s)
       .set_timing(timing::host_wall)
+      .set_scope(run_scope::per_node)
       .set_factory([sequential](const context& ctx, const axis_values& values) {
         return std::make_unique<nvme_read>(sequential, ctx, values);
       });

@@ -13,6 +13,7 @@
 #include "gpubench/build_info.hpp"
 #include "gpubench/config.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/job.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/suite.hpp"
 #include "gpubench/system.hpp"
@@ -194,36 +195,175 @@ std::vector<std::string> build_warnings() {
   return warnings;
 }
 
+
+// What every rank must agree on before a multi-rank run starts.
+struct job_identity {
+  std::string build;
+  std::string suite;
+  std::string gpu_count;
+};
+
+job_identity identity_of(const run_args& args, const suite& s, const system_info& system) {
+  std::string build = version() + " (" + git_describe() + ")";
+  for (const auto& feature : build_features()) build += " " + feature;
+  std::string options = s.name + " [" + s.source.filename().string() + "]";
+  for (const auto& list : {args.only, args.skip, args.axes}) {
+    for (const auto& item : list) options += " " + item;
+  }
+  options += args.skip_verify ? " skip-verify" : "";
+  return {build, options, std::to_string(system.gpus.size())};
+}
+
+// Rank r's results, tagged with where they were measured, for the gather to rank 0.
+std::string rank_report(const job_layout& layout, const results_document& doc) {
+  json report{{"rank", layout.rank}, {"host", layout.node}, {"leader", layout.node_leader}};
+  if (layout.node_leader) report["system"] = doc.system;
+  report["results"] = doc.results;
+  return report.dump();
+}
+
+// Rank 0: every rank's results in rank order, each tagged with host and rank; one entry per node.
+void merge_rank_reports(const std::vector<std::string>& reports, results_document& doc) {
+  doc.results.clear();
+  doc.nodes.clear();
+  for (const auto& text : reports) {
+    const json report = json::parse(text);
+    const int rank = report.at("rank").get<int>();
+    const std::string host = report.at("host").get<std::string>();
+    for (result r : report.at("results").get<std::vector<result>>()) {
+      r.host = host;
+      r.rank = rank;
+      doc.results.push_back(std::move(r));
+    }
+    auto node = std::find_if(doc.nodes.begin(), doc.nodes.end(),
+                             [&](const node_entry& n) { return n.host == host; });
+    if (node == doc.nodes.end()) {
+      doc.nodes.push_back(node_entry{host, {}, system_info{}});
+      node = doc.nodes.end() - 1;
+    }
+    node->ranks.push_back(rank);
+    if (report.value("leader", false)) node->system = report.at("system").get<system_info>();
+  }
+}
+
 }  // namespace
 
 int run_command(const run_args& args) {
-  // Inputs first: a bad flag or file costs nothing and touches nothing.
-  const suite s = load_suite(args.suite);
-  plan_request request;
-  request.only = args.only;
-  request.skip = args.skip;
-  for (const auto& text : args.axes) {
-    request.axis_overrides.push_back(parse_axis_override(text));
+  if (!GPUBENCH_HAVE_MPI) {
+    if (const auto launcher = mpi_launcher_detected()) {
+      throw input_error("gpubench was built without MPI but was started by an MPI launcher (" +
+                        *launcher +
+                        "): rebuild with -DGPUBENCH_MPI=ON, or start one gpubench process");
+    }
   }
+  const std::unique_ptr<job> the_job = job::start();
+  const job_layout& layout = the_job->layout();
+  const bool root = layout.rank == 0;
+  // An input error on any rank stops every rank (each sees all errors through one collective,
+  // so none waits on a rank that already left); rank 0 reports it.
+  const auto stop_on_any_error = [&](const std::string& mine) {
+    const auto errors = the_job->all_gather(mine);
+    for (std::size_t r = 0; r < errors.size(); ++r) {
+      if (errors[r].empty()) continue;
+      if (!root) return true;
+      throw input_error(the_job->distributed() ? "rank " + std::to_string(r) + ": " + errors[r]
+                                               : errors[r]);
+    }
+    return false;
+  };
 
-  std::vector<fs::path> scratch = parse_scratch_dirs(args.scratch);
+  // Inputs first: a bad flag or file costs nothing and touches nothing.
+  std::optional<suite> s;
+  plan_request request;
+  std::vector<fs::path> scratch;
+  std::string problem;
+  try {
+    s = load_suite(args.suite);
+    request.only = args.only;
+    request.skip = args.skip;
+    for (const auto& text : args.axes) {
+      request.axis_overrides.push_back(parse_axis_override(text));
+    }
+    scratch = parse_scratch_dirs(args.scratch);
+  } catch (const input_error& e) {
+    problem = e.what();
+  }
+  if (stop_on_any_error(problem)) return exit_bad_input;
 
   system_info system = discover_system();
+  if (the_job->distributed()) {
+    try {
+      const job_identity mine = identity_of(args, *s, system);
+      require_agreement("the gpubench build", the_job->all_gather(mine.build));
+      require_agreement("the suite and its options", the_job->all_gather(mine.suite));
+      require_agreement("the GPU count per node", the_job->all_gather(mine.gpu_count));
+      if (!system.gpus.empty() && layout.local_size > static_cast<int>(system.gpus.size())) {
+        problem = "node " + layout.node + " runs " + std::to_string(layout.local_size) +
+                  " ranks but has " + std::to_string(system.gpus.size()) +
+                  " GPUs: start one rank per GPU";
+      }
+    } catch (const input_error& e) {
+      if (!root) return exit_bad_input;  // every rank saw the same disagreement
+      throw;
+    }
+    if (stop_on_any_error(problem)) return exit_bad_input;
+  }
+
   run_options options;
-  options.gpus = parse_gpu_list(args.gpus, system);
+  try {
+    options.gpus = parse_gpu_list(args.gpus, system);
+  } catch (const input_error& e) {
+    problem = e.what();
+  }
+  if (stop_on_any_error(problem)) return exit_bad_input;
+  if (the_job->distributed()) {
+    // One rank per GPU: local rank i drives the i-th GPU of the node (of --gpus, if given).
+    std::vector<int> candidates = options.gpus;
+    if (candidates.empty()) {
+      for (const auto& gpu : system.gpus) candidates.push_back(gpu.index);
+    }
+    options.gpus.clear();
+    if (layout.local_rank < static_cast<int>(candidates.size())) {
+      options.gpus.push_back(candidates[static_cast<std::size_t>(layout.local_rank)]);
+    } else if (!system.gpus.empty()) {
+      options.gpu_assignment_problem = "rank " + std::to_string(layout.rank) + " has no GPU: local rank " +
+                                       std::to_string(layout.local_rank) + " of " + std::to_string(candidates.size()) +
+                                       " GPUs selected on " + layout.node;
+    }
+  }
   options.verify = !args.skip_verify;
-  const std::string host = system.host;
   const std::string driver = system.gpu_status.driver_version;
-  const fs::path out = make_output_folder(args.out, host);
+
+  // The plan, checked on every rank before anything is created.
+  std::vector<planned_benchmark> plan;
+  try {
+    plan = make_plan(*s, request, registry::global(), context(system, options));
+  } catch (const input_error& e) {
+    problem = e.what();
+  }
+  if (stop_on_any_error(problem)) return exit_bad_input;
+
+  // Rank 0 makes the results folder; the others learn where it is.
+  fs::path out;
+  if (root) {
+    try {
+      out = make_output_folder(args.out, layout.node);
+    } catch (const input_error& e) {
+      problem = e.what();
+    }
+  }
+  if (stop_on_any_error(problem)) return exit_bad_input;
+  out = the_job->all_gather(out.string()).front();
+
   const bool default_scratch = scratch.empty();
   if (default_scratch) {
-    // Inside the results folder; removed at the end if the benchmarks left it empty.
-    scratch.push_back(out / "scratch");
-    fs::create_directories(scratch.back());
+    // Inside the results folder (one per node in a multi-node job); removed at the end if the
+    // benchmarks left it empty.
+    scratch.push_back(out / (the_job->distributed() ? "scratch-" + layout.node : std::string("scratch")));
+    if (layout.node_leader) fs::create_directories(scratch.back());
   }
   options.scratch_dirs = scratch;
   const context ctx(std::move(system), options);
-  const std::vector<planned_benchmark> plan = make_plan(s, request, registry::global(), ctx);
 
   results_document doc;
   doc.meta.version = version();
@@ -235,22 +375,55 @@ int run_command(const run_args& args) {
   doc.meta.cuda = cuda_runtime_version();
   doc.meta.driver = driver;
   doc.meta.nccl = nccl_version();
-  doc.meta.suite = s.name;
+  doc.meta.mpi_ranks = layout.size;
+  doc.meta.suite = s->name;
   doc.meta.warnings = build_warnings();
   doc.system = ctx.system();
-  for (const auto& warning : doc.meta.warnings) {
-    std::cerr << "gpubench: warning: " << warning << "\n";
+  if (root) {
+    for (const auto& warning : doc.meta.warnings) {
+      std::cerr << "gpubench: warning: " << warning << "\n";
+    }
   }
 
-  const fs::path results_path = out / "results.json";
+  const fs::path results_path = root ? out / "results.json" : fs::path();
   install_interrupt_handlers();
-  std::cerr << "gpubench: suite '" << s.name << "', " << count_cases(plan) << " cases, results in "
-            << results_path.string() << "\n";
-  const run_outcome outcome = run_plan(plan, ctx, doc, results_path, make_progress());
+  if (root) {
+    std::cerr << "gpubench: suite '" << s->name << "', " << count_cases(plan) << " cases"
+              << (the_job->distributed() ? " per rank, " + std::to_string(layout.size) + " ranks on " +
+                                               std::to_string(layout.node_count) + " node(s)"
+                                         : std::string())
+              << ", results in " << results_path.string() << "\n";
+  }
+  run_hooks hooks;
+  if (the_job->distributed()) {
+    hooks.runs_here = [&](const benchmark_definition& def) {
+      return def.scope() == run_scope::per_rank || layout.node_leader;
+    };
+    hooks.after_benchmark = [&] { the_job->barrier(); };
+  }
+  run_outcome outcome =
+      run_plan(plan, ctx, doc, results_path, root ? make_progress() : progress_listener{}, hooks);
 
-  if (default_scratch) {
+  if (default_scratch && layout.node_leader) {
     std::error_code ec;
     fs::remove(scratch.front(), ec);  // only if empty
+  }
+  if (the_job->distributed()) {
+    const auto reports = the_job->gather_to_root(rank_report(layout, doc));
+    if (!root) {
+      if (outcome.interrupted) return exit_interrupted;
+      return outcome.failed > 0 ? exit_failure : exit_ok;
+    }
+    merge_rank_reports(reports, doc);
+    outcome = {};
+    for (const auto& r : doc.results) {
+      outcome.ok += r.status == result_status::ok ? 1 : 0;
+      outcome.skipped += r.status == result_status::skipped ? 1 : 0;
+      outcome.failed += r.status == result_status::failed ? 1 : 0;
+    }
+    outcome.interrupted = doc.meta.interrupted = interrupt_requested();
+    doc.meta.finished = iso8601_now();
+    write_file_atomically(results_path, json(doc).dump(1) + "\n");
   }
   reports::print_summary(std::cout, doc);
   std::cout << "\n"

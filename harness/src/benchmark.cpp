@@ -154,6 +154,11 @@ benchmark_definition& benchmark_definition::set_timing(timing t) {
   return *this;
 }
 
+benchmark_definition& benchmark_definition::set_scope(run_scope scope) {
+  scope_ = scope;
+  return *this;
+}
+
 benchmark_definition& benchmark_definition::set_supported(support_check check) {
   supported_ = std::move(check);
   return *this;

@@ -26,6 +26,9 @@ std::vector<int> context::gpu_indices() const {
 }
 
 std::optional<std::string> context::gpu_unavailable_reason() const {
+  if (!options_.gpu_assignment_problem.empty()) {
+    return options_.gpu_assignment_problem;
+  }
   if (!gpu_indices().empty()) {
     return std::nullopt;
   }

@@ -41,6 +41,10 @@ void to_json(json& j, const result& r) {
   if (!r.info.empty()) {
     j["info"] = r.info;
   }
+  if (r.rank) {
+    j["host"] = r.host;
+    j["rank"] = *r.rank;
+  }
 }
 
 void from_json(const json& j, result& r) {
@@ -57,6 +61,8 @@ void from_json(const json& j, result& r) {
   }
   if (j.contains("verified")) r.verified = j.at("verified").get<bool>();
   if (j.contains("info")) r.info = j.at("info");
+  r.host = j.value("host", "");
+  if (j.contains("rank")) r.rank = j.at("rank").get<int>();
 }
 
 void to_json(json& j, const results_document& doc) {
@@ -64,12 +70,16 @@ void to_json(json& j, const results_document& doc) {
   j["schema"] = results_schema;
   j["meta"] = doc.meta;
   j["system"] = doc.system;
+  if (!doc.nodes.empty()) {
+    j["nodes"] = doc.nodes;
+  }
   j["results"] = doc.results;
 }
 
 void from_json(const json& j, results_document& doc) {
   doc.meta = j.at("meta").get<run_meta>();
   doc.system = j.at("system").get<system_info>();
+  doc.nodes = j.contains("nodes") ? j.at("nodes").get<std::vector<node_entry>>() : std::vector<node_entry>{};
   doc.results = j.at("results").get<std::vector<result>>();
 }
 
@@ -117,7 +127,7 @@ void write_file_atomically(const fs::path& path, const std::string& text) {
 results_document read_results(const fs::path& path) {
   const json document = read_json_file(path);
   const json_reader root(document, path.string());
-  root.expect_object({"schema", "meta", "system", "results"});
+  root.expect_object({"schema", "meta", "system", "nodes", "results"});
   if (root.get_string("schema") != results_schema) {
     root.fail("schema", std::string("\"") + results_schema + "\"");
   }
@@ -125,7 +135,8 @@ results_document read_results(const fs::path& path) {
                                            "build_type", "compiler", "cuda", "driver", "nccl",
                                            "mpi_ranks", "suite", "interrupted", "warnings"});
   for (const json_reader& item : root.elements("results")) {
-    item.expect_object({"id", "status", "reason", "error", "axes", "metrics", "verified", "info"});
+    item.expect_object(
+        {"id", "status", "reason", "error", "axes", "metrics", "verified", "info", "host", "rank"});
     (void)item.get_string("id");
     const std::string status = item.get_string("status");
     if (status != "ok" && status != "skipped" && status != "failed") {

@@ -234,13 +234,15 @@ void clear_interrupt() noexcept {
 
 run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& ctx,
                      results_document& document, const std::filesystem::path& results_path,
-                     const progress_listener& progress) {
+                     const progress_listener& progress, const run_hooks& hooks) {
   run_outcome outcome;
   const std::size_t total = count_cases(plan);
   std::size_t index = 0;
   const auto save = [&] {
     document.meta.finished = iso8601_now();
-    write_file_atomically(results_path, json(document).dump(1) + "\n");
+    if (!results_path.empty()) {
+      write_file_atomically(results_path, json(document).dump(1) + "\n");
+    }
   };
   const auto record = [&](result r) {
     switch (r.status) {
@@ -263,6 +265,10 @@ run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& 
 
   save();  // the file exists, valid, from the start
   for (const auto& planned : plan) {
+    if (hooks.runs_here && !hooks.runs_here(*planned.definition)) {
+      if (hooks.after_benchmark) hooks.after_benchmark();
+      continue;
+    }
     if (planned.skip_reason) {
       ++index;
       if (progress.started) progress.started(index, total, planned.definition->id());
@@ -271,6 +277,7 @@ run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& 
       r.status = result_status::skipped;
       r.reason = *planned.skip_reason;
       record(std::move(r));
+      if (hooks.after_benchmark) hooks.after_benchmark();
       continue;
     }
     for (const auto& values : planned.cases) {
@@ -287,6 +294,7 @@ run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& 
       }
       record(std::move(r));
     }
+    if (hooks.after_benchmark) hooks.after_benchmark();
     if (interrupt_requested()) {
       break;
     }

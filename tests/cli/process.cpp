@@ -13,10 +13,8 @@ namespace gpubench::testing {
 namespace fs = std::filesystem;
 
 namespace {
-pid_t spawn(const std::vector<std::string>& args, const fs::path& cwd, const fs::path& out,
-            const fs::path& err, const std::vector<std::string>& env = {}) {
-  std::vector<std::string> argv_storage{GPUBENCH_EXE};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+pid_t spawn_program(std::vector<std::string> argv_storage, const fs::path& cwd, const fs::path& out,
+                    const fs::path& err, const std::vector<std::string>& env = {}) {
   std::vector<char*> argv;
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -40,7 +38,23 @@ pid_t spawn(const std::vector<std::string>& args, const fs::path& cwd, const fs:
   }
   return pid;
 }
+
+pid_t spawn(const std::vector<std::string>& args, const fs::path& cwd, const fs::path& out,
+            const fs::path& err, const std::vector<std::string>& env = {}) {
+  std::vector<std::string> argv{GPUBENCH_EXE};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return spawn_program(std::move(argv), cwd, out, err, env);
+}
 }  // namespace
+
+process_result run_program(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  temp_dir logs;
+  process_result r;
+  r.exit_code = wait_for(spawn_program(argv, {}, logs.path / "stdout.log", logs.path / "stderr.log", env));
+  r.out = read_file(logs.path / "stdout.log");
+  r.err = read_file(logs.path / "stderr.log");
+  return r;
+}
 
 int wait_for(pid_t pid) {
   int status = 0;

@@ -21,6 +21,10 @@ process_result run_gpubench(const std::vector<std::string>& args,
                             const std::filesystem::path& cwd = {},
                             const std::vector<std::string>& env = {});
 
+// Runs any program (argv[0] a path) the same way: mpirun, for the multi-rank tests.
+process_result run_program(const std::vector<std::string>& argv,
+                           const std::vector<std::string>& env = {});
+
 // Starts it without waiting (stdout/stderr to files in `log_dir`); returns the pid.
 pid_t start_gpubench(const std::vector<std::string>& args, const std::filesystem::path& log_dir);
 // Waits for a started process; returns its exit code, or -1 when a signal ended it.

@@ -85,6 +85,12 @@ struct metric_spec {
 
 [[nodiscard]] double derive_metric(metric_kind kind, const work& w, double seconds_per_iteration);
 
+// Where a benchmark runs in a multi-rank (MPI) job.
+enum class run_scope {
+  per_rank,  // on every rank, with that rank's GPU (GPU benchmarks)
+  per_node,  // once per node, on its lowest rank (storage, CPU, host memory)
+};
+
 // Who measures an iteration's time.
 enum class timing {
   host_wall,  // the harness's wall clock around run_iteration()
@@ -145,6 +151,7 @@ class benchmark_definition {
                                         std::string description = {});
   benchmark_definition& add_metric(std::string name, metric_kind kind);
   benchmark_definition& set_timing(timing t);
+  benchmark_definition& set_scope(run_scope scope);
   benchmark_definition& set_supported(support_check check);
   benchmark_definition& set_factory(instance_factory factory);
   template <class Instance>
@@ -160,6 +167,7 @@ class benchmark_definition {
   [[nodiscard]] const axis* find_axis(std::string_view name) const;
   [[nodiscard]] const std::vector<metric_spec>& metrics() const noexcept { return metrics_; }
   [[nodiscard]] timing timing_mode() const noexcept { return timing_; }
+  [[nodiscard]] run_scope scope() const noexcept { return scope_; }
   [[nodiscard]] bool has_factory() const noexcept { return static_cast<bool>(factory_); }
   // Why it cannot run in this context, or nullopt.
   [[nodiscard]] std::optional<std::string> unsupported_reason(const context& ctx) const;
@@ -172,6 +180,7 @@ class benchmark_definition {
   std::vector<axis> axes_;
   std::vector<metric_spec> metrics_;
   timing timing_ = timing::host_wall;
+  run_scope scope_ = run_scope::per_rank;
   support_check supported_;
   instance_factory factory_;
 };

@@ -15,6 +15,7 @@ struct run_options {
   std::vector<int> gpus;                            // GPU indices to use; empty means every GPU
   std::vector<std::filesystem::path> scratch_dirs;  // where storage benchmarks may create files
   bool verify = true;                               // check every benchmark's data after timing it
+  std::string gpu_assignment_problem;  // set when this rank of a job was given no GPU
 };
 
 class context {

@@ -29,6 +29,9 @@ struct result {
   std::vector<std::pair<std::string, summary>> metrics;
   std::optional<bool> verified;
   json info = json::object();
+  // In a multi-rank job: the node and rank that measured it.
+  std::string host;
+  std::optional<int> rank;
 };
 void to_json(json& j, const result& r);
 void from_json(const json& j, result& r);
@@ -52,9 +55,18 @@ struct run_meta {
 GPUBENCH_JSON_FIELDS(run_meta, version, git, argv, started, finished, build_type, compiler, cuda,
                      driver, nccl, mpi_ranks, suite, interrupted, warnings)
 
+// One node of a multi-rank job: its ranks and what it is.
+struct node_entry {
+  std::string host;
+  std::vector<int> ranks;
+  system_info system;
+};
+GPUBENCH_JSON_FIELDS(node_entry, host, ranks, system)
+
 struct results_document {
   run_meta meta;
-  system_info system;
+  system_info system;                // this process's (rank 0's) machine
+  std::vector<node_entry> nodes;     // every node, in a multi-rank job; empty otherwise
   std::vector<result> results;
 };
 void to_json(json& j, const results_document& doc);

@@ -17,6 +17,15 @@ struct progress_listener {
   std::function<void(std::size_t index, std::size_t total, const result& r)> finished;
 };
 
+// How a rank of a multi-rank job takes part (the defaults suit a single process).
+struct run_hooks {
+  // Whether this process runs the benchmark (per-node ones run on one rank per node).
+  std::function<bool(const benchmark_definition&)> runs_here;
+  // Called on every rank after each benchmark of the plan (an MPI barrier keeps ranks in step,
+  // so one rank's host benchmark never disturbs another's GPU benchmark).
+  std::function<void()> after_benchmark;
+};
+
 struct run_outcome {
   std::size_t ok = 0;
   std::size_t skipped = 0;
@@ -25,12 +34,13 @@ struct run_outcome {
 };
 
 // Runs every case of the plan in order, appends one result per case (one per benchmark when it
-// is skipped) to `document`, and rewrites `results_path` atomically after each. An exception in
+// is skipped) to `document`, and rewrites `results_path` atomically after each (unless the path
+// is empty: ranks other than 0 keep their results in memory for the gather). An exception in
 // a case becomes a failed result; the run goes on. Stops early, marking the document
 // interrupted, once interrupt_requested() is true.
 run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& ctx,
                      results_document& document, const std::filesystem::path& results_path,
-                     const progress_listener& progress = {});
+                     const progress_listener& progress = {}, const run_hooks& hooks = {});
 
 // SIGINT/SIGTERM handling: install once in main; benchmarks and the runner poll the flag.
 void install_interrupt_handlers();

@@ -1,0 +1,59 @@
+// The job a process belongs to: one process alone, or one rank of an MPI job started by mpirun or
+// srun (one rank per GPU). gpubench adds no launcher of its own.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+struct job_layout {
+  int rank = 0;
+  int size = 1;
+  int local_rank = 0;  // among the ranks on this node
+  int local_size = 1;
+  int node_index = 0;  // nodes numbered by their lowest rank
+  int node_count = 1;
+  std::string node;          // host name ($GPUBENCH_NODE_NAME overrides it, for tests)
+  bool node_leader = true;   // the lowest rank on its node: it runs the per-node benchmarks
+};
+
+// The layout of `rank` given every rank's node name (rank order).
+[[nodiscard]] job_layout compute_layout(const std::vector<std::string>& node_by_rank, int rank);
+
+// This process's node name: $GPUBENCH_NODE_NAME if set, else the host name.
+[[nodiscard]] std::string node_name();
+
+class job {
+ public:
+  // With MPI built in and an MPI launcher detected, initializes MPI; otherwise a one-process job.
+  static std::unique_ptr<job> start();
+  job(const job&) = delete;
+  job& operator=(const job&) = delete;
+  ~job();
+
+  [[nodiscard]] const job_layout& layout() const noexcept { return layout_; }
+  [[nodiscard]] bool distributed() const noexcept { return layout_.size > 1; }
+  // Every rank's string, in rank order. Collective.
+  [[nodiscard]] std::vector<std::string> all_gather(const std::string& mine) const;
+  // Every rank's string on rank 0, in rank order; empty on the other ranks. Collective.
+  [[nodiscard]] std::vector<std::string> gather_to_root(const std::string& mine) const;
+  void barrier() const;
+
+ private:
+  job() = default;
+  job_layout layout_;
+  bool mpi_initialized_ = false;
+};
+
+// Why this process looks started by an MPI launcher with more than one task ("OMPI_COMM_WORLD_SIZE
+// =2"), or nullopt. Used by builds without MPI to refuse to run as N unconnected copies.
+[[nodiscard]] std::optional<std::string> mpi_launcher_detected();
+
+// Throws input_error when the ranks' values differ, naming them: "ranks disagree on the suite:
+// rank 0 has 'quick'; rank 1 has 'full'".
+void require_agreement(const std::string& what, const std::vector<std::string>& value_by_rank);
+
+}  // namespace gpubench

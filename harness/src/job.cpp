@@ -1,0 +1,183 @@
+#include "gpubench/job.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+#include "gpubench/config.hpp"
+#include "gpubench/errors.hpp"
+
+#if GPUBENCH_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace gpubench {
+
+namespace {
+#if GPUBENCH_HAVE_MPI
+void check_mpi(int rc, const char* call, source_site where = source_site::current()) {
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    throw api_error("MPI", call, "MPI error " + std::to_string(rc), std::string(text, static_cast<std::size_t>(length)), where);
+  }
+}
+#define GPUBENCH_MPI_CHECK(expr) check_mpi((expr), #expr)
+#endif
+}  // namespace
+
+std::string node_name() {
+  if (const char* name = std::getenv("GPUBENCH_NODE_NAME"); name != nullptr && *name != '\0') {
+    return name;
+  }
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) return "localhost";
+  return host;
+}
+
+job_layout compute_layout(const std::vector<std::string>& node_by_rank, int rank) {
+  job_layout l;
+  l.rank = rank;
+  l.size = static_cast<int>(node_by_rank.size());
+  l.node = node_by_rank.at(static_cast<std::size_t>(rank));
+  std::map<std::string, int> first_rank;  // node -> its lowest rank
+  for (int r = 0; r < l.size; ++r) {
+    first_rank.emplace(node_by_rank[static_cast<std::size_t>(r)], r);
+  }
+  l.node_count = static_cast<int>(first_rank.size());
+  l.local_rank = 0;
+  l.local_size = 0;
+  for (int r = 0; r < l.size; ++r) {
+    if (node_by_rank[static_cast<std::size_t>(r)] != l.node) continue;
+    if (r < rank) ++l.local_rank;
+    ++l.local_size;
+  }
+  l.node_leader = l.local_rank == 0;
+  // Nodes numbered in the order of their lowest ranks.
+  const int mine = first_rank.at(l.node);
+  l.node_index = 0;
+  for (const auto& [node, lowest] : first_rank) {
+    if (lowest < mine) ++l.node_index;
+  }
+  return l;
+}
+
+std::optional<std::string> mpi_launcher_detected() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS", "MPI_LOCALNRANKS"}) {
+    if (const char* value = std::getenv(variable); value != nullptr && std::atoi(value) > 1) {
+      // srun sets SLURM_NTASKS for the whole allocation; SLURM_PROCID says this is a task of it.
+      if (std::string(variable) == "SLURM_NTASKS" && std::getenv("SLURM_PROCID") == nullptr) continue;
+      return std::string(variable) + "=" + value;
+    }
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<job> job::start() {
+  std::unique_ptr<job> j(new job());
+#if GPUBENCH_HAVE_MPI
+  if (mpi_launcher_detected()) {
+    int provided = 0;
+    GPUBENCH_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided));
+    j->mpi_initialized_ = true;
+    int rank = 0;
+    int size = 1;
+    GPUBENCH_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    GPUBENCH_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    j->layout_.rank = rank;
+    j->layout_.size = size;
+    j->layout_ = compute_layout(j->all_gather(node_name()), rank);
+    return j;
+  }
+#endif
+  j->layout_ = compute_layout({node_name()}, 0);
+  return j;
+}
+
+job::~job() {
+#if GPUBENCH_HAVE_MPI
+  if (mpi_initialized_) MPI_Finalize();
+#endif
+}
+
+std::vector<std::string> job::all_gather(const std::string& mine) const {
+  if (layout_.size == 1) return {mine};
+#if GPUBENCH_HAVE_MPI
+  const int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(layout_.size));
+  GPUBENCH_MPI_CHECK(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD));
+  std::vector<int> offsets(lengths.size(), 0);
+  for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+  std::string all(static_cast<std::size_t>(offsets.back() + lengths.back()), '\0');
+  GPUBENCH_MPI_CHECK(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
+                                    offsets.data(), MPI_CHAR, MPI_COMM_WORLD));
+  std::vector<std::string> out;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    out.push_back(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+  }
+  return out;
+#else
+  return {mine};
+#endif
+}
+
+std::vector<std::string> job::gather_to_root(const std::string& mine) const {
+  if (layout_.size == 1) return {mine};
+#if GPUBENCH_HAVE_MPI
+  const int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(layout_.size));
+  GPUBENCH_MPI_CHECK(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
+  std::vector<int> offsets(lengths.size(), 0);
+  for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+  std::string all(layout_.rank == 0 ? static_cast<std::size_t>(offsets.back() + lengths.back()) : 0, '\0');
+  GPUBENCH_MPI_CHECK(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
+                                 offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD));
+  std::vector<std::string> out;
+  if (layout_.rank == 0) {
+    for (std::size_t r = 0; r < lengths.size(); ++r) {
+      out.push_back(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+    }
+  }
+  return out;
+#else
+  return {mine};
+#endif
+}
+
+void job::barrier() const {
+#if GPUBENCH_HAVE_MPI
+  if (layout_.size > 1) GPUBENCH_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+#endif
+}
+
+void require_agreement(const std::string& what, const std::vector<std::string>& value_by_rank) {
+  std::map<std::string, std::vector<int>> ranks_by_value;
+  for (std::size_t r = 0; r < value_by_rank.size(); ++r) {
+    ranks_by_value[value_by_rank[r]].push_back(static_cast<int>(r));
+  }
+  if (ranks_by_value.size() <= 1) return;
+  // Groups in the order of their lowest rank: rank 0's value first.
+  std::vector<std::pair<std::string, std::vector<int>>> groups(ranks_by_value.begin(), ranks_by_value.end());
+  std::sort(groups.begin(), groups.end(),
+            [](const auto& a, const auto& b) { return a.second.front() < b.second.front(); });
+  std::string message = "ranks disagree on " + what + ":";
+  bool first = true;
+  for (const auto& [value, ranks] : groups) {
+    message += first ? " " : "; ";
+    first = false;
+    message += ranks.size() == 1 ? "rank " : "ranks ";
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      if (i > 0) message += ',';
+      message += std::to_string(ranks[i]);
+    }
+    message += ranks.size() == 1 ? " has '" : " have '";
+    message += value;
+    message += "'";
+  }
+  throw input_error(message);
+}
+
+}  // namespace gpubench
