@@ -29,6 +29,23 @@ __global__ void check_pattern_kernel(const std::uint32_t* data, std::size_t word
   if (bad != 0) atomicAdd(wrong, bad);
 }
 
+__global__ void fill_float_kernel(float* data, std::size_t n, float value) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    data[i] = value;
+  }
+}
+
+__global__ void count_not_equal_kernel(const float* data, std::size_t n, float value,
+                                       unsigned long long* wrong) {
+  unsigned long long bad = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    bad += data[i] != value;
+  }
+  if (bad != 0) atomicAdd(wrong, bad);
+}
+
 __global__ void sm_copy_kernel(uint4* __restrict__ dst, const uint4* __restrict__ src,
                                std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
@@ -65,6 +82,15 @@ void enqueue_fill_pattern(std::uint32_t* data, std::size_t words, std::uint32_t 
 void enqueue_check_pattern(const std::uint32_t* data, std::size_t words, std::uint32_t seed,
                            unsigned long long* wrong, cudaStream_t stream) {
   check_pattern_kernel<<<pattern_blocks, pattern_threads, 0, stream>>>(data, words, seed, wrong);
+}
+
+void enqueue_fill_float(float* data, std::size_t n, float value, cudaStream_t stream) {
+  fill_float_kernel<<<pattern_blocks, pattern_threads, 0, stream>>>(data, n, value);
+}
+
+void enqueue_count_not_equal(const float* data, std::size_t n, float value,
+                             unsigned long long* wrong, cudaStream_t stream) {
+  count_not_equal_kernel<<<pattern_blocks, pattern_threads, 0, stream>>>(data, n, value, wrong);
 }
 
 void fill_pattern_host(std::uint32_t* data, std::size_t words, std::uint32_t seed) {

@@ -30,6 +30,12 @@ void fill_pattern_host(std::uint32_t* data, std::size_t words, std::uint32_t see
 [[nodiscard]] std::size_t check_pattern_host(const std::uint32_t* data, std::size_t words,
                                              std::uint32_t seed);
 
+// Device: set n floats to `value`; count those that differ from it into *wrong (collective
+// checks use exactly representable values, so equality is the right test).
+void enqueue_fill_float(float* data, std::size_t n, float value, cudaStream_t stream);
+void enqueue_count_not_equal(const float* data, std::size_t n, float value,
+                             unsigned long long* wrong, cudaStream_t stream);
+
 // SM copy: `blocks` x 512 threads copy 16-byte words from src to dst (either may be a peer's
 // memory). bytes must be a multiple of 16.
 void enqueue_sm_copy(void* dst, const void* src, std::size_t bytes, int blocks,

@@ -22,6 +22,7 @@ struct run_args {
   std::string scratch;
   std::string gpus;
   bool skip_verify = false;
+  double timeout_s = 300;
   std::vector<std::string> argv;
 };
 

@@ -46,6 +46,11 @@ int main(int argc, char** argv) {
       "folder(s) for storage benchmarks' test files, comma-separated (one per device)");
   run_cmd->add_option("--gpus", run.gpus, "GPU indices to use, e.g. 0,1 (default: all)");
   run_cmd->add_flag("--skip-verify", run.skip_verify, "do not check the benchmarks' data");
+  run_cmd
+      ->add_option("--timeout", run.timeout_s,
+                   "seconds before a stuck collective is aborted and reported failed")
+      ->check(CLI::Range(1.0, 86400.0))
+      ->capture_default_str();
 
   bool list_json = false;
   CLI::App* list_cmd = app.add_subcommand("list", "List benchmarks, suites and what can run here");

@@ -195,7 +195,6 @@ std::vector<std::string> build_warnings() {
   return warnings;
 }
 
-
 // What every rank must agree on before a multi-rank run starts.
 struct job_identity {
   std::string build;
@@ -326,18 +325,20 @@ int run_command(const run_args& args) {
     if (layout.local_rank < static_cast<int>(candidates.size())) {
       options.gpus.push_back(candidates[static_cast<std::size_t>(layout.local_rank)]);
     } else if (!system.gpus.empty()) {
-      options.gpu_assignment_problem = "rank " + std::to_string(layout.rank) + " has no GPU: local rank " +
-                                       std::to_string(layout.local_rank) + " of " + std::to_string(candidates.size()) +
-                                       " GPUs selected on " + layout.node;
+      options.gpu_assignment_problem =
+          "rank " + std::to_string(layout.rank) + " has no GPU: local rank " +
+          std::to_string(layout.local_rank) + " of " + std::to_string(candidates.size()) +
+          " GPUs selected on " + layout.node;
     }
   }
   options.verify = !args.skip_verify;
+  options.timeout_s = args.timeout_s;
   const std::string driver = system.gpu_status.driver_version;
 
   // The plan, checked on every rank before anything is created.
   std::vector<planned_benchmark> plan;
   try {
-    plan = make_plan(*s, request, registry::global(), context(system, options));
+    plan = make_plan(*s, request, registry::global(), context(system, options, the_job.get()));
   } catch (const input_error& e) {
     problem = e.what();
   }
@@ -359,11 +360,12 @@ int run_command(const run_args& args) {
   if (default_scratch) {
     // Inside the results folder (one per node in a multi-node job); removed at the end if the
     // benchmarks left it empty.
-    scratch.push_back(out / (the_job->distributed() ? "scratch-" + layout.node : std::string("scratch")));
+    scratch.push_back(out /
+                      (the_job->distributed() ? "scratch-" + layout.node : std::string("scratch")));
     if (layout.node_leader) fs::create_directories(scratch.back());
   }
   options.scratch_dirs = scratch;
-  const context ctx(std::move(system), options);
+  const context ctx(std::move(system), options, the_job.get());
 
   results_document doc;
   doc.meta.version = version();
@@ -389,9 +391,10 @@ int run_command(const run_args& args) {
   install_interrupt_handlers();
   if (root) {
     std::cerr << "gpubench: suite '" << s->name << "', " << count_cases(plan) << " cases"
-              << (the_job->distributed() ? " per rank, " + std::to_string(layout.size) + " ranks on " +
-                                               std::to_string(layout.node_count) + " node(s)"
-                                         : std::string())
+              << (the_job->distributed()
+                      ? " per rank, " + std::to_string(layout.size) + " ranks on " +
+                            std::to_string(layout.node_count) + " node(s)"
+                      : std::string())
               << ", results in " << results_path.string() << "\n";
   }
   run_hooks hooks;

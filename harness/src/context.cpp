@@ -7,8 +7,8 @@
 
 namespace gpubench {
 
-context::context(system_info system, run_options options)
-    : system_(std::move(system)), options_(std::move(options)) {}
+context::context(system_info system, run_options options, const job* the_job)
+    : system_(std::move(system)), options_(std::move(options)), job_(the_job) {}
 
 std::vector<int> context::gpu_indices() const {
   std::vector<int> out;

@@ -22,7 +22,8 @@ void check_mpi(int rc, const char* call, source_site where = source_site::curren
     char text[MPI_MAX_ERROR_STRING];
     int length = 0;
     MPI_Error_string(rc, text, &length);
-    throw api_error("MPI", call, "MPI error " + std::to_string(rc), std::string(text, static_cast<std::size_t>(length)), where);
+    throw api_error("MPI", call, "MPI error " + std::to_string(rc),
+                    std::string(text, static_cast<std::size_t>(length)), where);
   }
 }
 #define GPUBENCH_MPI_CHECK(expr) check_mpi((expr), #expr)
@@ -66,10 +67,12 @@ job_layout compute_layout(const std::vector<std::string>& node_by_rank, int rank
 }
 
 std::optional<std::string> mpi_launcher_detected() {
-  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS", "MPI_LOCALNRANKS"}) {
+  for (const char* variable :
+       {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS", "MPI_LOCALNRANKS"}) {
     if (const char* value = std::getenv(variable); value != nullptr && std::atoi(value) > 1) {
       // srun sets SLURM_NTASKS for the whole allocation; SLURM_PROCID says this is a task of it.
-      if (std::string(variable) == "SLURM_NTASKS" && std::getenv("SLURM_PROCID") == nullptr) continue;
+      if (std::string(variable) == "SLURM_NTASKS" && std::getenv("SLURM_PROCID") == nullptr)
+        continue;
       return std::string(variable) + "=" + value;
     }
   }
@@ -108,7 +111,8 @@ std::vector<std::string> job::all_gather(const std::string& mine) const {
 #if GPUBENCH_HAVE_MPI
   const int length = static_cast<int>(mine.size());
   std::vector<int> lengths(static_cast<std::size_t>(layout_.size));
-  GPUBENCH_MPI_CHECK(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD));
+  GPUBENCH_MPI_CHECK(
+      MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD));
   std::vector<int> offsets(lengths.size(), 0);
   for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
   std::string all(static_cast<std::size_t>(offsets.back() + lengths.back()), '\0');
@@ -116,7 +120,8 @@ std::vector<std::string> job::all_gather(const std::string& mine) const {
                                     offsets.data(), MPI_CHAR, MPI_COMM_WORLD));
   std::vector<std::string> out;
   for (std::size_t r = 0; r < lengths.size(); ++r) {
-    out.push_back(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+    out.push_back(
+        all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
   }
   return out;
 #else
@@ -129,16 +134,19 @@ std::vector<std::string> job::gather_to_root(const std::string& mine) const {
 #if GPUBENCH_HAVE_MPI
   const int length = static_cast<int>(mine.size());
   std::vector<int> lengths(static_cast<std::size_t>(layout_.size));
-  GPUBENCH_MPI_CHECK(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
+  GPUBENCH_MPI_CHECK(
+      MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
   std::vector<int> offsets(lengths.size(), 0);
   for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
-  std::string all(layout_.rank == 0 ? static_cast<std::size_t>(offsets.back() + lengths.back()) : 0, '\0');
+  std::string all(layout_.rank == 0 ? static_cast<std::size_t>(offsets.back() + lengths.back()) : 0,
+                  '\0');
   GPUBENCH_MPI_CHECK(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
                                  offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD));
   std::vector<std::string> out;
   if (layout_.rank == 0) {
     for (std::size_t r = 0; r < lengths.size(); ++r) {
-      out.push_back(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+      out.push_back(
+          all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
     }
   }
   return out;
@@ -153,6 +161,15 @@ void job::barrier() const {
 #endif
 }
 
+void job::broadcast_bytes(void* data, int bytes) const {
+#if GPUBENCH_HAVE_MPI
+  if (layout_.size > 1) GPUBENCH_MPI_CHECK(MPI_Bcast(data, bytes, MPI_BYTE, 0, MPI_COMM_WORLD));
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 void require_agreement(const std::string& what, const std::vector<std::string>& value_by_rank) {
   std::map<std::string, std::vector<int>> ranks_by_value;
   for (std::size_t r = 0; r < value_by_rank.size(); ++r) {
@@ -160,7 +177,8 @@ void require_agreement(const std::string& what, const std::vector<std::string>& 
   }
   if (ranks_by_value.size() <= 1) return;
   // Groups in the order of their lowest rank: rank 0's value first.
-  std::vector<std::pair<std::string, std::vector<int>>> groups(ranks_by_value.begin(), ranks_by_value.end());
+  std::vector<std::pair<std::string, std::vector<int>>> groups(ranks_by_value.begin(),
+                                                               ranks_by_value.end());
   std::sort(groups.begin(), groups.end(),
             [](const auto& a, const auto& b) { return a.second.front() < b.second.front(); });
   std::string message = "ranks disagree on " + what + ":";

@@ -79,7 +79,8 @@ void to_json(json& j, const results_document& doc) {
 void from_json(const json& j, results_document& doc) {
   doc.meta = j.at("meta").get<run_meta>();
   doc.system = j.at("system").get<system_info>();
-  doc.nodes = j.contains("nodes") ? j.at("nodes").get<std::vector<node_entry>>() : std::vector<node_entry>{};
+  doc.nodes = j.contains("nodes") ? j.at("nodes").get<std::vector<node_entry>>()
+                                  : std::vector<node_entry>{};
   doc.results = j.at("results").get<std::vector<result>>();
 }
 

@@ -47,10 +47,12 @@ pid_t spawn(const std::vector<std::string>& args, const fs::path& cwd, const fs:
 }
 }  // namespace
 
-process_result run_program(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+process_result run_program(const std::vector<std::string>& argv,
+                           const std::vector<std::string>& env) {
   temp_dir logs;
   process_result r;
-  r.exit_code = wait_for(spawn_program(argv, {}, logs.path / "stdout.log", logs.path / "stderr.log", env));
+  r.exit_code =
+      wait_for(spawn_program(argv, {}, logs.path / "stdout.log", logs.path / "stderr.log", env));
   r.out = read_file(logs.path / "stdout.log");
   r.err = read_file(logs.path / "stderr.log");
   return r;

@@ -13,9 +13,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> small_quick{
-    "run", "--suite", "quick", "--axis", "host.membw:array_bytes=64MiB", "--axis",
-    "nvme.*:file_bytes=256MiB", "--axis", "cpu.augment:threads=1"};
+const std::vector<std::string> small_quick{"run",
+                                           "--suite",
+                                           "quick",
+                                           "--axis",
+                                           "host.membw:array_bytes=64MiB",
+                                           "--axis",
+                                           "nvme.*:file_bytes=256MiB",
+                                           "--axis",
+                                           "cpu.augment:threads=1"};
 
 // mpirun with one rank per entry: each entry is (node name, extra environment, gpubench args).
 struct rank_spec {
@@ -104,15 +110,19 @@ TEST_CASE("ranks that disagree stop with exit 2, naming the ranks", "[mpi]") {
   const auto suite = mpirun({{"a", {}, plus({"run", "--suite", "quick"}, out)},
                              {"b", {}, plus({"run", "--suite", "full"}, out)}});
   CHECK(suite.exit_code == 2);
-  CHECK_THAT(suite.err, Catch::Contains("ranks disagree on the suite and its options: rank 0 has 'quick") &&
-                            Catch::Contains("rank 1 has 'full"));
+  CHECK_THAT(suite.err,
+             Catch::Contains("ranks disagree on the suite and its options: rank 0 has 'quick") &&
+                 Catch::Contains("rank 1 has 'full"));
   CHECK_FALSE(fs::exists(dir.path / "o"));
 
   // One node sees two GPUs (a stand-in NVML), the other none.
   const std::string fake = std::string("LD_LIBRARY_PATH=") + GPUBENCH_FAKE_NVML_DIR;
-  const auto gpus = mpirun({{"a", {}, plus(small_quick, out)}, {"b", {fake}, plus(small_quick, out)}});
+  const auto gpus =
+      mpirun({{"a", {}, plus(small_quick, out)}, {"b", {fake}, plus(small_quick, out)}});
   CHECK(gpus.exit_code == 2);
-  CHECK_THAT(gpus.err, Catch::Contains("ranks disagree on the GPU count per node: rank 0 has '0'; rank 1 has '2'"));
+  CHECK_THAT(
+      gpus.err,
+      Catch::Contains("ranks disagree on the GPU count per node: rank 0 has '0'; rank 1 has '2'"));
 
   // Three ranks on a node with two GPUs.
   const auto crowded = mpirun({{"n", {fake}, plus(small_quick, out)},
@@ -122,7 +132,8 @@ TEST_CASE("ranks that disagree stop with exit 2, naming the ranks", "[mpi]") {
   CHECK_THAT(crowded.err, Catch::Contains("node n runs 3 ranks but has 2 GPUs"));
 
   // A bad flag on every rank: reported once.
-  const auto bad = mpirun({{"a", {}, {"run", "--only", "no.such"}}, {"b", {}, {"run", "--only", "no.such"}}});
+  const auto bad =
+      mpirun({{"a", {}, {"run", "--only", "no.such"}}, {"b", {}, {"run", "--only", "no.such"}}});
   CHECK(bad.exit_code == 2);
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') >= 1);
   CHECK_THAT(bad.err, Catch::Contains("rank 0: --only: expected a known benchmark id"));

@@ -32,13 +32,15 @@ TEST_CASE("disagreeing ranks are named, rank 0's value first", "[job]") {
     require_agreement("the build", {"2.0", "1.0", "2.0", "1.0"});
     FAIL("no error");
   } catch (const input_error& e) {
-    CHECK(std::string(e.what()) == "ranks disagree on the build: ranks 0,2 have '2.0'; ranks 1,3 have '1.0'");
+    CHECK(std::string(e.what()) ==
+          "ranks disagree on the build: ranks 0,2 have '2.0'; ranks 1,3 have '1.0'");
   }
   try {
     require_agreement("the suite", {"quick", "full"});
     FAIL("no error");
   } catch (const input_error& e) {
-    CHECK(std::string(e.what()) == "ranks disagree on the suite: rank 0 has 'quick'; rank 1 has 'full'");
+    CHECK(std::string(e.what()) ==
+          "ranks disagree on the suite: rank 0 has 'quick'; rank 1 has 'full'");
   }
 }
 

@@ -15,15 +15,20 @@ struct run_options {
   std::vector<int> gpus;                            // GPU indices to use; empty means every GPU
   std::vector<std::filesystem::path> scratch_dirs;  // where storage benchmarks may create files
   bool verify = true;                               // check every benchmark's data after timing it
-  std::string gpu_assignment_problem;  // set when this rank of a job was given no GPU
+  std::string gpu_assignment_problem;               // set when this rank of a job was given no GPU
+  double timeout_s = 300;  // a collective not done by then is aborted (--timeout)
 };
+
+class job;
 
 class context {
  public:
-  context(system_info system, run_options options);
+  // `the_job`: the MPI job this process is a rank of (nullptr: a single process).
+  context(system_info system, run_options options, const job* the_job = nullptr);
 
   [[nodiscard]] const system_info& system() const noexcept { return system_; }
   [[nodiscard]] const run_options& options() const noexcept { return options_; }
+  [[nodiscard]] const job* mpi_job() const noexcept { return job_; }
 
   // The GPUs this run uses (indices into system().gpus that CUDA can drive).
   [[nodiscard]] std::vector<int> gpu_indices() const;
@@ -35,6 +40,7 @@ class context {
  private:
   system_info system_;
   run_options options_;
+  const job* job_ = nullptr;
 };
 
 // The skip reason of a benchmark that needs a CUDA GPU: "built without CUDA" in such builds,

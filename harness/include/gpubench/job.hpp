@@ -16,8 +16,8 @@ struct job_layout {
   int local_size = 1;
   int node_index = 0;  // nodes numbered by their lowest rank
   int node_count = 1;
-  std::string node;          // host name ($GPUBENCH_NODE_NAME overrides it, for tests)
-  bool node_leader = true;   // the lowest rank on its node: it runs the per-node benchmarks
+  std::string node;         // host name ($GPUBENCH_NODE_NAME overrides it, for tests)
+  bool node_leader = true;  // the lowest rank on its node: it runs the per-node benchmarks
 };
 
 // The layout of `rank` given every rank's node name (rank order).
@@ -41,6 +41,8 @@ class job {
   // Every rank's string on rank 0, in rank order; empty on the other ranks. Collective.
   [[nodiscard]] std::vector<std::string> gather_to_root(const std::string& mine) const;
   void barrier() const;
+  // Rank 0's bytes to every rank (the NCCL unique id). Collective.
+  void broadcast_bytes(void* data, int bytes) const;
 
  private:
   job() = default;

@@ -65,8 +65,8 @@ GPUBENCH_JSON_FIELDS(node_entry, host, ranks, system)
 
 struct results_document {
   run_meta meta;
-  system_info system;                // this process's (rank 0's) machine
-  std::vector<node_entry> nodes;     // every node, in a multi-rank job; empty otherwise
+  system_info system;             // this process's (rank 0's) machine
+  std::vector<node_entry> nodes;  // every node, in a multi-rank job; empty otherwise
   std::vector<result> results;
 };
 void to_json(json& j, const results_document& doc);
