@@ -37,8 +37,8 @@ int participants(const context& ctx) {
 }
 
 std::optional<std::string> collective_supported(const context& ctx) {
-  if (!GPUBENCH_HAVE_NCCL) return std::string("built without NCCL");
   if (auto reason = cuda_gpu_unavailable_reason(ctx)) return reason;
+  if (!GPUBENCH_HAVE_NCCL) return std::string("built without NCCL (not found at build time)");
   const int n = participants(ctx);
   if (n < 2)
     return "needs 2 or more GPUs (one process, or one MPI rank each); found " + std::to_string(n);
