@@ -18,6 +18,7 @@
 #include "gpubench/suite.hpp"
 #include "gpubench/system.hpp"
 #include "gpubench/text.hpp"
+#include "gpubench/thread_pool.hpp"
 #include "reports/format.hpp"
 #include "reports/summary.hpp"
 
@@ -258,6 +259,11 @@ int run_command(const run_args& args) {
   const std::unique_ptr<job> the_job = job::start();
   const job_layout& layout = the_job->layout();
   const bool root = layout.rank == 0;
+  if (the_job->distributed() && layout.node_leader && !widen_affinity_to_all_cpus()) {
+    std::cerr << "gpubench: warning: rank " << layout.rank
+              << " could not widen its CPU binding; host benchmarks on " << layout.node
+              << " see only the cores the launcher gave it\n";
+  }
   // An input error on any rank stops every rank (each sees all errors through one collective,
   // so none waits on a rank that already left); rank 0 reports it.
   const auto stop_on_any_error = [&](const std::string& mine) {

@@ -157,7 +157,17 @@ std::vector<std::string> job::gather_to_root(const std::string& mine) const {
 
 void job::barrier() const {
 #if GPUBENCH_HAVE_MPI
-  if (layout_.size > 1) GPUBENCH_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  if (layout_.size <= 1) return;
+  // Waiting ranks sleep instead of spinning (MPI_Barrier busy-polls): they share the node with
+  // a rank that may be measuring its cores or memory.
+  MPI_Request request = MPI_REQUEST_NULL;
+  GPUBENCH_MPI_CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &request));
+  int done = 0;
+  while (true) {
+    GPUBENCH_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    if (done != 0) return;
+    ::usleep(1000);
+  }
 #endif
 }
 

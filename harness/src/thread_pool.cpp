@@ -1,6 +1,7 @@
 #include "gpubench/thread_pool.hpp"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <hwloc.h>
 
@@ -58,6 +59,17 @@ std::vector<int> available_core_cpus() {
     }
   }
   return cpus;
+}
+
+bool widen_affinity_to_all_cpus() {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  const long online = sysconf(_SC_NPROCESSORS_CONF);
+  for (long cpu = 0; cpu < online && cpu < CPU_SETSIZE; ++cpu) {
+    CPU_SET(static_cast<int>(cpu), &all);
+  }
+  // The kernel keeps the mask within the process's cgroup cpuset.
+  return sched_setaffinity(0, sizeof all, &all) == 0;
 }
 
 pinned_thread_pool::pinned_thread_pool(int threads) {

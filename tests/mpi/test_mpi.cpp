@@ -72,6 +72,12 @@ TEST_CASE("two ranks on two nodes write one results file with both nodes' result
     if (id == "host.membw" || id == "cpu.augment" || id.rfind("nvme.", 0) == 0) {
       CHECK(res["status"] == "ok");
       host_results.insert({id, res["rank"].get<int>()});
+      if (id == "host.membw") {
+        // The node's rank widened its launcher binding: every core of the node is measured.
+        const int rank = res["rank"].get<int>();
+        CHECK(res["axes"]["threads"] == doc["nodes"][rank]["system"]["cpu"]["cores_available"]);
+        CHECK(res["axes"]["threads"] == doc["nodes"][rank]["system"]["cpu"]["cores"]);
+      }
     } else if (doc["nodes"][0]["system"]["gpus"].empty()) {
       CHECK(res["status"] == "skipped");
       CHECK_FALSE(res["reason"].get<std::string>().empty());

@@ -17,6 +17,11 @@ namespace gpubench {
 // topology order: the places workers are pinned to.
 [[nodiscard]] std::vector<int> available_core_cpus();
 
+// Lets this process run on every CPU of the machine it may use (launchers such as mpirun bind a
+// rank to one core; the rank that runs a node's host benchmarks needs them all). Returns false
+// when the system refuses.
+bool widen_affinity_to_all_cpus();
+
 class pinned_thread_pool {
  public:
   // Starts `threads` workers pinned round-robin to the physical cores this process may use.
