@@ -51,7 +51,7 @@ class cpu_augment final : public instance {
     pool_ = std::make_unique<pinned_thread_pool>(threads_);
     for (int t = 0; t < threads_; ++t) {
       auto w = std::make_unique<worker_state>();
-      w->tensor.resize(static_cast<std::size_t>(3 * out_ * out_));
+      w->tensor.resize(3 * static_cast<std::size_t>(out_) * static_cast<std::size_t>(out_));
       w->rng.seed(0xA0C0 + static_cast<std::uint64_t>(t));
       w->next = static_cast<std::uint64_t>(t) * 7;
       workers_.push_back(std::move(w));
@@ -155,8 +155,11 @@ class cpu_augment final : public instance {
       const double scale = static_cast<double>(in_size) / out_size;
       const double fs = std::max(scale, 1.0);
       const double center = (o + 0.5) * scale;
-      first = std::max(static_cast<int>(center - fs + 0.5), 0);
-      const int last = std::min(static_cast<int>(center + fs + 0.5), in_size);
+      // PIL's truncation toward zero, as in augment_pipeline.cpp.
+      first =
+          std::max(static_cast<int>(center - fs + 0.5), 0);  // NOLINT(bugprone-incorrect-roundings)
+      const int last = std::min(static_cast<int>(center + fs + 0.5),
+                                in_size);  // NOLINT(bugprone-incorrect-roundings)
       w.clear();
       double total = 0;
       for (int i = first; i < last; ++i) {

@@ -67,9 +67,10 @@ coefficients precompute(int in_size, double in0, double in1, int out_size) {
   for (int xx = 0; xx < out_size; ++xx) {
     const double center = in0 + (xx + 0.5) * scale;
     const double ss = 1.0 / filter_scale;
-    int xmin = static_cast<int>(center - support + 0.5);
+    // PIL truncates (center -/+ support + 0.5) toward zero; kept so pixels match it exactly.
+    int xmin = static_cast<int>(center - support + 0.5);  // NOLINT(bugprone-incorrect-roundings)
     xmin = std::max(xmin, 0);
-    int xmax = static_cast<int>(center + support + 0.5);
+    int xmax = static_cast<int>(center + support + 0.5);  // NOLINT(bugprone-incorrect-roundings)
     xmax = std::min(xmax, in_size) - xmin;
     double total = 0;
     for (int x = 0; x < xmax; ++x) {
@@ -79,8 +80,10 @@ coefficients precompute(int in_size, double in0, double in1, int out_size) {
     }
     for (int x = 0; x < xmax; ++x) {
       const double v = total != 0 ? w[static_cast<std::size_t>(x)] / total : 0;
-      c.k[static_cast<std::size_t>(xx * c.taps + x)] = static_cast<std::int32_t>(
-          v < 0 ? -0.5 + v * (1 << precision_bits) : 0.5 + v * (1 << precision_bits));
+      c.k[static_cast<std::size_t>(xx) * static_cast<std::size_t>(c.taps) +
+          static_cast<std::size_t>(x)] =
+          static_cast<std::int32_t>(v < 0 ? -0.5 + v * (1 << precision_bits)
+                                          : 0.5 + v * (1 << precision_bits));
     }
     c.first[static_cast<std::size_t>(xx)] = xmin;
     c.count[static_cast<std::size_t>(xx)] = xmax;
@@ -115,19 +118,21 @@ rgb_image resize_bilinear_antialias(const rgb_image& src, const crop_box& box, i
     for (int xx = 0; xx < out_width; ++xx) {
       const int first = horizontal.first[static_cast<std::size_t>(xx)];
       const int count = horizontal.count[static_cast<std::size_t>(xx)];
-      const std::int32_t* k = &horizontal.k[static_cast<std::size_t>(xx * horizontal.taps)];
+      const std::int32_t* k =
+          &horizontal.k[static_cast<std::size_t>(xx) * static_cast<std::size_t>(horizontal.taps)];
       std::int64_t s0 = 1 << (precision_bits - 1);
       std::int64_t s1 = s0;
       std::int64_t s2 = s0;
       for (int x = 0; x < count; ++x) {
         const std::uint8_t* p = row + static_cast<std::size_t>(first + x) * 3;
-        s0 += p[0] * k[x];
-        s1 += p[1] * k[x];
-        s2 += p[2] * k[x];
+        s0 += static_cast<std::int64_t>(p[0]) * k[x];
+        s1 += static_cast<std::int64_t>(p[1]) * k[x];
+        s2 += static_cast<std::int64_t>(p[2]) * k[x];
       }
-      out[xx * 3] = clip8(s0);
-      out[xx * 3 + 1] = clip8(s1);
-      out[xx * 3 + 2] = clip8(s2);
+      std::uint8_t* o = out + static_cast<std::size_t>(xx) * 3;
+      o[0] = clip8(s0);
+      o[1] = clip8(s1);
+      o[2] = clip8(s2);
     }
   }
   rgb_image result;
@@ -137,13 +142,15 @@ rgb_image resize_bilinear_antialias(const rgb_image& src, const crop_box& box, i
   for (int yy = 0; yy < out_height; ++yy) {
     const int first = vertical.first[static_cast<std::size_t>(yy)];
     const int count = vertical.count[static_cast<std::size_t>(yy)];
-    const std::int32_t* k = &vertical.k[static_cast<std::size_t>(yy * vertical.taps)];
+    const std::int32_t* k =
+        &vertical.k[static_cast<std::size_t>(yy) * static_cast<std::size_t>(vertical.taps)];
     std::uint8_t* out = result.pixels.data() + static_cast<std::size_t>(yy) * out_width * 3;
     for (int xx = 0; xx < out_width * 3; ++xx) {
       std::int64_t s = 1 << (precision_bits - 1);
       for (int y = 0; y < count; ++y) {
-        s += temp.pixels[static_cast<std::size_t>(first + y) * out_width * 3 +
-                         static_cast<std::size_t>(xx)] *
+        s += static_cast<std::int64_t>(
+                 temp.pixels[static_cast<std::size_t>(first + y) * out_width * 3 +
+                             static_cast<std::size_t>(xx)]) *
              k[y];
       }
       out[xx] = clip8(s);

@@ -292,6 +292,7 @@ class nccl_collective final : public instance {
       }
       case collective::alltoall: {
         std::vector<expectation> out;
+        out.reserve(static_cast<std::size_t>(ranks_));
         for (int p = 0; p < ranks_; ++p) {
           out.push_back({static_cast<std::size_t>(p) * part_, part_,
                          static_cast<float>(p * ranks_ + rank + 1)});

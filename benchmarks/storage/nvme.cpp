@@ -311,6 +311,7 @@ class nvme_read final : public instance {
     std::exception_ptr error;
     std::mutex error_lock;
     std::vector<std::thread> threads;
+    threads.reserve(static_cast<std::size_t>(depth_));
     for (int d = 0; d < depth_; ++d) {
       threads.emplace_back([&, d] {
         try {

@@ -120,8 +120,7 @@ fs::path make_output_folder(const std::string& requested, const std::string& hos
   const std::string base =
       (host.empty() ? std::string("host") : host) + "-" + timestamp_for_folder();
   for (int attempt = 0; attempt < 1000; ++attempt) {
-    const fs::path candidate =
-        parent / (attempt == 0 ? base : base + "-" + std::to_string(attempt));
+    fs::path candidate = parent / (attempt == 0 ? base : base + "-" + std::to_string(attempt));
     if (::mkdir(candidate.c_str(), 0755) == 0) {
       return candidate;
     }
