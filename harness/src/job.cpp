@@ -106,6 +106,36 @@ job::~job() {
 #endif
 }
 
+#if GPUBENCH_HAVE_MPI
+namespace {
+// Variable-length strings through MPI: lengths first, then the bytes at prefix-sum offsets.
+struct packed_layout {
+  std::vector<int> lengths;
+  std::vector<int> offsets;
+  [[nodiscard]] std::size_t total() const {
+    return lengths.empty() ? 0 : static_cast<std::size_t>(offsets.back() + lengths.back());
+  }
+  [[nodiscard]] std::vector<std::string> unpack(const std::string& all) const {
+    std::vector<std::string> out;
+    out.reserve(lengths.size());
+    for (std::size_t r = 0; r < lengths.size(); ++r) {
+      out.push_back(
+          all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+    }
+    return out;
+  }
+};
+
+packed_layout packed(std::vector<int> lengths) {
+  packed_layout p{std::move(lengths), {}};
+  p.offsets.assign(p.lengths.size(), 0);
+  for (std::size_t r = 1; r < p.lengths.size(); ++r)
+    p.offsets[r] = p.offsets[r - 1] + p.lengths[r - 1];
+  return p;
+}
+}  // namespace
+#endif
+
 std::vector<std::string> job::all_gather(const std::string& mine) const {
   if (layout_.size == 1) return {mine};
 #if GPUBENCH_HAVE_MPI
@@ -113,17 +143,11 @@ std::vector<std::string> job::all_gather(const std::string& mine) const {
   std::vector<int> lengths(static_cast<std::size_t>(layout_.size));
   GPUBENCH_MPI_CHECK(
       MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD));
-  std::vector<int> offsets(lengths.size(), 0);
-  for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
-  std::string all(static_cast<std::size_t>(offsets.back() + lengths.back()), '\0');
-  GPUBENCH_MPI_CHECK(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
-                                    offsets.data(), MPI_CHAR, MPI_COMM_WORLD));
-  std::vector<std::string> out;
-  for (std::size_t r = 0; r < lengths.size(); ++r) {
-    out.push_back(
-        all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
-  }
-  return out;
+  const packed_layout p = packed(std::move(lengths));
+  std::string all(p.total(), '\0');
+  GPUBENCH_MPI_CHECK(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), p.lengths.data(),
+                                    p.offsets.data(), MPI_CHAR, MPI_COMM_WORLD));
+  return p.unpack(all);
 #else
   return {mine};
 #endif
@@ -133,23 +157,15 @@ std::vector<std::string> job::gather_to_root(const std::string& mine) const {
   if (layout_.size == 1) return {mine};
 #if GPUBENCH_HAVE_MPI
   const int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(layout_.size));
+  const bool root = layout_.rank == 0;
+  std::vector<int> lengths(root ? static_cast<std::size_t>(layout_.size) : 0);
   GPUBENCH_MPI_CHECK(
       MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
-  std::vector<int> offsets(lengths.size(), 0);
-  for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
-  std::string all(layout_.rank == 0 ? static_cast<std::size_t>(offsets.back() + lengths.back()) : 0,
-                  '\0');
-  GPUBENCH_MPI_CHECK(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
-                                 offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD));
-  std::vector<std::string> out;
-  if (layout_.rank == 0) {
-    for (std::size_t r = 0; r < lengths.size(); ++r) {
-      out.push_back(
-          all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
-    }
-  }
-  return out;
+  const packed_layout p = packed(std::move(lengths));  // empty off the root
+  std::string all(p.total(), '\0');
+  GPUBENCH_MPI_CHECK(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), p.lengths.data(),
+                                 p.offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD));
+  return root ? p.unpack(all) : std::vector<std::string>{};
 #else
   return {mine};
 #endif
