@@ -41,6 +41,13 @@ void enqueue_count_not_equal(const float* data, std::size_t n, float value,
 void enqueue_sm_copy(void* dst, const void* src, std::size_t bytes, int blocks,
                      cudaStream_t stream);
 
+// Copies of `bytes` per timed iteration: enough that events resolve the time well, at most 16
+// (nvbandwidth's default loop count).
+inline std::size_t copies_per_iteration(std::size_t bytes) {
+  const std::size_t wanted = (std::size_t{256} << 20) / bytes;
+  return wanted < 1 ? 1 : (wanted > 16 ? 16 : wanted);
+}
+
 // A flag in pinned, mapped host memory that spin kernels wait on.
 class release_flag {
  public:

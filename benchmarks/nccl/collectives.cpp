@@ -335,24 +335,34 @@ class nccl_collective final : public instance {
     wait_for_comms("the collective's enqueue");
   }
 
+  // Marks the communicators for ncclCommAbort (in the destructor) and throws: the failure a
+  // communicator reported, or the timeout.
+  [[noreturn]] void abort_on_error(const std::string& what, ncclResult_t state) {
+    aborted_ = true;
+    throw api_error("NCCL", what, "ncclResult " + std::to_string(static_cast<int>(state)),
+                    ncclGetErrorString(state), source_site::current());
+  }
+  [[noreturn]] void abort_on_timeout(const std::string& what) {
+    aborted_ = true;
+    throw std::runtime_error(what + " did not finish within " + std::to_string(timeout_s_) +
+                             " s (a peer dead or stuck?); communicator aborted");
+  }
+  [[nodiscard]] std::chrono::steady_clock::time_point deadline() const {
+    return std::chrono::steady_clock::now() +
+           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+               std::chrono::duration<double>(timeout_s_));
+  }
+
   // Non-blocking communicators finish calls asynchronously: wait until none is in progress.
   void wait_for_comms(const char* what) {
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s_);
+    const auto until = deadline();
     for (auto& m : members_) {
       ncclResult_t state = ncclInProgress;
       while (state == ncclInProgress) {
         GPUBENCH_NCCL_CHECK(ncclCommGetAsyncError(m.comm, &state));
-        if (state != ncclSuccess && state != ncclInProgress) {
-          aborted_ = true;
-          throw api_error("NCCL", what, "ncclResult " + std::to_string(static_cast<int>(state)),
-                          ncclGetErrorString(state), source_site::current());
-        }
-        if (state == ncclInProgress && std::chrono::steady_clock::now() > deadline) {
-          aborted_ = true;
-          throw std::runtime_error(std::string(what) + " did not finish within " +
-                                   std::to_string(timeout_s_) +
-                                   " s (a peer dead or stuck?); communicator aborted");
+        if (state != ncclSuccess && state != ncclInProgress) abort_on_error(what, state);
+        if (state == ncclInProgress && std::chrono::steady_clock::now() > until) {
+          abort_on_timeout(what);
         }
       }
     }
@@ -360,8 +370,8 @@ class nccl_collective final : public instance {
 
   // Streams done, or a communicator error, or the timeout: never a hang.
   void wait_for_streams() {
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s_);
+    const auto until = deadline();
+    const std::string what(spec_.id);
     for (auto& m : members_) {
       GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
       while (true) {
@@ -370,18 +380,8 @@ class nccl_collective final : public instance {
         if (status != cudaErrorNotReady) GPUBENCH_CUDA_CHECK(status);
         ncclResult_t state = ncclSuccess;
         GPUBENCH_NCCL_CHECK(ncclCommGetAsyncError(m.comm, &state));
-        if (state != ncclSuccess && state != ncclInProgress) {
-          aborted_ = true;
-          throw api_error("NCCL", std::string(spec_.id).c_str(),
-                          "ncclResult " + std::to_string(static_cast<int>(state)),
-                          ncclGetErrorString(state), source_site::current());
-        }
-        if (std::chrono::steady_clock::now() > deadline) {
-          aborted_ = true;
-          throw std::runtime_error(std::string(spec_.id) + " did not finish within " +
-                                   std::to_string(timeout_s_) +
-                                   " s (a peer dead or stuck?); communicator aborted");
-        }
+        if (state != ncclSuccess && state != ncclInProgress) abort_on_error(what, state);
+        if (std::chrono::steady_clock::now() > until) abort_on_timeout(what);
       }
     }
   }

@@ -82,7 +82,7 @@ class p2p_copy final : public instance {
       throw std::invalid_argument("p2p.copy: direction is uni or bidir");
     }
     if (bytes_ == 0) throw std::invalid_argument("p2p.copy: bytes must be at least 16");
-    copies_ = std::clamp<std::size_t>((std::size_t{256} << 20) / bytes_, 1, 16);
+    copies_ = kernels::copies_per_iteration(bytes_);
     peer_access_ = can_access(src, dst) && (!bidirectional_ || can_access(dst, src));
     if (engine_ == "sm" && !peer_access_) {
       throw skip_case("no peer access between GPU " + std::to_string(src) + " and GPU " +

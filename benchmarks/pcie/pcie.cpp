@@ -87,9 +87,7 @@ class pcie_copy final : public instance {
     if (!pinned_ && values.get_string("memory") != "pageable") {
       throw std::invalid_argument(std::string(spec.id) + ": memory is pinned or pageable");
     }
-    // Enough copies per iteration that the time is well above the event resolution, at most 16
-    // (nvbandwidth's default loop count).
-    copies_ = std::clamp<std::size_t>((std::size_t{256} << 20) / bytes_, 1, 16);
+    copies_ = kernels::copies_per_iteration(bytes_);
     std::vector<int> devices;
     if (spec.all_gpus) {
       devices = ctx.gpu_indices();

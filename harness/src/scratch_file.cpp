@@ -7,10 +7,10 @@
 
 #include <atomic>
 #include <cerrno>
-#include <fstream>
 #include <stdexcept>
 #include <vector>
 
+#include "detail/procfs.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/runner.hpp"
 
@@ -88,21 +88,17 @@ storage_info describe_storage(const fs::path& dir) {
   // Filesystem: the longest mount point that contains the folder.
   std::error_code ec;
   const fs::path absolute = fs::weakly_canonical(dir, ec);
-  std::ifstream mounts("/proc/self/mounts");
-  std::string device;
-  std::string mount_point;
-  std::string type;
-  std::string rest;
   std::size_t best = 0;
-  while (mounts >> device >> mount_point >> type && std::getline(mounts, rest)) {
-    const std::string a = absolute.string();
+  const std::string a = absolute.string();
+  for (const detail::mount_entry& m : detail::read_mounts()) {
+    const std::string& mount_point = m.mount_point;
     const bool contains =
         a == mount_point ||
         (a.rfind(mount_point, 0) == 0 &&
          (mount_point == "/" || (a.size() > mount_point.size() && a[mount_point.size()] == '/')));
     if (contains && mount_point.size() >= best) {
       best = mount_point.size();
-      info.filesystem = type;
+      info.filesystem = m.type;
       info.mount_point = mount_point;
     }
   }
@@ -121,16 +117,10 @@ storage_info describe_storage(const fs::path& dir) {
     real = real.parent_path();
   }
   info.device = real.filename().string();
-  const auto first_line = [](const fs::path& p) {
-    std::ifstream in(p);
-    std::string line;
-    std::getline(in, line);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    return line;
-  };
-  info.model = first_line(real / "device" / "model");
-  info.nvme = info.device.rfind("nvme", 0) == 0;
-  info.rotational = first_line(real / "queue" / "rotational") == "1";
+  const detail::block_device_facts facts = detail::describe_block_device(real);
+  info.model = facts.model;
+  info.nvme = facts.nvme;
+  info.rotational = facts.rotational;
   return info;
 }
 

@@ -17,6 +17,7 @@
 
 #include "detail/cuda_devices.hpp"
 #include "detail/nvml.hpp"
+#include "detail/procfs.hpp"
 #include "gpubench/thread_pool.hpp"
 
 namespace gpubench {
@@ -41,15 +42,7 @@ std::uint64_t system_info::last_level_cache_bytes() const {
 
 namespace {
 
-std::string read_first_line(const fs::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\n' || line.back() == '\t')) {
-    line.pop_back();
-  }
-  return line;
-}
+using detail::read_first_line;
 
 std::string os_pretty_name() {
   std::ifstream in("/etc/os-release");
@@ -149,9 +142,10 @@ void discover_disks(system_info& info) {
     }
     disk_info disk;
     disk.name = name;
-    disk.model = read_first_line(entry.path() / "device" / "model");
-    disk.nvme = name.rfind("nvme", 0) == 0;
-    disk.rotational = read_first_line(entry.path() / "queue" / "rotational") == "1";
+    const detail::block_device_facts facts = detail::describe_block_device(entry.path());
+    disk.model = facts.model;
+    disk.nvme = facts.nvme;
+    disk.rotational = facts.rotational;
     const std::string sectors = read_first_line(entry.path() / "size");
     if (!sectors.empty()) {
       disk.size_bytes = std::stoull(sectors) * 512ULL;  // sysfs counts 512-byte sectors
@@ -168,23 +162,19 @@ void discover_filesystems(system_info& info) {
       "debugfs",   "tracefs",    "securityfs", "pstore",      "bpf",        "autofs",
       "hugetlbfs", "configfs",   "fusectl",    "binfmt_misc", "devtmpfs",   "nsfs",
       "efivarfs",  "rpc_pipefs", "selinuxfs",  "ramfs",       "fuse.lxcfs", "squashfs"};
-  std::ifstream in("/proc/self/mounts");
-  std::string device;
-  std::string mount_point;
-  std::string type;
-  std::string rest;
   std::set<std::string> seen;
-  while (in >> device >> mount_point >> type && std::getline(in, rest)) {
-    if (pseudo.count(type) != 0 || !seen.insert(mount_point).second) {
+  for (const detail::mount_entry& m : detail::read_mounts()) {
+    if (pseudo.count(m.type) != 0 || !seen.insert(m.mount_point).second) {
       continue;
     }
     struct statvfs stats {};
-    if (statvfs(mount_point.c_str(), &stats) != 0 || stats.f_blocks == 0) {
+    if (statvfs(m.mount_point.c_str(), &stats) != 0 || stats.f_blocks == 0) {
       continue;
     }
-    info.filesystems.push_back(filesystem_info{
-        mount_point, device, type, static_cast<std::uint64_t>(stats.f_blocks) * stats.f_frsize,
-        static_cast<std::uint64_t>(stats.f_bavail) * stats.f_frsize});
+    info.filesystems.push_back(
+        filesystem_info{m.mount_point, m.device, m.type,
+                        static_cast<std::uint64_t>(stats.f_blocks) * stats.f_frsize,
+                        static_cast<std::uint64_t>(stats.f_bavail) * stats.f_frsize});
   }
 }
 
