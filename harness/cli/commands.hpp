@@ -1,8 +1,12 @@
 // The gpubench commands. Each returns the process exit code; only main() exits.
 #pragma once
 
+#include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "gpubench/results.hpp"
 
 namespace gpubench::cli {
 
@@ -23,10 +27,34 @@ struct run_args {
   std::string gpus;
   bool skip_verify = false;
   double timeout_s = 300;
+  std::vector<std::string>
+      workloads;  // sized after the run; default: configs/workloads/default.json
   std::vector<std::string> argv;
 };
 
+struct size_args {
+  std::string workload;
+  std::string hardware = "catalog:dgx-h100";
+  std::optional<int> gpus;
+  std::optional<int> nodes;
+  std::optional<int> batch;
+  std::optional<std::string> precision;
+  std::vector<std::string> settings;  // --set KEY=VALUE
+  bool as_json = false;
+};
+
+struct calibrate_args {
+  std::string file;
+  bool fit = false;
+  bool as_json = false;
+};
+
 int run_command(const run_args& args);
+// The sizing summary `run` prints for its workloads against what it just measured.
+void print_sizing_summary(std::ostream& out, const results_document& doc,
+                          const std::string& results_file, std::vector<std::string> workloads);
+int size_command(const size_args& args);
+int calibrate_command(const calibrate_args& args);
 int list_command(bool as_json);
 int info_command(bool as_json);
 

@@ -46,6 +46,9 @@ int main(int argc, char** argv) {
       "folder(s) for storage benchmarks' test files, comma-separated (one per device)");
   run_cmd->add_option("--gpus", run.gpus, "GPU indices to use, e.g. 0,1 (default: all)");
   run_cmd->add_flag("--skip-verify", run.skip_verify, "do not check the benchmarks' data");
+  run_cmd->add_option("--workload", run.workloads,
+                      "workloads to size against the results (default: configs/workloads/"
+                      "default.json)");
   run_cmd
       ->add_option("--timeout", run.timeout_s,
                    "seconds before a stuck collective is aborted and reported failed")
@@ -60,6 +63,33 @@ int main(int argc, char** argv) {
   CLI::App* info_cmd =
       app.add_subcommand("info", "Describe this machine: CPU, NUMA, RAM, disks, GPUs");
   info_cmd->add_flag("--json", info_json, "machine-readable output");
+
+  cli::size_args size;
+  CLI::App* size_cmd = app.add_subcommand(
+      "size", "Predict training samples/s for a workload on a machine and name the limit");
+  size_cmd->add_option("--workload", size.workload, "workload name (configs/workloads/) or file")
+      ->required();
+  size_cmd
+      ->add_option("--hardware", size.hardware,
+                   "catalog:NAME, a results.json or a gpubench.hardware/1 file")
+      ->capture_default_str();
+  size_cmd->add_option("--gpus", size.gpus, "GPUs per node")->check(CLI::Range(1, 1024));
+  size_cmd->add_option("--nodes", size.nodes, "nodes")->check(CLI::Range(1, 100000));
+  size_cmd->add_option("--batch", size.batch, "batch per GPU")->check(CLI::Range(1, 1 << 24));
+  size_cmd->add_option("--precision", size.precision, "fp32, tf32, amp_fp16, amp_bf16 or fp8")
+      ->check(CLI::IsMember({"fp32", "tf32", "amp_fp16", "amp_bf16", "fp8"}));
+  size_cmd->add_option("--set", size.settings,
+                       "KEY=VALUE what-if change to the hardware (docs/model.md), repeatable");
+  size_cmd->add_flag("--json", size.as_json, "gpubench.sizing/1 on stdout");
+
+  cli::calibrate_args calibrate;
+  CLI::App* calibrate_cmd = app.add_subcommand(
+      "calibrate", "Compare the model with published training throughput (docs/model.md)");
+  calibrate_cmd->add_option("file", calibrate.file, "calibration file (rows of published figures)")
+      ->required();
+  calibrate_cmd->add_flag("--fit", calibrate.fit,
+                          "fit the model's named constants first and print them on stderr");
+  calibrate_cmd->add_flag("--json", calibrate.as_json, "machine-readable output");
 
   try {
     app.parse(argc, argv);
@@ -79,6 +109,8 @@ int main(int argc, char** argv) {
       return cli::run_command(run);
     }
     if (*list_cmd) return cli::list_command(list_json);
+    if (*size_cmd) return cli::size_command(size);
+    if (*calibrate_cmd) return cli::calibrate_command(calibrate);
     if (*info_cmd) return cli::info_command(info_json);
     std::cerr << app.help();
     return cli::exit_bad_input;

@@ -434,6 +434,7 @@ int run_command(const run_args& args) {
     write_file_atomically(results_path, json(doc).dump(1) + "\n");
   }
   reports::print_summary(std::cout, doc);
+  print_sizing_summary(std::cout, doc, results_path.string(), args.workloads);
   std::cout << "\n"
             << outcome.ok << " ok, " << outcome.failed << " failed, " << outcome.skipped
             << " skipped" << (outcome.interrupted ? " (interrupted)" : "")

@@ -1,5 +1,7 @@
 #include "gpubench/text.hpp"
 
+#include <cstdio>
+
 namespace gpubench {
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -13,6 +15,12 @@ std::vector<std::string> split(const std::string& text, char separator) {
     }
     start = end + 1;
   }
+}
+
+std::string format_plain(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", value);
+  return buffer;
 }
 
 }  // namespace gpubench

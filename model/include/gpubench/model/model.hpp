@@ -1,0 +1,109 @@
+// The sizing model (docs/model.md): hardware profile + workload -> expected training samples/s,
+// every component's own ceiling, the limiting component and what would move it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpubench/json.hpp"
+#include "gpubench/model/hardware.hpp"
+#include "gpubench/model/workload.hpp"
+
+namespace gpubench::model {
+
+inline constexpr const char* sizing_schema = "gpubench.sizing/1";
+
+// Efficiencies no microbenchmark measures: named, kept in configs/model/constants.json, the first
+// five fitted once on the calibration set (gpubench calibrate --fit), the rest from sources.
+struct constants {
+  double matmul_efficiency = 0.8;      // a training step's GEMMs vs the GEMM benchmark's rate
+  double conv_efficiency = 0.6;        // convolutions (implicit GEMM) vs plain GEMM
+  double memory_efficiency = 0.7;      // elementwise/normalisation kernels vs hbm.copy
+  double kernel_overhead_us = 2.0;     // un-hidden framework time per kernel launch
+  double comm_overlap = 0.8;           // share of the backward pass gradient traffic can hide under
+  double loader_efficiency = 0.23;     // Python (torchvision/PIL) loader vs gpubench's C++ pipeline
+  double page_cache_fraction = 0.8;    // share of RAM a dataset may use to be served from cache
+  double network_efficiency = 0.9;     // NCCL inter-node bus bandwidth vs the NICs' line rate
+  double nvlink_busbw_fraction = 0.8;  // allreduce busbw vs unidirectional NVLink per GPU
+  double pcie_busbw_fraction = 0.5;    // allreduce busbw vs H2D rate when GPUs share only PCIe
+  double allreduce_latency_us = 50;    // fixed cost of one gradient bucket's allreduce
+  double ddp_bucket_bytes = 25e6;      // PyTorch DDP's default bucket
+  double default_augment_per_core = 528;  // samples/s per core when no cpu.augment figure exists
+  double default_network_gbps = 100;      // per node, when neither measured nor in the catalog
+  double default_launch_latency_us = 2.5;
+  double loader_cores_reserved_per_gpu = 1;    // the training process itself
+  std::map<std::string, std::string> sources;  // constant -> where its value comes from
+
+  [[nodiscard]] static const std::vector<std::string>& fitted_names();
+  [[nodiscard]] double& at(const std::string& name);
+  [[nodiscard]] double at(const std::string& name) const;
+};
+
+[[nodiscard]] constants load_constants();  // configs/model/constants.json
+[[nodiscard]] constants parse_constants(const json& doc, const std::string& file);
+[[nodiscard]] json to_json(const constants& c);
+
+struct run_options {
+  std::optional<int> gpus;  // per node
+  std::optional<int> nodes;
+  std::optional<int> batch;
+  std::optional<std::string> precision;
+};
+
+struct component {
+  std::string name;
+  std::optional<double>
+      samples_per_s;       // its own ceiling; none when it does not apply or is unknown
+  double utilization = 0;  // share of its capacity used at the predicted rate
+  std::string basis;       // measured | catalog | set | anchored | not_applicable | unknown
+  std::string detail;
+};
+
+struct step_breakdown {
+  double compute_s = 0;
+  double memory_s = 0;
+  double optimizer_s = 0;
+  double launch_s = 0;
+  double communication_s = 0;          // all of it
+  double communication_exposed_s = 0;  // the part not hidden under the backward pass
+  double gpu_step_s = 0;               // what one step takes on the GPU side
+  double flops = 0;
+  double anchor_factor = 1;  // measured/modelled step time of the reference point
+};
+
+struct sizing {
+  std::string workload;
+  std::string hardware;
+  std::string sample_unit;
+  int gpus_per_node = 1;
+  int nodes = 1;
+  int batch_per_gpu = 1;
+  std::string precision;
+  double predicted_samples_per_s = 0;
+  double per_gpu_samples_per_s = 0;
+  std::string limiting_component;
+  std::vector<component> components;
+  step_breakdown step;
+  std::vector<std::string> recommendations;
+  std::vector<std::string> notes;
+  std::vector<std::string> assumed;  // figures taken from the catalog or defaults
+  bool anchored = false;
+  double tokens_per_sample = 1;
+};
+
+// Throws input_error when the profile cannot run the workload (no GPU figures, precision the GPU
+// lacks, more GPUs than the machine has).
+[[nodiscard]] sizing predict(const hardware_profile& hardware, const workload& w,
+                             const constants& c, const run_options& options = {});
+
+[[nodiscard]] json to_json(const sizing& s, const hardware_profile& hardware, const workload& w,
+                           const constants& c);
+
+// The GEMM rate (TFLOP/s) the profile gives a shape, and whether it was measured.
+[[nodiscard]] double gemm_tflops(const hardware_profile& hardware, const std::string& dtype,
+                                 std::int64_t m, std::int64_t n, std::int64_t k,
+                                 std::int64_t batched, bool* measured = nullptr);
+
+}  // namespace gpubench::model

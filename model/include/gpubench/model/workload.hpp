@@ -1,0 +1,116 @@
+// Workloads (gpubench.workload/1): a training job described as the operations of one step.
+// A model preset (resnet50, bert-large, gpt, ...) expands into GEMM shapes with counts,
+// memory-bound bytes and a kernel count; explicit ops and plain totals are accepted too.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpubench/json.hpp"
+
+namespace gpubench::model {
+
+inline constexpr const char* workload_schema = "gpubench.workload/1";
+
+enum class op_kind {
+  matmul,     // a plain GEMM (linear layers, attention batched GEMMs)
+  conv,       // a convolution as its implicit GEMM
+  memory,     // a memory-bound kernel: normalisation, activation, softmax, residual
+  optimizer,  // the optimizer's parameter-sized traffic
+};
+
+struct op {
+  op_kind kind = op_kind::matmul;
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  double count = 1;  // how many times the op runs per step
+  double bytes = 0;  // memory ops: bytes moved per run
+  bool backward = false;
+  bool fused_output = false;  // the output stays on chip (FlashAttention's score GEMMs)
+  std::int64_t batched = 1;   // GEMMs issued together as one batched launch (attention heads)
+};
+
+// One training step on one GPU (forward, backward, optimizer).
+struct step_ops {
+  std::vector<op> ops;
+  double kernels = 0;  // kernel launches per step
+  double params = 0;   // trainable parameters
+  double tokens_per_sample = 1;
+
+  [[nodiscard]] double matmul_flops() const;  // 2*M*N*K*count over GEMM-like ops
+};
+
+struct model_spec {
+  std::string preset;                      // "" for explicit ops or totals
+  std::map<std::string, double> params;    // numeric preset parameters
+  std::map<std::string, bool> flags;       // boolean preset parameters
+  std::vector<op> ops;                     // explicit ops (per step at the workload batch)
+  std::optional<double> flops_per_sample;  // totals: training FLOP per sample
+  std::optional<double> total_params;      // totals: parameters
+  std::optional<double> bytes_per_sample;  // totals: memory traffic per sample
+};
+
+struct data_spec {
+  std::string source = "synthetic";  // synthetic | storage
+  std::string pipeline = "none";     // jpeg_rrc_flip_normalize | tokens | none
+  int image_width = 500;
+  int image_height = 375;
+  int image_out = 224;
+  double bytes_per_sample_stored = 0;
+  double bytes_per_sample_h2d = 0;
+  double dataset_bytes = 0;
+  std::optional<int> loader_workers_per_gpu;
+  std::string loader = "python";  // python (torchvision/PIL workers) | native (C++/DALI CPU)
+};
+
+struct reference_point {
+  std::string hardware;  // catalog:NAME or a results file
+  int gpus = 1;
+  int batch_per_gpu = 0;
+  double samples_per_s = 0;
+  std::optional<std::string> precision;  // when it differs from the workload's (V100 has no tf32)
+};
+
+struct workload {
+  std::string name;
+  std::string description;
+  std::string file;
+  model_spec model;
+  std::string family;       // cnn | transformer | custom
+  std::string sample_unit;  // image | sequence | sample
+  std::string precision = "amp_bf16";
+  int batch_per_gpu = 32;
+  std::string optimizer = "adamw";
+  data_spec data;
+  std::optional<int> gpus;  // per node
+  int nodes = 1;
+  std::string strategy = "ddp";  // ddp | fsdp
+  std::optional<reference_point> reference;
+};
+
+[[nodiscard]] const std::vector<std::string>& preset_names();
+[[nodiscard]] const std::vector<std::string>& precision_names();
+
+// A name from configs/workloads/ or a workload file. Throws input_error naming the file, the
+// JSON path and what was expected.
+[[nodiscard]] workload load_workload(const std::string& name_or_file);
+[[nodiscard]] workload parse_workload(const json& doc, const std::string& file);
+[[nodiscard]] std::vector<std::string> workload_names();
+// configs/workloads/default.json: the workloads `gpubench run` sizes.
+[[nodiscard]] std::vector<std::string> default_workloads();
+
+// Bytes per activation element and per gradient element at a precision.
+[[nodiscard]] double activation_bytes(const std::string& precision);
+// The GEMM dtype a precision runs its matmuls in (fp16, bf16, tf32, fp32, fp8).
+[[nodiscard]] std::string gemm_dtype(const std::string& precision);
+
+// The ops of one training step on one GPU at this batch.
+[[nodiscard]] step_ops expand(const workload& w, int batch_per_gpu);
+
+[[nodiscard]] json to_json(const workload& w);
+
+}  // namespace gpubench::model

@@ -1,0 +1,388 @@
+#include "gpubench/model/calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "gpubench/errors.hpp"
+#include "gpubench/json_reader.hpp"
+#include "gpubench/suite.hpp"
+
+namespace gpubench::model {
+namespace {
+
+struct model_rule {
+  std::string match;
+  std::string family;
+  json workload;
+};
+
+struct mapping {
+  std::vector<model_rule> models;
+  std::vector<std::pair<std::string, std::string>> unusable;    // match -> why
+  std::vector<std::pair<std::string, std::string>> gpus;        // row gpu prefix -> catalog
+  std::vector<std::pair<std::string, std::string>> precisions;  // prefix -> precision
+  std::vector<std::pair<std::string, double>> networks;         // system match -> Gb/s
+};
+
+mapping load_mapping() {
+  const auto path = config_dir() / "calibration" / "models.json";
+  const json doc = read_json_file(path);
+  const json_reader root(doc, path.string());
+  root.expect_object({"schema", "about", "models", "unusable", "gpus", "precisions", "networks"});
+  mapping m;
+  for (const json_reader& e : root.elements("models", 1)) {
+    e.expect_object({"match", "family", "workload"});
+    m.models.push_back({e.get_string("match"), e.get_string("family"), e.node().at("workload")});
+  }
+  for (const json_reader& e : root.elements("unusable")) {
+    e.expect_object({"match", "why"});
+    m.unusable.emplace_back(e.get_string("match"), e.get_string("why"));
+  }
+  for (const json_reader& e : root.elements("gpus", 1)) {
+    e.expect_object({"match", "catalog"});
+    m.gpus.emplace_back(e.get_string("match"), e.get_string("catalog"));
+  }
+  for (const json_reader& e : root.elements("precisions", 1)) {
+    e.expect_object({"match", "precision"});
+    m.precisions.emplace_back(e.get_string("match"), e.get_string("precision"));
+  }
+  for (const json_reader& e : root.elements("networks")) {
+    e.expect_object({"match", "gbps"});
+    m.networks.emplace_back(e.get_string("match"), e.get_number("gbps", 1, 1e7));
+  }
+  return m;
+}
+
+struct prepared_row {
+  calibration_row row;
+  workload w;
+  hardware_profile hw;
+  run_options options;
+};
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::vector<prepared_row> prepare(const json& published, const std::string& file) {
+  const mapping map = load_mapping();
+  const json_reader root(published, file);
+  std::vector<prepared_row> rows;
+  std::map<std::string, hardware_profile> catalog;
+  const auto entries = root.elements("rows", 1);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const json_reader& e = entries[i];
+    prepared_row p;
+    calibration_row& r = p.row;
+    r.index = i;
+    r.source = e.get_string("source");
+    r.model = e.get_string("model");
+    r.framework = e.find_string("framework").value_or("");
+    r.gpus = static_cast<int>(e.get_int("gpus", 1, 100000));
+    r.batch = e.node().contains("batch_per_gpu") && e.node().at("batch_per_gpu").is_null()
+                  ? 0
+                  : static_cast<int>(e.find_int("batch_per_gpu", 1, 1 << 24).value_or(0));
+    const double throughput = e.get_number("throughput", 0, 1e12);
+    const std::string unit = e.get_string("unit");
+    const std::string gpu = e.get_string("gpu");
+    const std::string precision = e.get_string("precision");
+    const std::string system = e.find_string("system").value_or("");
+    auto reject = [&](std::string why) {
+      r.why_not = std::move(why);
+      rows.push_back(p);
+    };
+    if (auto it = std::find_if(map.unusable.begin(), map.unusable.end(),
+                               [&](const auto& u) {
+                                 return contains(r.model, u.first) ||
+                                        contains(r.framework, u.first);
+                               });
+        it != map.unusable.end()) {
+      reject(it->second);
+      continue;
+    }
+    const auto rule = std::find_if(map.models.begin(), map.models.end(),
+                                   [&](const model_rule& m) { return contains(r.model, m.match); });
+    if (rule == map.models.end()) {
+      reject("no workload mapping for this model");
+      continue;
+    }
+    const auto gpu_map = std::find_if(map.gpus.begin(), map.gpus.end(),
+                                      [&](const auto& g) { return gpu.starts_with(g.first); });
+    if (gpu_map == map.gpus.end()) {
+      reject("no catalog entry for GPU " + gpu);
+      continue;
+    }
+    const auto prec = std::find_if(map.precisions.begin(), map.precisions.end(),
+                                   [&](const auto& pr) { return precision.starts_with(pr.first); });
+    if (prec == map.precisions.end()) {
+      reject("precision '" + precision + "' not mapped");
+      continue;
+    }
+    if (r.batch == 0) {
+      reject("no batch size per GPU");
+      continue;
+    }
+    r.family = rule->family;
+    r.gpu = gpu_map->second;
+    r.precision = prec->second;
+    json wdoc = rule->workload;
+    wdoc["schema"] = workload_schema;
+    wdoc["name"] = r.model;
+    wdoc["precision"] = r.precision;
+    wdoc["batch_per_gpu"] = r.batch;
+    if (!wdoc.contains("data")) wdoc["data"] = json::object();
+    wdoc["data"]["source"] = "synthetic";  // the rows are GPU-bound benchmark runs
+    p.w = parse_workload(wdoc, file + " row " + std::to_string(i));
+    if (!catalog.contains(r.gpu)) catalog.emplace(r.gpu, load_catalog(r.gpu));
+    p.hw = catalog.at(r.gpu);
+    p.hw.scalable = true;
+    const int per_node = std::min(r.gpus, 8);
+    p.options.gpus = per_node;
+    p.options.nodes = (r.gpus + per_node - 1) / per_node;
+    p.options.precision = r.precision;
+    for (const auto& [match, gbps] : map.networks) {
+      if (contains(system, match)) {
+        p.hw.set("network.gbps", gbps, basis::catalog, "calibration mapping: " + match);
+        break;
+      }
+    }
+    if (p.hw.value(std::string("gpu.peak_tflops.") + gemm_dtype(r.precision)) == std::nullopt) {
+      reject(r.gpu + " has no " + gemm_dtype(r.precision) + " rate");
+      continue;
+    }
+    // Throughput in samples/s over all GPUs.
+    if (contains(unit, "TFLOP/s")) {
+      reject("published as achieved TFLOP/s per GPU, not a throughput");
+      continue;
+    }
+    double samples = throughput;
+    if (contains(unit, "PER GPU") || contains(unit, "per GPU")) samples *= r.gpus;
+    if (unit.starts_with("tokens/s")) samples /= expand(p.w, 1).tokens_per_sample;
+    r.published = samples;
+    r.usable = true;
+    rows.push_back(std::move(p));
+  }
+  return rows;
+}
+
+double abs_error(double predicted, double published) {
+  return std::abs(predicted / published - 1.0);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void predict_first_principles(std::vector<prepared_row>& rows, const constants& c) {
+  for (prepared_row& p : rows) {
+    if (!p.row.usable) continue;
+    p.row.first_principles = predict(p.hw, p.w, c, p.options).predicted_samples_per_s;
+  }
+}
+
+double fit_objective(std::vector<prepared_row>& rows, const constants& c) {
+  predict_first_principles(rows, c);
+  std::map<std::string, std::vector<double>> errors;
+  for (const prepared_row& p : rows) {
+    if (p.row.first_principles) {
+      errors[p.row.family].push_back(std::abs(std::log(*p.row.first_principles / p.row.published)));
+    }
+  }
+  double total = 0;
+  for (const auto& [family, e] : errors) total += median(e);
+  return errors.empty() ? 0 : total / static_cast<double>(errors.size());
+}
+
+}  // namespace
+
+calibration_report calibrate(const json& published, const std::string& file, const constants& c) {
+  std::vector<prepared_row> rows = prepare(published, file);
+  predict_first_principles(rows, c);
+  // Anchored: the same source, model, framework, precision and GPU count on another GPU.
+  for (prepared_row& p : rows) {
+    if (!p.row.usable) continue;
+    for (const prepared_row& q : rows) {
+      if (!q.row.usable || q.row.gpu == p.row.gpu || q.row.source != p.row.source ||
+          q.row.model != p.row.model || q.row.gpus != p.row.gpus ||
+          q.row.framework != p.row.framework || q.row.precision != p.row.precision) {
+        continue;
+      }
+      p.row.reference = q.row.index;
+      workload anchored = p.w;
+      anchored.reference = reference_point{"catalog:" + q.row.gpu, q.row.gpus, q.row.batch,
+                                           q.row.published, q.row.precision};
+      // The reference machine's network is the same cluster's.
+      hardware_profile hw = p.hw;
+      p.row.anchored = predict(hw, anchored, c, p.options).predicted_samples_per_s;
+      const double peak_target =
+          *p.hw.value(std::string("gpu.peak_tflops.") + gemm_dtype(p.row.precision));
+      const double peak_ref =
+          *q.hw.value(std::string("gpu.peak_tflops.") + gemm_dtype(q.row.precision));
+      p.row.naive = q.row.published * peak_target / peak_ref;
+      break;
+    }
+  }
+  calibration_report report;
+  std::map<std::string, family_summary> families;
+  std::vector<double> all_fp;
+  std::vector<double> all_anchored;
+  std::vector<double> all_naive;
+  std::map<std::string, std::vector<double>> fp;
+  std::map<std::string, std::vector<double>> an;
+  std::map<std::string, std::vector<double>> nv;
+  for (const prepared_row& p : rows) {
+    report.rows.push_back(p.row);
+    const calibration_row& r = p.row;
+    if (!r.usable) continue;
+    fp[r.family].push_back(abs_error(*r.first_principles, r.published));
+    all_fp.push_back(fp[r.family].back());
+    if (r.anchored) {
+      an[r.family].push_back(abs_error(*r.anchored, r.published));
+      nv[r.family].push_back(abs_error(*r.naive, r.published));
+      all_anchored.push_back(an[r.family].back());
+      all_naive.push_back(nv[r.family].back());
+    }
+  }
+  for (const auto& [family, errors] : fp) {
+    family_summary f;
+    f.family = family;
+    f.rows = static_cast<int>(errors.size());
+    f.fp_median = median(errors);
+    f.fp_worst = *std::max_element(errors.begin(), errors.end());
+    if (an.contains(family)) {
+      f.anchored_rows = static_cast<int>(an[family].size());
+      f.anchored_median = median(an[family]);
+      f.anchored_worst = *std::max_element(an[family].begin(), an[family].end());
+      f.naive_median = median(nv[family]);
+      f.naive_worst = *std::max_element(nv[family].begin(), nv[family].end());
+    }
+    report.families.push_back(f);
+  }
+  report.fp_median = median(all_fp);
+  report.anchored_median = median(all_anchored);
+  report.naive_median = median(all_naive);
+  return report;
+}
+
+constants fit_constants(const json& published, const std::string& file, constants start) {
+  std::vector<prepared_row> rows = prepare(published, file);
+  struct range {
+    const char* name;
+    double lo;
+    double hi;
+  };
+  const range ranges[] = {{"matmul_efficiency", 0.2, 1.0},
+                          {"conv_efficiency", 0.1, 1.0},
+                          {"memory_efficiency", 0.1, 1.0},
+                          {"kernel_overhead_us", 0.0, 20.0},
+                          {"comm_overlap", 0.0, 1.0}};
+  constants best = start;
+  double best_score = fit_objective(rows, best);
+  for (int round = 0; round < 4; ++round) {
+    for (const range& r : ranges) {
+      constexpr int steps = 60;
+      for (int i = 0; i <= steps; ++i) {
+        constants trial = best;
+        trial.at(r.name) = r.lo + (r.hi - r.lo) * i / steps;
+        const double score = fit_objective(rows, trial);
+        if (score < best_score - 1e-12) {
+          best_score = score;
+          best = trial;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+json to_json(const calibration_report& report) {
+  json rows = json::array();
+  for (const calibration_row& r : report.rows) {
+    json row = {{"index", r.index}, {"model", r.model},  {"framework", r.framework},
+                {"gpu", r.gpu},     {"gpus", r.gpus},    {"precision", r.precision},
+                {"batch", r.batch}, {"usable", r.usable}};
+    if (!r.usable) {
+      row["why_not"] = r.why_not;
+    } else {
+      row["family"] = r.family;
+      row["published_samples_per_s"] = r.published;
+      row["first_principles"] = *r.first_principles;
+      row["anchored"] = r.anchored;
+      row["naive"] = r.naive;
+      row["reference_row"] = r.reference;
+    }
+    rows.push_back(std::move(row));
+  }
+  json families = json::array();
+  for (const family_summary& f : report.families) {
+    families.push_back({{"family", f.family},
+                        {"rows", f.rows},
+                        {"first_principles_median_abs_error", f.fp_median},
+                        {"first_principles_worst_abs_error", f.fp_worst},
+                        {"anchored_rows", f.anchored_rows},
+                        {"anchored_median_abs_error", f.anchored_median},
+                        {"anchored_worst_abs_error", f.anchored_worst},
+                        {"naive_median_abs_error", f.naive_median},
+                        {"naive_worst_abs_error", f.naive_worst}});
+  }
+  return {{"schema", "gpubench.calibration/1"},
+          {"first_principles_median_abs_error", report.fp_median},
+          {"anchored_median_abs_error", report.anchored_median},
+          {"naive_median_abs_error", report.naive_median},
+          {"families", families},
+          {"rows", rows}};
+}
+
+std::string to_markdown(const calibration_report& report) {
+  char line[512];
+  std::string out;
+  auto pct = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f%%", v * 100);
+    return std::string(b);
+  };
+  out +=
+      "| family | rows | first-principles median | worst | anchored rows | anchored median | "
+      "worst | naive median | worst |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const family_summary& f : report.families) {
+    out += "| " + f.family + " | " + std::to_string(f.rows) + " | " + pct(f.fp_median) + " | " +
+           pct(f.fp_worst) + " | " + std::to_string(f.anchored_rows) + " | " +
+           (f.anchored_rows ? pct(f.anchored_median) + " | " + pct(f.anchored_worst) + " | " +
+                                  pct(f.naive_median) + " | " + pct(f.naive_worst)
+                            : std::string("- | - | - | -")) +
+           " |\n";
+  }
+  out += "| **all** | | " + pct(report.fp_median) + " | | | " + pct(report.anchored_median) +
+         " | | " + pct(report.naive_median) + " | |\n\n";
+  out +=
+      "| # | model | framework | GPU | GPUs | precision | batch | published | first-principles "
+      "| anchored (ref #) | naive |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const calibration_row& r : report.rows) {
+    if (!r.usable) continue;
+    auto cell = [&](const std::optional<double>& v) {
+      if (!v) return std::string("-");
+      std::snprintf(line, sizeof line, "%.0f (%+.0f%%)", *v, (*v / r.published - 1) * 100);
+      return std::string(line);
+    };
+    std::snprintf(line, sizeof line, "%.0f", r.published);
+    out += "| " + std::to_string(r.index) + " | " + r.model + " | " + r.framework + " | " + r.gpu +
+           " | " + std::to_string(r.gpus) + " | " + r.precision + " | " + std::to_string(r.batch) +
+           " | " + line + " | " + cell(r.first_principles) + " | " + cell(r.anchored) +
+           (r.reference ? " (#" + std::to_string(*r.reference) + ")" : "") + " | " + cell(r.naive) +
+           " |\n";
+  }
+  out += "\nRows not used:\n\n";
+  for (const calibration_row& r : report.rows) {
+    if (r.usable) continue;
+    out += "- #" + std::to_string(r.index) + " " + r.model + " (" + r.framework +
+           "): " + r.why_not + "\n";
+  }
+  return out;
+}
+
+}  // namespace gpubench::model

@@ -1,0 +1,566 @@
+#include "gpubench/model/hardware.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <set>
+
+#include "gpubench/errors.hpp"
+#include "gpubench/json_reader.hpp"
+#include "gpubench/statistics.hpp"
+#include "gpubench/suite.hpp"
+#include "gpubench/text.hpp"
+
+namespace gpubench::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct key_range {
+  double min;
+  double max;
+};
+
+// Every figure a profile may carry and the values that make sense for it. Prefix entries end in
+// '.' and cover a family of keys (one per dtype).
+const std::map<std::string, key_range, std::less<>>& figure_ranges() {
+  static const std::map<std::string, key_range, std::less<>> ranges{
+      {"gpu.peak_tflops.", {1e-3, 1e5}},
+      {"gpu.gemm_efficiency.", {1e-3, 1.0}},
+      {"gpu.hbm_peak_GBps", {1e-3, 1e5}},
+      {"gpu.hbm_efficiency", {1e-3, 1.0}},
+      {"gpu.hbm_GBps", {1e-3, 1e5}},
+      {"gpu.memory_GB", {1e-3, 1e4}},
+      {"gpu.sm_count", {1, 1e4}},
+      {"gpu.tdp_W", {1, 1e5}},
+      {"gpu.launch_latency_us", {1e-3, 1e5}},
+      {"pcie.gen", {1, 9}},
+      {"pcie.h2d_GBps", {1e-3, 1e4}},
+      {"pcie.h2d_all_GBps", {1e-3, 1e5}},
+      {"nvlink.bidir_GBps", {1e-3, 1e5}},
+      {"interconnect.busbw_GBps", {1e-3, 1e5}},
+      {"cpu.cores", {1, 1e5}},
+      {"cpu.augment_per_core", {1e-3, 1e7}},
+      {"cpu.augment_image_pixels", {1, 1e9}},
+      {"memory.GB", {1e-3, 1e7}},
+      {"storage.read_GBps", {1e-6, 1e5}},
+      {"storage.seq_GBps", {1e-6, 1e5}},
+      {"host.membw_GBps", {1e-3, 1e5}},
+      {"network.gbps", {1e-3, 1e7}},
+      {"price.usd_per_hour", {0, 1e6}},
+  };
+  return ranges;
+}
+
+std::optional<key_range> range_of(std::string_view key) {
+  const auto& ranges = figure_ranges();
+  if (auto it = ranges.find(key); it != ranges.end()) return it->second;
+  for (const auto& [name, range] : ranges) {
+    if (name.back() == '.' && key.size() > name.size() && key.starts_with(name)) {
+      const std::string_view dtype = key.substr(name.size());
+      if (dtype == "fp16" || dtype == "bf16" || dtype == "tf32" || dtype == "fp32" ||
+          dtype == "fp8") {
+        return range;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::string known_keys_text() {
+  std::string text;
+  for (const auto& [name, range] : figure_ranges()) {
+    if (!text.empty()) text += ", ";
+    text += name.back() == '.' ? name + "{fp16,bf16,tf32,fp32,fp8}" : name;
+  }
+  return text;
+}
+
+std::string join_sources(const json_reader& entry) {
+  if (!entry.has("source")) return "";
+  const json& source = entry.node().at("source");
+  if (source.is_string()) return source.get<std::string>();
+  if (!source.is_array()) entry.fail("source", "a string or an array of strings");
+  std::string text;
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    if (!source[i].is_string()) {
+      json_reader(source, entry.file(), json_path(entry.path(), "source"))
+          .fail_here("an array of strings");
+    }
+    if (!text.empty()) text += "; ";
+    text += source[i].get<std::string>();
+  }
+  return text;
+}
+
+// Reads the "figures" object: each member a number or {value, source, status, note, uncertain,
+// alt}. Null values go to `unknown` with their note.
+void read_figures(const json_reader& doc, hardware_profile& profile, basis from) {
+  if (!doc.has("figures")) return;
+  const json_reader figures = doc.member("figures");
+  if (!figures.node().is_object()) figures.fail_here("an object of figures");
+  for (const auto& [key, value] : figures.node().items()) {
+    const auto range = range_of(key);
+    const json_reader entry(value, doc.file(), json_path(figures.path(), key));
+    if (!range) entry.fail_here("a known figure (" + known_keys_text() + ")");
+    if (value.is_number()) {
+      const double number = entry.node().get<double>();
+      if (!std::isfinite(number) || number < range->min || number > range->max) {
+        entry.fail_here("a number in [" + format_plain(range->min) + ", " +
+                        format_plain(range->max) + "]");
+      }
+      profile.set(key, number, from, "");
+      continue;
+    }
+    entry.expect_object({"value", "source", "status", "note", "uncertain", "alt"});
+    const std::string note = entry.find_string("note").value_or("");
+    if (entry.has("value") && entry.node().at("value").is_null()) {
+      const std::string status = entry.find_string("status").value_or("unknown");
+      profile.unknown[key] = note.empty() ? status : status + ": " + note;
+      continue;
+    }
+    const double number = entry.get_number("value", range->min, range->max);
+    profile.set(key, number, from, join_sources(entry), note);
+    if (entry.find_bool("uncertain").value_or(false)) profile.figures[key].uncertain = true;
+  }
+}
+
+fs::path catalog_dir() {
+  return config_dir() / "hardware";
+}
+
+std::optional<fs::path> catalog_file(const std::string& name) {
+  std::error_code ec;
+  for (const char* kind : {"systems", "gpus"}) {
+    const fs::path path = catalog_dir() / kind / (name + ".json");
+    if (fs::is_regular_file(path, ec)) return path;
+  }
+  return std::nullopt;
+}
+
+// Fills every key the profile lacks from the catalog GPU entry.
+void fill_from_gpu_entry(hardware_profile& profile, const std::string& gpu_name) {
+  const hardware_profile gpu = load_catalog(gpu_name);
+  for (const auto& [key, fig] : gpu.figures) {
+    if (!profile.figures.contains(key)) profile.figures.emplace(key, fig);
+  }
+  for (const auto& [key, why] : gpu.unknown) {
+    if (!profile.figures.contains(key)) profile.unknown.emplace(key, why);
+  }
+  profile.gpu_model = gpu_name;
+}
+
+double median_of(std::vector<double> values) {
+  return values.empty() ? std::numeric_limits<double>::quiet_NaN() : summarize(values).median;
+}
+
+std::optional<double> metric_median(const result& r, std::string_view name) {
+  for (const auto& [metric, stats] : r.metrics) {
+    if (metric == name) return stats.median;
+  }
+  return std::nullopt;
+}
+
+std::int64_t axis_int(const result& r, const char* name, std::int64_t fallback = 0) {
+  const auto it = r.axes.find(name);
+  return it != r.axes.end() && it->is_number_integer() ? it->get<std::int64_t>() : fallback;
+}
+
+std::string axis_string(const result& r, const char* name) {
+  const auto it = r.axes.find(name);
+  return it != r.axes.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool parse_shape_text(const std::string& text, std::int64_t& m, std::int64_t& n, std::int64_t& k) {
+  const auto parts = split(text, 'x');
+  try {
+    if (parts.size() == 1) {
+      m = n = k = std::stoll(parts[0]);
+      return m > 0;
+    }
+    if (parts.size() == 3) {
+      m = std::stoll(parts[0]);
+      n = std::stoll(parts[1]);
+      k = std::stoll(parts[2]);
+      return m > 0 && n > 0 && k > 0;
+    }
+  } catch (const std::exception&) {
+    return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string_view to_string(basis from) {
+  switch (from) {
+    case basis::measured:
+      return "measured";
+    case basis::catalog:
+      return "catalog";
+    case basis::user:
+      return "set";
+  }
+  return "catalog";
+}
+
+const figure* hardware_profile::find(std::string_view key) const {
+  const auto it = figures.find(key);
+  return it == figures.end() ? nullptr : &it->second;
+}
+
+std::optional<double> hardware_profile::value(std::string_view key) const {
+  const figure* fig = find(key);
+  return fig ? std::optional<double>(fig->value) : std::nullopt;
+}
+
+void hardware_profile::set(const std::string& key, double v, basis from, std::string source,
+                           std::string note) {
+  figures[key] = figure{v, from, std::move(source), std::move(note), false};
+  unknown.erase(key);
+}
+
+std::vector<std::string> catalog_names(std::string_view kind) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(catalog_dir() / std::string(kind), ec)) {
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+hardware_profile parse_hardware(const json& doc, const std::string& file) {
+  const json_reader root(doc, file);
+  root.expect_object({"schema", "name", "kind", "description", "device_names", "provider",
+                      "gpu_model", "gpus_per_node", "interconnect", "figures"});
+  if (root.get_string("schema") != hardware_schema) {
+    root.fail("schema", std::string("\"") + hardware_schema + "\"");
+  }
+  hardware_profile profile;
+  profile.name = root.get_string("name");
+  profile.kind = root.find_string("kind").value_or("file");
+  if (profile.kind != "gpu" && profile.kind != "system" && profile.kind != "file") {
+    root.fail("kind", "\"gpu\", \"system\" or \"file\"");
+  }
+  profile.description = root.find_string("description").value_or(profile.name);
+  profile.origin = file;
+  profile.gpus_per_node = static_cast<int>(root.find_int("gpus_per_node", 1, 1024).value_or(1));
+  profile.scalable = profile.kind == "gpu";
+  read_figures(root, profile, basis::catalog);
+  if (const auto gpu = root.find_string("gpu_model"); gpu && !gpu->empty()) {
+    if (profile.kind != "gpu") {
+      if (!catalog_file(*gpu)) {
+        root.fail("gpu_model", "the name of a catalog GPU (configs/hardware/gpus/)");
+      }
+      fill_from_gpu_entry(profile, *gpu);
+    }
+    profile.gpu_model = *gpu;
+  }
+  return profile;
+}
+
+hardware_profile load_catalog(const std::string& name) {
+  const auto path = catalog_file(name);
+  if (!path) {
+    std::string known;
+    for (const char* kind : {"systems", "gpus"}) {
+      for (const auto& n : catalog_names(kind)) known += (known.empty() ? "" : ", ") + n;
+    }
+    throw input_error("catalog:" + name + ": expected a catalog name (" + known + ")");
+  }
+  hardware_profile profile = parse_hardware(read_json_file(*path), path->string());
+  profile.origin = "catalog:" + name;
+  return profile;
+}
+
+hardware_profile load_hardware(const std::string& spec) {
+  if (spec.starts_with("catalog:")) return load_catalog(spec.substr(8));
+  const json doc = read_json_file(spec);
+  const json_reader root(doc, spec);
+  if (!doc.is_object()) root.fail_here("a gpubench.results/1 or gpubench.hardware/1 object");
+  const std::string schema = root.find_string("schema").value_or("");
+  if (schema == results_schema) return profile_from_results(read_results(spec), spec);
+  if (schema == hardware_schema) return parse_hardware(doc, spec);
+  root.fail("schema", std::string("\"") + results_schema + "\" or \"" + hardware_schema + "\"");
+}
+
+std::optional<std::string> catalog_gpu_for_device(std::string_view device_name, double memory_GB) {
+  std::optional<std::string> best;
+  double best_gap = std::numeric_limits<double>::infinity();
+  std::size_t best_match = 0;
+  for (const auto& name : catalog_names("gpus")) {
+    const auto path = catalog_file(name);
+    const json doc = read_json_file(*path);
+    const auto names = doc.find("device_names");
+    if (names == doc.end() || !names->is_array()) continue;
+    for (const auto& candidate : *names) {
+      if (!candidate.is_string()) continue;
+      const auto text = candidate.get<std::string>();
+      if (text.empty() || device_name.find(text) == std::string_view::npos) continue;
+      double gpu_memory = 0;
+      if (const auto figs = doc.find("figures"); figs != doc.end()) {
+        if (const auto mem = figs->find("gpu.memory_GB"); mem != figs->end()) {
+          gpu_memory = mem->value("value", 0.0);
+        }
+      }
+      const double gap = memory_GB > 0 ? std::abs(gpu_memory - memory_GB) : 0.0;
+      // The longest matching device name wins; memory size breaks ties (A100 40 vs 80 GB).
+      if (text.size() > best_match || (text.size() == best_match && gap < best_gap)) {
+        best = name;
+        best_gap = gap;
+        best_match = text.size();
+      }
+    }
+  }
+  return best;
+}
+
+hardware_profile profile_from_results(const results_document& doc, const std::string& file) {
+  hardware_profile profile;
+  profile.kind = "measured";
+  profile.origin = file;
+  profile.name = doc.system.host.empty() ? "measured" : doc.system.host;
+  const system_info& sys = doc.nodes.empty() ? doc.system : doc.nodes.front().system;
+  profile.gpus_per_node = std::max<int>(1, static_cast<int>(sys.gpus.size()));
+  const std::string measured_in = file;
+
+  // Host figures.
+  const auto cores = sys.cpu.cores_available > 0 ? sys.cpu.cores_available : sys.cpu.cores;
+  if (cores > 0) {
+    profile.set("cpu.cores", static_cast<double>(cores), basis::measured, "system.cpu");
+  }
+  if (sys.memory_bytes > 0) {
+    profile.set("memory.GB", static_cast<double>(sys.memory_bytes) / 1e9, basis::measured,
+                "system.memory_bytes");
+  }
+
+  std::map<std::pair<std::string, std::string>, std::vector<double>> gemm_rates;
+  std::vector<double> hbm;
+  std::vector<double> launch;
+  std::map<std::int64_t, std::vector<double>> h2d;
+  std::map<std::int64_t, std::vector<double>> h2d_all;
+  std::map<std::int64_t, std::vector<double>> allreduce;
+  std::vector<double> triad;
+  std::optional<std::pair<std::int64_t, double>> rand_read;  // block size, GB/s
+  double seq_read = 0;
+  std::int64_t augment_threads = 0;
+  double augment_per_core = 0;
+  double augment_pixels = 0;
+
+  for (const result& r : doc.results) {
+    if (r.status != result_status::ok) continue;
+    if (r.id == "gemm") {
+      if (auto v = metric_median(r, "TFLOPs")) {
+        gemm_rates[{axis_string(r, "dtype"), axis_string(r, "shape")}].push_back(*v);
+      }
+    } else if (r.id == "hbm.copy") {
+      if (auto v = metric_median(r, "GBps")) hbm.push_back(*v);
+    } else if (r.id == "gpu.launch_latency" && axis_string(r, "mode") == "stream") {
+      if (auto v = metric_median(r, "us")) launch.push_back(*v);
+    } else if (r.id == "pcie.h2d" && axis_string(r, "memory") == "pinned") {
+      if (auto v = metric_median(r, "GBps")) h2d[axis_int(r, "bytes")].push_back(*v);
+    } else if (r.id == "pcie.h2d_all" && axis_string(r, "memory") != "pageable") {
+      if (auto v = metric_median(r, "GBps")) h2d_all[axis_int(r, "bytes")].push_back(*v);
+    } else if (r.id == "nccl.all_reduce" && axis_string(r, "placement") != "in_place") {
+      if (auto v = metric_median(r, "busbw_GBps")) allreduce[axis_int(r, "bytes")].push_back(*v);
+    } else if (r.id == "host.membw" && axis_string(r, "kernel") == "triad") {
+      if (auto v = metric_median(r, "GBps")) triad.push_back(*v);
+    } else if (r.id == "nvme.rand_read") {
+      if (auto v = metric_median(r, "GBps")) {
+        const std::int64_t block = axis_int(r, "block_size");
+        // The block size nearest a typical dataset sample (128 KiB) wins; then the faster one.
+        const auto distance = [](std::int64_t b) {
+          return std::abs(std::log2(static_cast<double>(std::max<std::int64_t>(b, 1)) / 131072.0));
+        };
+        if (!rand_read || distance(block) < distance(rand_read->first) ||
+            (block == rand_read->first && *v > rand_read->second)) {
+          rand_read = {{block, *v}};
+        }
+      }
+    } else if (r.id == "nvme.seq_read") {
+      if (auto v = metric_median(r, "GBps")) seq_read = std::max(seq_read, *v);
+    } else if (r.id == "cpu.augment") {
+      const std::int64_t threads = axis_int(r, "threads", 1);
+      if (auto v = metric_median(r, "samples_per_s_per_core"); v && threads >= augment_threads) {
+        augment_threads = threads;
+        augment_per_core = *v;
+        augment_pixels =
+            static_cast<double>(axis_int(r, "image_width", 500) * axis_int(r, "image_height", 375));
+      }
+    }
+  }
+
+  for (const auto& [key, rates] : gemm_rates) {
+    gemm_point point;
+    point.dtype = key.first;
+    if (!parse_shape_text(key.second, point.m, point.n, point.k)) continue;
+    point.tflops = median_of(rates);
+    profile.gemm.push_back(point);
+  }
+  if (!hbm.empty()) {
+    profile.set("gpu.hbm_GBps", median_of(hbm), basis::measured, "hbm.copy (median over GPUs)");
+  }
+  if (!launch.empty()) {
+    profile.set("gpu.launch_latency_us", median_of(launch), basis::measured,
+                "gpu.launch_latency mode=stream");
+  }
+  if (!h2d.empty()) {
+    const auto& [bytes, rates] = *h2d.rbegin();
+    profile.set("pcie.h2d_GBps", median_of(rates), basis::measured,
+                "pcie.h2d pinned, " + std::to_string(bytes) + " bytes");
+  }
+  if (!h2d_all.empty()) {
+    const auto& [bytes, rates] = *h2d_all.rbegin();
+    profile.set("pcie.h2d_all_GBps", median_of(rates), basis::measured,
+                "pcie.h2d_all pinned, " + std::to_string(bytes) + " bytes");
+  }
+  for (const auto& [bytes, rates] : allreduce) {
+    profile.allreduce.push_back(busbw_point{static_cast<double>(bytes), median_of(rates)});
+  }
+  if (!profile.allreduce.empty()) {
+    profile.allreduce_ranks = doc.meta.mpi_ranks > 1 ? doc.meta.mpi_ranks : profile.gpus_per_node;
+  }
+  if (!triad.empty()) {
+    profile.set("host.membw_GBps", median_of(triad), basis::measured, "host.membw triad");
+  }
+  if (rand_read) {
+    profile.set("storage.read_GBps", rand_read->second, basis::measured,
+                "nvme.rand_read, " + std::to_string(rand_read->first) + "-byte blocks");
+  }
+  if (seq_read > 0) {
+    profile.set("storage.seq_GBps", seq_read, basis::measured, "nvme.seq_read");
+  }
+  if (augment_per_core > 0) {
+    profile.set("cpu.augment_per_core", augment_per_core, basis::measured,
+                "cpu.augment, " + std::to_string(augment_threads) + " threads");
+    profile.set("cpu.augment_image_pixels", augment_pixels, basis::measured, "cpu.augment axes");
+  }
+  profile.unknown.emplace("network.gbps",
+                          "not measured by a single-node run: use --set network.gbps=N");
+
+  if (!sys.gpus.empty()) {
+    const gpu_info& gpu = sys.gpus.front();
+    profile.description = std::to_string(sys.gpus.size()) + "x " + gpu.name + " on " +
+                          (sys.host.empty() ? std::string("this host") : sys.host);
+    const double memory_GB = static_cast<double>(gpu.memory_bytes) / 1e9;
+    if (const auto entry = catalog_gpu_for_device(gpu.name, memory_GB)) {
+      fill_from_gpu_entry(profile, *entry);
+    } else {
+      profile.notes.push_back("no catalog entry matches GPU '" + gpu.name +
+                              "': only measured GPU figures are available");
+    }
+    if (gpu.sm_count) {
+      profile.set("gpu.sm_count", *gpu.sm_count, basis::measured, "system.gpus");
+    }
+    profile.set("gpu.memory_GB", memory_GB, basis::measured, "system.gpus");
+  } else {
+    profile.description = "no GPU found on " + (sys.host.empty() ? "this host" : sys.host);
+    profile.notes.push_back("the results have no GPU: " + (sys.gpu_status.reason.empty()
+                                                               ? std::string("none was found")
+                                                               : sys.gpu_status.reason));
+  }
+  return profile;
+}
+
+const std::vector<std::string>& documented_settings() {
+  static const std::vector<std::string> keys{"gpu.model",
+                                             "cpu.cores",
+                                             "cpu.augment_per_core",
+                                             "memory.GB",
+                                             "storage.read_GBps",
+                                             "network.gbps",
+                                             "pcie.h2d_GBps",
+                                             "pcie.h2d_all_GBps",
+                                             "gpu.hbm_GBps",
+                                             "interconnect.busbw_GBps",
+                                             "price.usd_per_hour"};
+  return keys;
+}
+
+void apply_setting(hardware_profile& profile, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw input_error("--set: expected KEY=VALUE, got '" + assignment + "'");
+  }
+  const std::string key = assignment.substr(0, eq);
+  const std::string text = assignment.substr(eq + 1);
+  if (key == "gpu.model") {
+    if (!catalog_file(text) || !fs::exists(catalog_dir() / "gpus" / (text + ".json"))) {
+      std::string known;
+      for (const auto& n : catalog_names("gpus")) known += (known.empty() ? "" : ", ") + n;
+      throw input_error("--set gpu.model: expected a catalog GPU (" + known + "), got '" + text +
+                        "'");
+    }
+    // The named GPU replaces whatever GPU figures the profile had.
+    std::erase_if(profile.figures, [](const auto& item) {
+      return item.first.starts_with("gpu.") || item.first.starts_with("nvlink.");
+    });
+    profile.gemm.clear();
+    fill_from_gpu_entry(profile, text);
+    profile.notes.push_back("GPU set to catalog:" + text + " (--set gpu.model)");
+    return;
+  }
+  const auto range = range_of(key);
+  if (!range) {
+    std::string keys;
+    for (const auto& k : documented_settings()) keys += (keys.empty() ? "" : ", ") + k;
+    throw input_error("--set: unknown key '" + key + "' (expected one of " + keys + ")");
+  }
+  double number = 0;
+  std::size_t used = 0;
+  try {
+    number = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || !std::isfinite(number) || number < range->min ||
+      number > range->max) {
+    throw input_error("--set " + key + ": expected a number in [" + format_plain(range->min) +
+                      ", " + format_plain(range->max) + "], got '" + text + "'");
+  }
+  profile.set(key, number, basis::user, "--set " + assignment);
+}
+
+json to_json(const hardware_profile& profile) {
+  json out = json::object();
+  out["schema"] = hardware_schema;
+  out["name"] = profile.name;
+  out["kind"] = profile.kind;
+  out["description"] = profile.description;
+  out["origin"] = profile.origin;
+  out["gpu_model"] = profile.gpu_model;
+  out["gpus_per_node"] = profile.gpus_per_node;
+  json figures = json::object();
+  for (const auto& [key, fig] : profile.figures) {
+    json entry = {{"value", fig.value}, {"basis", to_string(fig.from)}};
+    if (!fig.source.empty()) entry["source"] = fig.source;
+    if (!fig.note.empty()) entry["note"] = fig.note;
+    if (fig.uncertain) entry["uncertain"] = true;
+    figures[key] = std::move(entry);
+  }
+  out["figures"] = std::move(figures);
+  json unknown = json::object();
+  for (const auto& [key, why] : profile.unknown) unknown[key] = why;
+  out["unknown"] = std::move(unknown);
+  if (!profile.gemm.empty()) {
+    json gemm = json::array();
+    for (const auto& p : profile.gemm) {
+      gemm.push_back(
+          {{"dtype", p.dtype}, {"m", p.m}, {"n", p.n}, {"k", p.k}, {"TFLOPs", p.tflops}});
+    }
+    out["gemm"] = std::move(gemm);
+  }
+  if (!profile.allreduce.empty()) {
+    json points = json::array();
+    for (const auto& p : profile.allreduce) {
+      points.push_back({{"bytes", p.bytes}, {"busbw_GBps", p.GBps}});
+    }
+    out["allreduce"] = {{"ranks", profile.allreduce_ranks}, {"points", std::move(points)}};
+  }
+  out["notes"] = profile.notes;
+  return out;
+}
+
+}  // namespace gpubench::model

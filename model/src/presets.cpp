@@ -1,0 +1,249 @@
+#include "presets.hpp"
+
+#include <cmath>
+#include <cstdint>
+
+namespace gpubench::model::detail {
+namespace {
+
+using i64 = std::int64_t;
+
+// Memory traffic of the kernels between the GEMMs, in passes over a tensor (one pass = every
+// element read or written once). docs/model.md derives each count.
+// BatchNorm + ReLU after a convolution: forward 5 (statistics read, normalise read+write, ReLU
+// read+write), backward 8 (ReLU read grad+output, write; BN reduction reads 2, apply reads 2 writes
+// 1).
+constexpr double conv_bn_relu_passes = 13;
+// A residual add: forward 3 (two reads, one write), backward 1 (the gradient is passed on).
+constexpr double residual_passes = 4;
+// Per transformer layer over the [tokens x hidden] activations: 2 LayerNorms (5 each),
+// 2 residual adds (4 each), 2 dropouts (4 each), head split/merge transposes (2 x 4), embedding
+// gradients aside: 34 passes.
+constexpr double transformer_token_passes = 34;
+// The FFN activation (GELU) over [tokens x ffn]: forward 2, backward 3.
+constexpr double ffn_activation_passes = 5;
+// Softmax + dropout over the [heads x seq x keys] scores when attention is not fused (no
+// FlashAttention): forward 4, backward 5.
+constexpr double attention_score_passes = 9;
+// Cross-entropy over the logits (fp32): forward 2, backward 2.
+constexpr double logit_passes = 4;
+// Kernel launches per transformer layer per step (forward ~14, backward ~26), and per
+// convolution with its BN and ReLU (forward 3, backward 4).
+constexpr double kernels_per_transformer_layer = 40;
+constexpr double kernels_per_conv = 7;
+
+void add_gemm_with_grads(step_ops& step, op_kind kind, i64 m, i64 n, i64 k, double count,
+                         bool recompute_forward, bool fused_output = false, i64 batched = 1) {
+  // Forward C[m,n] = A[m,k] B[k,n]; backward dA[m,k] = dC[m,n] B^T and dB[k,n] = A^T dC.
+  step.ops.push_back(
+      op{kind, m, n, k, count * (recompute_forward ? 2.0 : 1.0), 0, false, fused_output, batched});
+  const op dgrad{kind, m, k, n, count, 0, true, fused_output, batched};
+  const op wgrad{kind, k, n, m, count, 0, true, fused_output, batched};
+  step.ops.push_back(dgrad);
+  step.ops.push_back(wgrad);
+}
+
+void add_memory(step_ops& step, double bytes) {
+  if (bytes > 0) step.ops.push_back(op{op_kind::memory, 0, 0, 0, 1, bytes, false});
+}
+
+struct conv_layer {
+  i64 in_c, out_c, kernel, stride;
+};
+
+step_ops resnet50(const std::map<std::string, double>& p, int batch, double act_bytes) {
+  step_ops step;
+  const i64 b = batch;
+  i64 res = static_cast<i64>(p.at("image_size"));
+  double params = 0;
+  double elements_bn = 0;   // elements of conv outputs (each followed by BN + ReLU)
+  double elements_add = 0;  // elements of residual adds
+  double convs = 0;
+  auto conv = [&](i64 in_c, i64 out_c, i64 kernel, i64 stride, i64 in_res) {
+    const i64 out_res = (in_res + stride - 1) / stride;
+    add_gemm_with_grads(step, op_kind::conv, b * out_res * out_res, out_c, in_c * kernel * kernel,
+                        1, false);
+    params += static_cast<double>(out_c * in_c * kernel * kernel + 2 * out_c);
+    elements_bn += static_cast<double>(b * out_res * out_res * out_c);
+    convs += 1;
+    return out_res;
+  };
+  res = conv(3, 64, 7, 2, res);
+  // Max pool 3x3 stride 2: forward reads the input and writes a quarter; backward the reverse.
+  const double pool_in = static_cast<double>(b * res * res * 64);
+  res = (res + 1) / 2;
+  add_memory(step, 2.5 * pool_in * act_bytes);
+  i64 in_c = 64;
+  const int blocks[] = {3, 4, 6, 3};
+  const i64 widths[] = {64, 128, 256, 512};
+  for (int stage = 0; stage < 4; ++stage) {
+    for (int block = 0; block < blocks[stage]; ++block) {
+      const i64 width = widths[stage];
+      const i64 stride = (stage > 0 && block == 0) ? 2 : 1;  // v1.5: stride on the 3x3
+      const i64 in_res = res;
+      i64 r = conv(in_c, width, 1, 1, in_res);
+      r = conv(width, width, 3, stride, r);
+      r = conv(width, width * 4, 1, 1, r);
+      if (block == 0) (void)conv(in_c, width * 4, 1, stride, in_res);  // projection shortcut
+      elements_add += static_cast<double>(b * r * r * width * 4);
+      in_c = width * 4;
+      res = r;
+    }
+  }
+  // Global average pool, then the classifier.
+  add_memory(step, 2.0 * static_cast<double>(b * res * res * in_c) * act_bytes);
+  add_gemm_with_grads(step, op_kind::matmul, b, 1000, in_c, 1, false);
+  params += static_cast<double>(in_c * 1000 + 1000);
+  add_memory(step,
+             (conv_bn_relu_passes * elements_bn + residual_passes * elements_add) * act_bytes);
+  step.params = params;
+  step.kernels = kernels_per_conv * convs + 2.0 * 16 + 10;
+  return step;
+}
+
+step_ops transformer(const std::map<std::string, double>& p, const std::map<std::string, bool>& f,
+                     int batch, double act_bytes) {
+  step_ops step;
+  const i64 b = batch;
+  const i64 layers = static_cast<i64>(p.at("layers"));
+  const i64 h = static_cast<i64>(p.at("hidden"));
+  const i64 heads = static_cast<i64>(p.at("heads"));
+  const i64 ffn = static_cast<i64>(p.at("ffn"));
+  const i64 s = static_cast<i64>(p.at("seq_len"));
+  const i64 mem = static_cast<i64>(p.at("memory_len"));
+  const i64 keys = s + mem;
+  const i64 d = h / heads;
+  const i64 tokens = b * s;
+  const bool flash = f.at("flash_attention");
+  const bool recompute = f.at("activation_checkpointing");
+  const bool gated = f.at("gated_ffn");
+  const bool relative = f.at("relative_position");
+  const double bh = static_cast<double>(b * heads);
+  const double L = static_cast<double>(layers);
+
+  add_gemm_with_grads(step, op_kind::matmul, tokens, 3 * h, h, L, recompute);
+  const i64 heads_batch = b * heads;
+  add_gemm_with_grads(step, op_kind::matmul, s, keys, d, L * bh, recompute, flash, heads_batch);
+  if (relative) {
+    // Transformer-XL: positional scores (a second score GEMM) and the positional projection.
+    add_gemm_with_grads(step, op_kind::matmul, s, keys, d, L * bh, recompute, flash, heads_batch);
+    add_gemm_with_grads(step, op_kind::matmul, keys, h, h, L, recompute);
+  }
+  add_gemm_with_grads(step, op_kind::matmul, s, d, keys, L * bh, recompute, flash, heads_batch);
+  add_gemm_with_grads(step, op_kind::matmul, tokens, h, h, L, recompute);
+  add_gemm_with_grads(step, op_kind::matmul, tokens, gated ? 2 * ffn : ffn, h, L, recompute);
+  add_gemm_with_grads(step, op_kind::matmul, tokens, h, ffn, L, recompute);
+
+  const double token_elements = static_cast<double>(tokens * h);
+  double memory_bytes =
+      L *
+      (transformer_token_passes * token_elements +
+       ffn_activation_passes * (gated ? 1.5 : 1.0) * static_cast<double>(tokens * ffn)) *
+      act_bytes;
+  if (!flash) {
+    memory_bytes += L * attention_score_passes * bh * static_cast<double>(s * keys) * act_bytes;
+  }
+  if (recompute) memory_bytes *= 1.3;  // the recomputed forward's elementwise kernels
+
+  // Inputs and outputs: embedding lookup (3 passes of the token activations), the vocabulary
+  // projection for the tokens that are predicted, the loss over its logits.
+  memory_bytes += 3.0 * token_elements * act_bytes;
+  const double vocab = p.at("vocab");
+  const double softmax_vocab = p.at("softmax_vocab") > 0 ? p.at("softmax_vocab") : vocab;
+  const double image_size = p.at("image_size");
+  double params = L * static_cast<double>(4 * h * h + (gated ? 3 : 2) * h * ffn + 4 * h) +
+                  static_cast<double>(s * h);
+  if (image_size > 0) {
+    // ViT: patch embedding as a GEMM over the patches, classifier on the class token.
+    const i64 patch = static_cast<i64>(p.at("patch"));
+    const i64 patches =
+        (static_cast<i64>(image_size) / patch) * (static_cast<i64>(image_size) / patch);
+    add_gemm_with_grads(step, op_kind::matmul, b * patches, h, 3 * patch * patch, 1, false);
+    add_gemm_with_grads(step, op_kind::matmul, b, static_cast<i64>(p.at("classes")), h, 1, false);
+    params += static_cast<double>(3 * patch * patch * h) + p.at("classes") * static_cast<double>(h);
+  } else {
+    const i64 predicted =
+        static_cast<i64>(std::llround(static_cast<double>(tokens) * p.at("lm_head_fraction")));
+    if (predicted > 0) {
+      add_gemm_with_grads(step, op_kind::matmul, predicted, static_cast<i64>(softmax_vocab), h, 1,
+                          false);
+      memory_bytes += logit_passes * static_cast<double>(predicted) * softmax_vocab * 4.0;
+    }
+    params += vocab * static_cast<double>(h);
+  }
+  add_memory(step, memory_bytes);
+  step.params = params;
+  step.kernels = kernels_per_transformer_layer * L * (recompute ? 1.35 : 1.0) + 20;
+  step.tokens_per_sample = static_cast<double>(s);
+  return step;
+}
+
+const std::map<std::string, preset_info>& presets() {
+  const std::map<std::string, bool> transformer_flags{{"flash_attention", true},
+                                                      {"activation_checkpointing", false},
+                                                      {"gated_ffn", false},
+                                                      {"relative_position", false}};
+  auto t = [&](double layers, double hidden, double heads, double ffn, double seq, double vocab,
+               std::map<std::string, double> extra = {}, std::map<std::string, bool> flags = {}) {
+    preset_info info{"transformer",
+                     "sequence",
+                     {{"layers", layers},
+                      {"hidden", hidden},
+                      {"heads", heads},
+                      {"ffn", ffn},
+                      {"seq_len", seq},
+                      {"vocab", vocab},
+                      {"softmax_vocab", 0},
+                      {"memory_len", 0},
+                      {"lm_head_fraction", 1.0},
+                      {"image_size", 0},
+                      {"patch", 16},
+                      {"classes", 1000}},
+                     transformer_flags};
+    for (const auto& [k, v] : extra) info.numbers[k] = v;
+    for (const auto& [k, v] : flags) info.flags[k] = v;
+    return info;
+  };
+  static const std::map<std::string, preset_info> table = [&] {
+    std::map<std::string, preset_info> m;
+    m["resnet50"] = preset_info{"cnn", "image", {{"image_size", 224}}, {}};
+    // BERT pre-training predicts the masked 15% of tokens.
+    m["bert-large"] = t(24, 1024, 16, 4096, 128, 30522, {{"lm_head_fraction", 0.15}});
+    m["gpt"] = t(12, 768, 12, 0, 1024, 50257);  // ffn 0 = 4 x hidden
+    m["gpt2-small"] = t(12, 768, 12, 3072, 1024, 50257);
+    m["gpt2-large"] = t(36, 1280, 20, 5120, 1024, 50257);
+    m["llama2-7b"] = t(32, 4096, 32, 11008, 4096, 32000, {}, {{"gated_ffn", true}});
+    m["vit-b16"] = t(12, 768, 12, 3072, 197, 0, {{"image_size", 224}, {"lm_head_fraction", 0}});
+    m["vit-b16"].sample_unit = "image";
+    // Transformer-XL base on WikiText-103: adaptive softmax touches ~32k of the 267,735 output
+    // columns per token on average (head of 20k plus the tail clusters by frequency).
+    m["transformer-xl-base"] =
+        t(16, 512, 8, 2048, 192, 267735, {{"memory_len", 192}, {"softmax_vocab", 32000}},
+          {{"relative_position", true}, {"flash_attention", false}});
+    return m;
+  }();
+  return table;
+}
+
+}  // namespace
+
+const preset_info* find_preset(const std::string& name) {
+  const auto& table = presets();
+  const auto it = table.find(name);
+  return it == table.end() ? nullptr : &it->second;
+}
+
+step_ops expand_preset(const std::string& name, const std::map<std::string, double>& params,
+                       const std::map<std::string, bool>& flags, int batch,
+                       double activation_bytes) {
+  if (name == "resnet50") return resnet50(params, batch, activation_bytes);
+  auto p = params;
+  if (p.at("ffn") <= 0) p["ffn"] = 4 * p.at("hidden");
+  if (p.at("image_size") > 0) {
+    const double side = std::floor(p.at("image_size") / p.at("patch"));
+    p["seq_len"] = side * side + 1;  // patches plus the class token
+  }
+  return transformer(p, flags, batch, activation_bytes);
+}
+
+}  // namespace gpubench::model::detail

@@ -1,0 +1,392 @@
+#include "gpubench/model/workload.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "gpubench/errors.hpp"
+#include "gpubench/json_reader.hpp"
+#include "gpubench/suite.hpp"
+#include "presets.hpp"
+
+namespace gpubench::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path workloads_dir() {
+  return config_dir() / "workloads";
+}
+
+// The largest figures a workload may state: beyond them the input is a typo, not a job.
+constexpr double max_dataset_bytes = 1e18;  // an exabyte
+constexpr double max_sample_bytes = 1e10;   // 10 GB per sample
+constexpr std::int64_t max_gpus_per_node = 1024;
+constexpr std::int64_t max_nodes = 100000;
+constexpr std::int64_t max_batch = 1 << 24;
+
+std::string join(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text;
+}
+
+model_spec parse_model(const json_reader& m, std::string& family, std::string& unit) {
+  model_spec spec;
+  if (m.has("preset")) {
+    spec.preset = m.get_string("preset");
+    const detail::preset_info* info = detail::find_preset(spec.preset);
+    if (info == nullptr) m.fail("preset", "one of " + join(preset_names()));
+    family = info->family;
+    unit = info->sample_unit;
+    spec.params = info->numbers;
+    spec.flags = info->flags;
+    for (const auto& [key, value] : m.node().items()) {
+      if (key == "preset") continue;
+      if (info->flags.contains(key)) {
+        spec.flags[key] = *m.find_bool(key);
+      } else if (info->numbers.contains(key)) {
+        const bool fraction = key == "lm_head_fraction";
+        spec.params[key] =
+            fraction ? m.get_number(key, 0, 1) : static_cast<double>(m.get_int(key, 0, 100000000));
+      } else {
+        std::string known;
+        for (const auto& [k, v] : info->numbers) known += (known.empty() ? "" : ", ") + k;
+        for (const auto& [k, v] : info->flags) known += ", " + k;
+        m.fail(key, "a parameter of preset " + spec.preset + " (" + known + ")");
+      }
+    }
+    if (family == "transformer") {
+      for (const char* key : {"layers", "hidden", "heads", "seq_len"}) {
+        if (spec.params.at(key) < 1 &&
+            !(key == std::string("seq_len") && spec.params.at("image_size") > 0)) {
+          m.fail(key, "a positive integer");
+        }
+      }
+      if (static_cast<std::int64_t>(spec.params.at("hidden")) %
+              static_cast<std::int64_t>(spec.params.at("heads")) !=
+          0) {
+        m.fail("heads", "a divisor of hidden");
+      }
+    } else if (spec.params.at("image_size") < 32) {
+      m.fail("image_size", "an integer of at least 32");
+    }
+    return spec;
+  }
+  family = "custom";
+  unit = "sample";
+  if (m.has("ops")) {
+    m.expect_object({"ops", "params", "kernels_per_step"});
+    for (const json_reader& entry : m.elements("ops", 1)) {
+      if (entry.has("gemm")) {
+        entry.expect_object({"gemm", "count", "kind"});
+        const auto dims = entry.elements("gemm", 3);
+        if (dims.size() != 3) entry.fail("gemm", "[M, N, K]");
+        std::int64_t mnk[3];
+        for (std::size_t i = 0; i < 3; ++i) {
+          if (!dims[i].node().is_number_integer() || dims[i].node().get<std::int64_t>() < 1 ||
+              dims[i].node().get<std::int64_t>() > (std::int64_t{1} << 40)) {
+            dims[i].fail_here("a positive integer");
+          }
+          mnk[i] = dims[i].node().get<std::int64_t>();
+        }
+        const std::string kind = entry.find_string("kind").value_or("matmul");
+        if (kind != "matmul" && kind != "conv") entry.fail("kind", "\"matmul\" or \"conv\"");
+        spec.ops.push_back(op{kind == "conv" ? op_kind::conv : op_kind::matmul, mnk[0], mnk[1],
+                              mnk[2], entry.find_number("count", 1e-9, 1e9).value_or(1), 0, false,
+                              false, 1});
+      } else if (entry.has("elementwise_bytes")) {
+        entry.expect_object({"elementwise_bytes", "count"});
+        spec.ops.push_back(op{op_kind::memory, 0, 0, 0,
+                              entry.find_number("count", 1e-9, 1e9).value_or(1),
+                              entry.get_number("elementwise_bytes", 1, 1e15), false, false, 1});
+      } else {
+        entry.fail_here("an op: {\"gemm\": [M, N, K], \"count\": C} or {\"elementwise_bytes\": B}");
+      }
+    }
+    spec.total_params = m.get_number("params", 1, 1e13);
+    spec.params["kernels_per_step"] = m.find_number("kernels_per_step", 0, 1e7).value_or(0);
+    return spec;
+  }
+  m.expect_object(
+      {"flops_per_sample", "params", "activation_bytes_per_sample", "kernels_per_step"});
+  if (!m.has("flops_per_sample")) {
+    m.fail_here(
+        "a model: {\"preset\": NAME}, {\"ops\": [...], \"params\": N} or "
+        "{\"flops_per_sample\": F, \"params\": N}");
+  }
+  spec.flops_per_sample = m.get_number("flops_per_sample", 1, 1e18);
+  spec.total_params = m.get_number("params", 1, 1e13);
+  spec.bytes_per_sample = m.find_number("activation_bytes_per_sample", 0, 1e13).value_or(0);
+  spec.params["kernels_per_step"] = m.find_number("kernels_per_step", 0, 1e7).value_or(0);
+  return spec;
+}
+
+void parse_data(const json_reader& d, workload& w) {
+  d.expect_object({"source", "pipeline", "image", "bytes_per_sample_stored", "bytes_per_sample_h2d",
+                   "dataset_bytes", "loader_workers_per_gpu", "loader"});
+  data_spec& data = w.data;
+  if (auto s = d.find_string("source")) {
+    if (*s != "synthetic" && *s != "storage") d.fail("source", "\"synthetic\" or \"storage\"");
+    data.source = *s;
+  }
+  if (auto p = d.find_string("pipeline")) {
+    if (*p != "jpeg_rrc_flip_normalize" && *p != "tokens" && *p != "none") {
+      d.fail("pipeline", "\"jpeg_rrc_flip_normalize\", \"tokens\" or \"none\"");
+    }
+    data.pipeline = *p;
+  }
+  if (d.has("image")) {
+    const json_reader image = d.member("image");
+    image.expect_object({"width", "height", "out"});
+    data.image_width =
+        static_cast<int>(image.find_int("width", 8, 65536).value_or(data.image_width));
+    data.image_height =
+        static_cast<int>(image.find_int("height", 8, 65536).value_or(data.image_height));
+    data.image_out = static_cast<int>(image.find_int("out", 8, 65536).value_or(data.image_out));
+  }
+  data.bytes_per_sample_stored = d.find_number("bytes_per_sample_stored", 1, max_sample_bytes)
+                                     .value_or(data.bytes_per_sample_stored);
+  data.bytes_per_sample_h2d = d.find_number("bytes_per_sample_h2d", 1, max_sample_bytes)
+                                  .value_or(data.bytes_per_sample_h2d);
+  data.dataset_bytes =
+      d.find_number("dataset_bytes", 1, max_dataset_bytes).value_or(data.dataset_bytes);
+  if (auto workers = d.find_int("loader_workers_per_gpu", 0, 1024)) {
+    data.loader_workers_per_gpu = static_cast<int>(*workers);
+  }
+  if (auto loader = d.find_string("loader")) {
+    if (*loader != "python" && *loader != "native") d.fail("loader", "\"python\" or \"native\"");
+    data.loader = *loader;
+  }
+}
+
+// Defaults for the input pipeline by kind of sample, before the file's own data section.
+void default_data(workload& w, const step_ops& probe) {
+  data_spec& data = w.data;
+  if (w.sample_unit == "image") {
+    data.source = "storage";
+    data.pipeline = "jpeg_rrc_flip_normalize";
+    data.bytes_per_sample_stored = 110000;  // ImageNet-1k average JPEG
+    data.dataset_bytes = 140e9;             // ImageNet-1k training set
+  } else if (w.sample_unit == "sequence") {
+    data.source = "storage";
+    data.pipeline = "tokens";
+    data.bytes_per_sample_stored = 2 * probe.tokens_per_sample;  // uint16 token ids
+    data.bytes_per_sample_h2d = 8 * probe.tokens_per_sample;     // int64 token ids
+  }
+}
+
+}  // namespace
+
+double step_ops::matmul_flops() const {
+  double flops = 0;
+  for (const op& o : ops) {
+    if (o.kind == op_kind::matmul || o.kind == op_kind::conv) {
+      flops += 2.0 * static_cast<double>(o.m) * static_cast<double>(o.n) *
+               static_cast<double>(o.k) * o.count;
+    }
+  }
+  return flops;
+}
+
+const std::vector<std::string>& preset_names() {
+  static const std::vector<std::string> names{"resnet50",   "bert-large",         "gpt",
+                                              "gpt2-small", "gpt2-large",         "llama2-7b",
+                                              "vit-b16",    "transformer-xl-base"};
+  return names;
+}
+
+const std::vector<std::string>& precision_names() {
+  static const std::vector<std::string> names{"fp32", "tf32", "amp_fp16", "amp_bf16", "fp8"};
+  return names;
+}
+
+double activation_bytes(const std::string& precision) {
+  return precision == "fp32" || precision == "tf32" ? 4.0 : 2.0;
+}
+
+std::string gemm_dtype(const std::string& precision) {
+  if (precision == "amp_fp16") return "fp16";
+  if (precision == "amp_bf16") return "bf16";
+  return precision;  // fp32, tf32, fp8
+}
+
+workload parse_workload(const json& doc, const std::string& file) {
+  const json_reader root(doc, file);
+  if (!doc.is_object()) root.fail_here("a gpubench.workload/1 object");
+  root.expect_object({"schema", "name", "description", "model", "precision", "batch_per_gpu",
+                      "optimizer", "data", "parallel", "reference"});
+  if (root.get_string("schema") != workload_schema) {
+    root.fail("schema", std::string("\"") + workload_schema + "\"");
+  }
+  workload w;
+  w.file = file;
+  w.name = root.get_string("name");
+  if (w.name.empty()) root.fail("name", "a non-empty string");
+  w.description = root.find_string("description").value_or("");
+  const json_reader m = root.member("model");
+  if (!m.node().is_object()) m.fail_here("an object");
+  w.model = parse_model(m, w.family, w.sample_unit);
+  if (auto p = root.find_string("precision")) {
+    if (std::find(precision_names().begin(), precision_names().end(), *p) ==
+        precision_names().end()) {
+      root.fail("precision", "one of " + join(precision_names()));
+    }
+    w.precision = *p;
+  }
+  w.batch_per_gpu =
+      static_cast<int>(root.find_int("batch_per_gpu", 1, max_batch).value_or(w.batch_per_gpu));
+  if (auto o = root.find_string("optimizer")) {
+    if (*o != "sgd" && *o != "adam" && *o != "adamw" && *o != "lamb") {
+      root.fail("optimizer", "\"sgd\", \"adam\", \"adamw\" or \"lamb\"");
+    }
+    w.optimizer = *o;
+  }
+  default_data(w, w.model.preset.empty() ? step_ops{} : expand(w, 1));
+  if (root.has("data")) parse_data(root.member("data"), w);
+  if (w.data.bytes_per_sample_h2d <= 0 && w.data.pipeline == "jpeg_rrc_flip_normalize") {
+    w.data.bytes_per_sample_h2d = 3.0 * w.data.image_out * w.data.image_out;  // uint8 HWC
+  }
+  if (root.has("parallel")) {
+    const json_reader p = root.member("parallel");
+    p.expect_object({"gpus", "nodes", "strategy"});
+    if (auto g = p.find_int("gpus", 1, max_gpus_per_node)) w.gpus = static_cast<int>(*g);
+    w.nodes = static_cast<int>(p.find_int("nodes", 1, max_nodes).value_or(1));
+    if (auto s = p.find_string("strategy")) {
+      if (*s != "ddp" && *s != "fsdp") p.fail("strategy", "\"ddp\" or \"fsdp\"");
+      w.strategy = *s;
+    }
+  }
+  if (root.has("reference")) {
+    const json_reader r = root.member("reference");
+    r.expect_object({"hardware", "gpus", "batch_per_gpu", "samples_per_s", "precision"});
+    reference_point ref;
+    ref.hardware = r.get_string("hardware");
+    ref.gpus = static_cast<int>(r.find_int("gpus", 1, max_gpus_per_node * max_nodes).value_or(1));
+    ref.batch_per_gpu =
+        static_cast<int>(r.find_int("batch_per_gpu", 1, max_batch).value_or(w.batch_per_gpu));
+    ref.samples_per_s = r.get_number("samples_per_s", 1e-9, 1e12);
+    if (auto p = r.find_string("precision")) {
+      if (std::find(precision_names().begin(), precision_names().end(), *p) ==
+          precision_names().end()) {
+        r.fail("precision", "one of " + join(precision_names()));
+      }
+      ref.precision = *p;
+    }
+    w.reference = ref;
+  }
+  return w;
+}
+
+workload load_workload(const std::string& name_or_file) {
+  const bool looks_like_path =
+      name_or_file.find('/') != std::string::npos || name_or_file.ends_with(".json");
+  fs::path path =
+      looks_like_path ? fs::path(name_or_file) : workloads_dir() / (name_or_file + ".json");
+  std::error_code ec;
+  if (!looks_like_path && (!fs::exists(path, ec) || name_or_file == "default")) {
+    throw input_error("--workload: expected a workload name (" + join(workload_names()) +
+                      ") or a workload file, got '" + name_or_file + "'");
+  }
+  return parse_workload(read_json_file(path), path.string());
+}
+
+std::vector<std::string> workload_names() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(workloads_dir(), ec)) {
+    if (entry.path().extension() == ".json" && entry.path().stem() != "default") {
+      names.push_back(entry.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> default_workloads() {
+  const fs::path path = workloads_dir() / "default.json";
+  const json doc = read_json_file(path);
+  const json_reader root(doc, path.string());
+  root.expect_object({"schema", "workloads"});
+  std::vector<std::string> names;
+  for (const json_reader& entry : root.elements("workloads", 1)) {
+    if (!entry.node().is_string()) entry.fail_here("a workload name");
+    names.push_back(entry.node().get<std::string>());
+  }
+  return names;
+}
+
+step_ops expand(const workload& w, int batch) {
+  const double act = activation_bytes(w.precision);
+  if (!w.model.preset.empty()) {
+    return detail::expand_preset(w.model.preset, w.model.params, w.model.flags, batch, act);
+  }
+  step_ops step;
+  step.params = w.model.total_params.value_or(0);
+  step.kernels =
+      w.model.params.count("kernels_per_step") ? w.model.params.at("kernels_per_step") : 0;
+  if (w.model.flops_per_sample) {
+    // Totals: the FLOPs run as large square GEMMs; the bytes as memory-bound kernels.
+    constexpr std::int64_t side = 4096;
+    const double per_gemm = 2.0 * static_cast<double>(side) * side * side;
+    step.ops.push_back(op{op_kind::matmul, side, side, side,
+                          *w.model.flops_per_sample * batch / per_gemm, 0, false, false, 1});
+    if (w.model.bytes_per_sample.value_or(0) > 0) {
+      step.ops.push_back(
+          op{op_kind::memory, 0, 0, 0, 1, *w.model.bytes_per_sample * batch, false, false, 1});
+    }
+    return step;
+  }
+  // Explicit ops are stated at the workload's batch; another batch scales their counts.
+  const double scale = static_cast<double>(batch) / w.batch_per_gpu;
+  for (op o : w.model.ops) {
+    o.count *= scale;
+    step.ops.push_back(o);
+  }
+  return step;
+}
+
+json to_json(const workload& w) {
+  json model = json::object();
+  if (!w.model.preset.empty()) {
+    model["preset"] = w.model.preset;
+    for (const auto& [k, v] : w.model.params) model[k] = v;
+    for (const auto& [k, v] : w.model.flags) model[k] = v;
+  } else if (w.model.flops_per_sample) {
+    model["flops_per_sample"] = *w.model.flops_per_sample;
+    model["params"] = w.model.total_params.value_or(0);
+  } else {
+    model["ops"] = w.model.ops.size();
+    model["params"] = w.model.total_params.value_or(0);
+  }
+  json data = {{"source", w.data.source},
+               {"pipeline", w.data.pipeline},
+               {"bytes_per_sample_stored", w.data.bytes_per_sample_stored},
+               {"bytes_per_sample_h2d", w.data.bytes_per_sample_h2d},
+               {"dataset_bytes", w.data.dataset_bytes},
+               {"loader", w.data.loader}};
+  if (w.data.pipeline == "jpeg_rrc_flip_normalize") {
+    data["image"] = {
+        {"width", w.data.image_width}, {"height", w.data.image_height}, {"out", w.data.image_out}};
+  }
+  json out = {{"name", w.name},
+              {"file", w.file},
+              {"model", model},
+              {"family", w.family},
+              {"sample", w.sample_unit},
+              {"precision", w.precision},
+              {"batch_per_gpu", w.batch_per_gpu},
+              {"optimizer", w.optimizer},
+              {"data", data},
+              {"strategy", w.strategy}};
+  if (w.reference) {
+    out["reference"] = {{"hardware", w.reference->hardware},
+                        {"gpus", w.reference->gpus},
+                        {"batch_per_gpu", w.reference->batch_per_gpu},
+                        {"samples_per_s", w.reference->samples_per_s},
+                        {"precision", w.reference->precision}};
+  }
+  return out;
+}
+
+}  // namespace gpubench::model

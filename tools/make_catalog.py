@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""Regenerates configs/hardware/ from the sourced reference tables (../shared/reference/hardware.json).
+
+Run from the repository root: /usr/bin/python3 tools/make_catalog.py [REFERENCE.json]
+The catalog keeps every figure's sources and status; figures the reference could not pin down are
+left null (or carried with `uncertain` and a note), never invented. Typical achieved efficiencies
+(fractions of a datasheet peak) come from the peer-tool table in ../shared/reference/README.md.
+"""
+import json
+import os
+import re
+import sys
+
+REF = sys.argv[1] if len(sys.argv) > 1 else os.path.join("..", "shared", "reference", "hardware.json")
+OUT = os.path.join("configs", "hardware")
+
+# catalog name -> (reference name, names the CUDA driver reports, PCIe gen when the reference lacks it)
+GPUS = {
+    "v100-sxm2-16gb": ("V100-SXM2-16GB", ["V100-SXM2-16GB"], 3),
+    "v100-sxm2-32gb": ("V100-SXM2-32GB", ["V100-SXM2-32GB"], 3),
+    "a100-sxm4-40gb": ("A100-SXM4-40GB", ["A100-SXM4-40GB"], None),
+    "a100-sxm4-80gb": ("A100-SXM4-80GB", ["A100-SXM4-80GB"], None),
+    "a100-pcie-40gb": ("A100-PCIe-40GB", ["A100-PCIE-40GB"], None),
+    "a100-pcie-80gb": ("A100-PCIe-80GB", ["A100 80GB PCIe", "A100-PCIE-80GB"], None),
+    "h100-sxm5-80gb": ("H100-SXM5-80GB", ["H100 80GB HBM3", "H100-SXM5-80GB"], None),
+    "h100-pcie-80gb": ("H100-PCIe-80GB", ["H100 PCIe"], None),
+    "h200-sxm-141gb": ("H200-SXM-141GB", ["H200"], None),
+    "l40s": ("L40S", ["L40S"], None),
+    "l4": ("L4", ["NVIDIA L4"], None),
+    "a10g": ("A10G (AWS)", ["A10G"], 4),
+    "rtx4090": ("RTX 4090", ["GeForce RTX 4090"], None),
+    "rtx3090": ("RTX 3090", ["GeForce RTX 3090"], None),
+    "t4": ("T4", ["Tesla T4"], None),
+    "h100-nvl-94gb": ("H100-NVL-94GB", ["H100 NVL"], None),
+    "a10": ("A10", ["NVIDIA A10"], None),
+    "b200": ("B200", ["B200"], None),
+}
+# The reference's `pcie_gen` is missing for SXM2 modules and A10G: V100 SXM2 hosts are Gen3
+# (DGX-1), A10G is a Gen4 part like the A10.
+PCIE_GEN_NOTE = "not in the reference; Gen{} assumed for this GPU generation"
+
+# Typical achieved fraction of a datasheet peak. Sources: ../shared/reference/README.md (peer-tool table).
+GEMM_EFF = {
+    # cuBLAS/cuBLASLt large square GEMM / datasheet dense peak
+    "a100": {"fp16": 275 / 312, "bf16": 261 / 312, "tf32": 127 / 156, "fp32": 18.4 / 19.5},
+    "h100": {"fp16": 760 / 989.4, "bf16": 795 / 989.4, "tf32": 402 / 494.7, "fp32": 52 / 66.9},
+}
+GEMM_EFF_SOURCE = ("superbench-results v0.4.0 Azure-NDmv4-A100 baseline (A100) and stas00/ml-engineering "
+                   "compute/accelerator/README.md (H100), via ../shared/reference/README.md")
+DEFAULT_GEMM_EFF = 0.80
+HBM_EFF = 0.80
+HBM_EFF_SOURCE = ("assumed typical: H100 ~2,540 of 3,350 GB/s (dcgmproftester, 0.76) and BabelStream-class copy "
+                  "kernels at 0.8-0.9 of datasheet; ../shared/reference/README.md")
+# Pinned copy-engine H2D per GPU by PCIe generation (x16), GB/s: superbench 25.9 (Gen4), nvbandwidth ~55 (Gen5);
+# Gen3 x16 is half of Gen4.
+PCIE_H2D = {3: 12.5, 4: 25.9, 5: 55.0, 6: 110.0}
+PCIE_SOURCE = ("superbench-results (A100, Gen4 x16: 25.9 GB/s), NVIDIA/nvbandwidth#24 (Gen5 x16: ~55 GB/s); "
+               "Gen3 = half of Gen4, Gen6 = twice Gen5 (no measurement in the reference)")
+# NCCL allreduce busbw for 8 GPUs over NVSwitch/NVLink, as a fraction of the per-GPU unidirectional NVLink rate:
+# A100 231-236 of 300, H100 ~370 (ring) of 450.
+NVLINK_BUSBW_EFF = 0.8
+NVLINK_SOURCE = "superbench-results (A100 8 GPUs: 231-236 GB/s), NVIDIA/nccl-tests#212 (H100: ~370 ring)"
+
+
+def fig(entry, scale=1.0):
+    """A reference field object as a catalog figure."""
+    out = {"value": None if entry.get("value") is None else entry["value"] * scale,
+           "source": entry.get("source", []), "status": entry.get("status", "")}
+    for key in ("note", "uncertain", "alt"):
+        if key in entry:
+            out[key] = entry[key]
+    return out
+
+
+def derived(value, source, note=None, status="derived"):
+    out = {"value": value, "source": [source] if isinstance(source, str) else source, "status": status}
+    if note:
+        out["note"] = note
+    return out
+
+
+def family(name):
+    return "h100" if name.startswith(("h100", "h200")) else "a100" if name.startswith("a100") else None
+
+
+def gpu_entry(cat_name, ref, device_names, pcie_fallback):
+    t = ref["tflops"]
+    figures = {}
+    dtype_keys = {"fp16": "fp16_tensor", "bf16": "bf16_tensor", "tf32": "tf32_tensor", "fp32": "fp32",
+                  "fp8": "fp8_tensor"}
+    for dtype, key in dtype_keys.items():
+        entry = t.get(key, {})
+        f = fig(entry)
+        if f["value"] is None and entry.get("alt"):
+            # Only an upper bound is known (A10G): carried, marked uncertain.
+            alt_name, alt_value = next(iter(entry["alt"].items()))
+            f["value"] = alt_value
+            f["uncertain"] = True
+            f["note"] = (entry.get("note", "") + f" [catalog: taken from alt '{alt_name}' as an upper bound]").strip()
+        if f["value"] is None:
+            continue  # not supported or not known: the model refuses that precision on this GPU
+        figures[f"gpu.peak_tflops.{dtype}"] = f
+        fam = family(cat_name)
+        if fam and dtype in GEMM_EFF[fam]:
+            figures[f"gpu.gemm_efficiency.{dtype}"] = derived(round(GEMM_EFF[fam][dtype], 3), GEMM_EFF_SOURCE,
+                                                               status="peer_tool")
+        else:
+            figures[f"gpu.gemm_efficiency.{dtype}"] = derived(
+                DEFAULT_GEMM_EFF, "assumed: typical cuBLAS large-GEMM fraction of peak (A100/H100 range 0.77-0.94)",
+                status="assumed")
+    figures["gpu.hbm_peak_GBps"] = fig(ref["memory_bandwidth_GBps"])
+    figures["gpu.hbm_efficiency"] = derived(HBM_EFF, HBM_EFF_SOURCE, status="assumed")
+    figures["gpu.memory_GB"] = fig(ref["memory_GB"])
+    if ref["sm_count"].get("value") is not None:
+        figures["gpu.sm_count"] = fig(ref["sm_count"])
+    else:
+        figures["gpu.sm_count"] = derived(None, [], ref["sm_count"].get("note"), status="not_found")
+    gen = ref["pcie_gen"].get("value")
+    if gen is None:
+        gen = pcie_fallback
+        figures["pcie.gen"] = derived(gen, [], PCIE_GEN_NOTE.format(gen), status="assumed")
+    else:
+        figures["pcie.gen"] = fig(ref["pcie_gen"])
+    figures["pcie.h2d_GBps"] = derived(PCIE_H2D[int(gen)], PCIE_SOURCE,
+                                       f"typical pinned copy-engine rate for PCIe Gen{int(gen)} x16",
+                                       status="peer_tool")
+    nvl = ref.get("nvlink_bandwidth_GBps_bidir_total", {})
+    if nvl.get("value"):
+        figures["nvlink.bidir_GBps"] = fig(nvl)
+    figures["gpu.tdp_W"] = fig(ref["tdp_W"])
+    return {
+        "schema": "gpubench.hardware/1",
+        "name": cat_name,
+        "kind": "gpu",
+        "description": ref["name"],
+        "device_names": device_names,
+        "gpu_model": cat_name,
+        "gpus_per_node": 1,
+        "figures": figures,
+    }
+
+
+# catalog name -> reference system name
+SYSTEMS = {
+    "dgx1-v100": "NVIDIA DGX-1 (V100)",
+    "dgx-a100-40gb": "NVIDIA DGX A100 (40GB)",
+    "dgx-a100-80gb": "NVIDIA DGX A100 (80GB)",
+    "dgx-h100": "NVIDIA DGX H100",
+    "aws-p3.16xlarge": "p3.16xlarge",
+    "aws-p3dn.24xlarge": "p3dn.24xlarge",
+    "aws-p4d.24xlarge": "p4d.24xlarge",
+    "aws-p4de.24xlarge": "p4de.24xlarge",
+    "aws-p5.48xlarge": "p5.48xlarge",
+    "aws-g5.xlarge": "g5.xlarge",
+    "aws-g5.12xlarge": "g5.12xlarge",
+    "aws-g5.48xlarge": "g5.48xlarge",
+    "aws-g6e.xlarge": "g6e.xlarge",
+    "aws-g4dn.xlarge": "g4dn.xlarge",
+    "gcp-a2-highgpu-8g": "a2-highgpu-8g",
+    "gcp-a2-ultragpu-8g": "a2-ultragpu-8g",
+    "gcp-a3-highgpu-8g": "a3-highgpu-8g",
+    "gcp-g2-standard-4": "g2-standard-4",
+    "azure-nd96asr-v4": "Standard_ND96asr_v4 (NDv4, A100 40GB)",
+    "azure-nd96amsr-a100-v4": "Standard_ND96amsr_A100_v4 (NDm A100 v4, 80GB)",
+    "azure-nd96isr-h100-v5": "Standard_ND96isr_H100_v5 (ND H100 v5)",
+    "lambda-8x-h100-sxm": "Lambda 8x H100 SXM",
+    "lambda-8x-a100-sxm-80gb": "Lambda 8x A100 SXM 80GB",
+    "lambda-8x-a100-sxm-40gb": "Lambda 8x A100 SXM 40GB",
+    "lambda-1x-a100-sxm-40gb": "Lambda 1x A100 SXM 40GB (gpu_1x_a100_sxm4)",
+    "lambda-1x-h100-sxm": "Lambda 1x H100 SXM",
+}
+# Typical 128 KiB random-read rate of one data-centre NVMe drive at queue depth 32 (an assumption:
+# Gen4 drives list 5-7 GB/s sequential and 1M+ 4K IOPS; cloud local drives are often slower).
+NVME_DRIVE_GBPS = 2.0
+SATA_DRIVE_GBPS = 0.5  # the SATA III link (6 Gb/s) caps one drive near 0.55 GB/s
+STORAGE_SOURCE = ("assumed: 2.0 GB/s per NVMe drive, 0.5 GB/s per SATA SSD, for 128 KiB random reads "
+                  "(measure with gpubench nvme.rand_read)")
+
+
+def physical_cores(sys_ref):
+    vcpus = sys_ref["vcpus"].get("value")
+    if vcpus:
+        return vcpus // 2, f"{vcpus} vCPUs = {vcpus // 2} physical cores (2 hardware threads per core)"
+    model = sys_ref["cpu_model"].get("value") or ""
+    m = re.match(r"(\d+)x .*\((\d+) cores each\)", model)
+    if m:
+        return int(m.group(1)) * int(m.group(2)), f"{model}"
+    return None, "core count not in the reference"
+
+
+def local_drives(text):
+    """(drive count, GB/s per drive, kind) from the reference's local-storage text, or None."""
+    if not text:
+        return None
+    if "data" in text and "NVMe" in text:
+        return 4, NVME_DRIVE_GBPS, "NVMe"  # DGX data RAID: 4 or more U.2 drives; 4 is the conservative count
+    m = re.match(r"(\d+) x [\d.,]+ [GT]B SATA SSD", text)
+    if m:
+        return int(m.group(1)), SATA_DRIVE_GBPS, "SATA"
+    m = re.match(r"(\d+) x [\d.,]+ [GT]B NVMe", text) or re.search(r"(\d+) NVMe disks", text)
+    if m:
+        return int(m.group(1)), NVME_DRIVE_GBPS, "NVMe"
+    return None
+
+
+def system_entry(cat_name, s, gpu_names):
+    gpu_ref = s["gpu"]["value"]
+    gpu_model = next(k for k, v in GPUS.items() if v[0] == gpu_ref)
+    figures = {}
+    cores, core_note = physical_cores(s)
+    figures["cpu.cores"] = derived(cores, s["vcpus"].get("source") or s["cpu_model"].get("source", []), core_note,
+                                   status="provider_doc" if cores else "not_found")
+    figures["memory.GB"] = fig(s["ram_GB"])
+    drives = local_drives(s["local_nvme"].get("value"))
+    if drives:
+        count, per_drive, kind = drives
+        figures["storage.read_GBps"] = derived(count * per_drive, STORAGE_SOURCE,
+                                               f"{count} {kind} drive(s): {s['local_nvme']['value']}",
+                                               status="assumed")
+    else:
+        figures["storage.read_GBps"] = derived(None, s["local_nvme"].get("source", []),
+                                               f"no local NVMe figure: {s['local_nvme'].get('value')}",
+                                               status="not_found")
+    figures["network.gbps"] = fig(s["network_Gbps"])
+    figures["price.usd_per_hour"] = fig(s["on_demand_usd_per_hour"])
+    return {
+        "schema": "gpubench.hardware/1",
+        "name": cat_name,
+        "kind": "system",
+        "description": f"{s['name']} ({s['provider']}): {s['gpu_count']['value']}x {gpu_ref}, "
+                       f"{s['gpu_interconnect'].get('value')}",
+        "provider": s["provider"],
+        "gpu_model": gpu_model,
+        "gpus_per_node": s["gpu_count"]["value"],
+        "interconnect": s["gpu_interconnect"].get("value"),
+        "figures": figures,
+    }
+
+
+def main():
+    with open(REF) as f:
+        ref = json.load(f)
+    by_name = {g["name"]: g for g in ref["gpus"]}
+    for cat_name, (ref_name, device_names, pcie_fallback) in GPUS.items():
+        write(os.path.join(OUT, "gpus", cat_name + ".json"),
+              gpu_entry(cat_name, by_name[ref_name], device_names, pcie_fallback))
+    systems = {s["name"]: s for s in ref["systems"]}
+    for cat_name, ref_name in SYSTEMS.items():
+        write(os.path.join(OUT, "systems", cat_name + ".json"), system_entry(cat_name, systems[ref_name], GPUS))
+
+
+def write(path, doc):
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
