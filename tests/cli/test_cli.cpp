@@ -374,3 +374,69 @@ TEST_CASE("SIGINT while a storage benchmark runs removes its test file", "[cli]"
   const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
   CHECK(doc["meta"]["interrupted"] == true);
 }
+
+TEST_CASE("size --json gives gpubench.sizing/1 with every component", "[cli][model]") {
+  const auto r = run_gpubench(
+      {"size", "--workload", "resnet50", "--hardware", "catalog:aws-p5.48xlarge", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  CHECK(doc.at("schema") == "gpubench.sizing/1");
+  CHECK(doc.at("predicted_samples_per_s").get<double>() > 0);
+  CHECK(doc.at("per_gpu_samples_per_s").get<double>() ==
+        Approx(doc.at("predicted_samples_per_s").get<double>() / 8));
+  for (const char* name :
+       {"gpu_compute", "gpu_memory", "communication", "pcie", "storage", "cpu"}) {
+    INFO(name);
+    CHECK(doc.at("components").contains(name));
+  }
+  const std::string limit = doc.at("limiting_component");
+  CHECK(doc.at("components").contains(limit));
+  CHECK_FALSE(doc.at("recommendations").empty());
+  CHECK(doc.at("inputs").at("hardware").at("figures").contains("price.usd_per_hour"));
+
+  // What-if: a 64-core box with 16 GPUs in 2 nodes over a 100 Gb/s network.
+  const auto what_if = run_gpubench({"size", "--workload", "resnet50", "--hardware",
+                                     "catalog:h100-sxm5-80gb", "--gpus", "8", "--nodes", "2",
+                                     "--set", "cpu.cores=64", "--set", "network.gbps=100", "--set",
+                                     "memory.GB=1000", "--set", "storage.read_GBps=8", "--json"});
+  REQUIRE(what_if.exit_code == 0);
+  const json w = json::parse(what_if.out);
+  CHECK(w.at("inputs").at("nodes") == 2);
+  CHECK(w.at("components").at("cpu").at("basis") == "set");
+  // The human-readable form names the limit and the next ceiling.
+  const auto text = run_gpubench({"size", "--workload", "gpt2-large"});
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("limited by") && Catch::Contains("next ceiling"));
+}
+
+TEST_CASE("size rejects bad workload files and settings with exit 2 and one line", "[cli][model]") {
+  temp_dir dir;
+  const fs::path file = dir.path / "w.json";
+  write_file(
+      file,
+      R"({"schema":"gpubench.workload/1","name":"w","model":{"preset":"gpt","layers":"many"}})");
+  check_one_line_error(run_gpubench({"size", "--workload", file.string()}),
+                       file.string() + ": /model/layers: expected an integer");
+  write_file(file, R"({"schema":"gpubench.workload/1","name":"w","model":{"preset":"resnet50"},
+                       "data":{"dataset_bytes":1e30}})");
+  check_one_line_error(run_gpubench({"size", "--workload", file.string()}), "/data/dataset_bytes");
+  write_file(file, "");
+  check_one_line_error(run_gpubench({"size", "--workload", file.string()}), file.string());
+  check_one_line_error(run_gpubench({"size", "--workload", "resnet51"}), "resnet50");
+  check_one_line_error(run_gpubench({"size", "--workload", "resnet50", "--hardware", "catalog:x"}),
+                       "catalog name");
+  check_one_line_error(
+      run_gpubench({"size", "--workload", "resnet50", "--set", "network.gbps=NaN"}),
+      "network.gbps");
+  check_one_line_error(run_gpubench({"size", "--workload", "resnet50", "--gpus", "0"}), "--gpus");
+}
+
+TEST_CASE("calibrate prints the per-family table and every usable row", "[cli][model]") {
+  const auto r = run_gpubench(
+      {"calibrate", std::string(GPUBENCH_SOURCE_DIR) + "/configs/calibration/calibration.json"});
+  REQUIRE(r.exit_code == 0);
+  for (const char* family : {"| resnet50 |", "| bert |", "| gpt |", "| transformer-xl |"}) {
+    CHECK_THAT(r.out, Catch::Contains(family));
+  }
+  CHECK_THAT(r.out, Catch::Contains("Rows not used"));
+}

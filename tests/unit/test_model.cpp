@@ -1,0 +1,306 @@
+// The sizing model: hand-computed cases, one scenario per limiting component, the catalog, the
+// profile built from results, anchoring, bad input and the calibration targets.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "gpubench/errors.hpp"
+#include "gpubench/model/calibration.hpp"
+#include "gpubench/model/model.hpp"
+#include "gpubench/suite.hpp"
+
+using namespace gpubench;
+using namespace gpubench::model;
+
+namespace {
+
+// A one-GPU profile with round figures, for cases computed by hand.
+hardware_profile simple_gpu() {
+  hardware_profile hw;
+  hw.name = hw.origin = "test-gpu";
+  hw.kind = "file";
+  hw.scalable = true;
+  hw.gpu_model = "test";
+  hw.set("gpu.peak_tflops.fp16", 100, basis::catalog, "");
+  hw.set("gpu.gemm_efficiency.fp16", 1.0, basis::catalog, "");
+  hw.set("gpu.sm_count", 128, basis::catalog, "");
+  hw.set("gpu.hbm_GBps", 1000, basis::catalog, "");
+  hw.set("gpu.launch_latency_us", 1e-3, basis::catalog, "");
+  return hw;
+}
+
+constants simple_constants() {
+  constants c;
+  c.matmul_efficiency = 0.5;
+  c.memory_efficiency = 1.0;
+  c.kernel_overhead_us = 0;
+  c.comm_overlap = 0.5;
+  c.allreduce_latency_us = 50;
+  c.ddp_bucket_bytes = 25e6;
+  return c;
+}
+
+workload totals_workload(double flops_per_sample, double params, int batch) {
+  return parse_workload(
+      json{{"schema", "gpubench.workload/1"},
+           {"name", "totals"},
+           {"model", {{"flops_per_sample", flops_per_sample}, {"params", params}}},
+           {"precision", "amp_fp16"},
+           {"batch_per_gpu", batch},
+           {"optimizer", "adamw"},
+           {"data", {{"source", "synthetic"}}}},
+      "totals.json");
+}
+
+const component& find(const sizing& s, const std::string& name) {
+  for (const auto& c : s.components) {
+    if (c.name == name) return c;
+  }
+  FAIL("no component " << name);
+  return s.components.front();
+}
+
+}  // namespace
+
+TEST_CASE("a totals workload on round figures gives the hand-computed rate", "[unit][model]") {
+  const hardware_profile hw = simple_gpu();
+  const constants c = simple_constants();
+  const workload w = totals_workload(1e12, 1e6, 10);
+  const sizing s = predict(hw, w, c);
+  // 4096^3 GEMMs: 32x32 = 1024 tiles on 128 SMs = 8 full waves, so the rate is the peak:
+  // 10 samples x 1e12 FLOP / (100e12 x 1.0 x 0.5) = 0.2 s; AdamW with AMP moves 38 bytes per
+  // parameter: 1e6 x 38 / 1e12 = 38 us.
+  const double expected_step = 0.2 + 38e-6;
+  CHECK(s.step.compute_s == Approx(0.2).epsilon(1e-9));
+  CHECK(s.step.optimizer_s == Approx(38e-6).epsilon(1e-9));
+  CHECK(s.predicted_samples_per_s == Approx(10 / expected_step).epsilon(1e-9));
+  CHECK(s.limiting_component == "gpu_compute");
+  CHECK(find(s, "communication").basis == "not_applicable");
+}
+
+TEST_CASE("the gradient allreduce is bucketed and only the unhidden part is exposed",
+          "[unit][model]") {
+  hardware_profile hw = simple_gpu();
+  hw.set("interconnect.busbw_GBps", 10, basis::user, "");
+  const constants c = simple_constants();
+  const workload w = totals_workload(1e12, 1e8, 10);
+  run_options two;
+  two.gpus = 2;
+  const sizing s = predict(hw, w, c, two);
+  // 1e8 fp32 gradients = 4e8 bytes = 16 buckets of 25 MB; each 50 us + 25e6 x 2(2-1)/2 / 10e9.
+  const double bucket_s = 50e-6 + 25e6 * 1.0 / 10e9;
+  CHECK(s.step.communication_s == Approx(16 * bucket_s).epsilon(1e-9));
+  // Hidden under half of the backward pass (2/3 of 0.2 s plus the optimizer-free memory time):
+  // 40.8 ms < 66.7 ms, so only the last bucket is exposed.
+  CHECK(s.step.communication_exposed_s == Approx(bucket_s).epsilon(1e-9));
+  CHECK(s.predicted_samples_per_s == Approx(20 / (s.step.compute_s + s.step.memory_s +
+                                                  s.step.optimizer_s + s.step.launch_s + bucket_s))
+                                         .epsilon(1e-9));
+}
+
+TEST_CASE("catalog GEMM rate: peak x efficiency x wave quantisation", "[unit][model]") {
+  const hardware_profile h100 = load_catalog("h100-sxm5-80gb");
+  const double peak = *h100.value("gpu.peak_tflops.bf16");
+  const double eff = *h100.value("gpu.gemm_efficiency.bf16");
+  // 8192^2 output = 4096 tiles of 128x128 on 132 SMs: 32 waves, the last partly empty.
+  CHECK(gemm_tflops(h100, "bf16", 8192, 8192, 8192, 1) ==
+        Approx(peak * eff * 4096.0 / (32 * 132)).epsilon(1e-12));
+  // A deep, narrow product (a weight gradient) is split along K to fill the SMs.
+  CHECK(gemm_tflops(h100, "bf16", 64, 576, 802816, 1) > 0.5 * peak * eff);
+}
+
+TEST_CASE("each component in turn is named as the limit", "[unit][model]") {
+  const constants c = load_constants();
+  SECTION("synthetic data: the GPU") {
+    workload w = load_workload("resnet50");
+    w.data.source = "synthetic";
+    const sizing s = predict(load_catalog("dgx-h100"), w, c);
+    CHECK((s.limiting_component == "gpu_compute" || s.limiting_component == "gpu_memory"));
+    CHECK(find(s, "cpu").basis == "not_applicable");
+  }
+  SECTION("a JPEG pipeline with 4 cores for 8 GPUs: the CPU") {
+    hardware_profile hw = load_catalog("dgx-h100");
+    apply_setting(hw, "cpu.cores=4");
+    const sizing s = predict(hw, load_workload("resnet50"), c);
+    CHECK(s.limiting_component == "cpu");
+    CHECK(find(s, "cpu").basis == "set");
+    REQUIRE_FALSE(s.recommendations.empty());
+    CHECK_THAT(s.recommendations.front(), Catch::Contains("more) to keep 8 GPUs fed"));
+  }
+  SECTION("a dataset far larger than RAM on one SATA-class disk: storage") {
+    hardware_profile hw = load_catalog("dgx-h100");
+    apply_setting(hw, "memory.GB=64");
+    apply_setting(hw, "storage.read_GBps=0.5");
+    workload w = load_workload("resnet50");
+    w.data.dataset_bytes = 10e12;
+    const sizing s = predict(hw, w, c);
+    CHECK(s.limiting_component == "storage");
+    CHECK(*find(s, "storage").samples_per_s == Approx(0.5e9 / 110000).epsilon(1e-9));
+  }
+  SECTION("GPT on 16 nodes over 25 Gb/s Ethernet: communication") {
+    hardware_profile hw = load_catalog("dgx-h100");
+    apply_setting(hw, "network.gbps=25");
+    run_options sixteen;
+    sixteen.nodes = 16;
+    const sizing s = predict(hw, load_workload("gpt"), c, sixteen);
+    CHECK(s.limiting_component == "communication");
+    CHECK(s.nodes == 16);
+  }
+}
+
+TEST_CASE("a reference point measured on the same hardware changes nothing", "[unit][model]") {
+  const constants c = load_constants();
+  workload w = load_workload("bert-large");
+  w.data.source = "synthetic";
+  const hardware_profile hw = load_catalog("a100-sxm4-80gb");
+  run_options one;
+  one.gpus = 1;
+  const sizing plain = predict(hw, w, c, one);
+  w.reference = reference_point{"catalog:a100-sxm4-80gb", 1, w.batch_per_gpu,
+                                plain.predicted_samples_per_s, std::nullopt};
+  const sizing anchored = predict(hw, w, c, one);
+  CHECK(anchored.anchored);
+  CHECK(anchored.step.anchor_factor == Approx(1.0).epsilon(1e-9));
+  CHECK(anchored.predicted_samples_per_s == Approx(plain.predicted_samples_per_s).epsilon(1e-9));
+  // Twice the measured rate halves the step; the per-kernel launch overhead is not the GPU's, so
+  // only the rest of the step is scaled: (T/2 - L) / (T - L).
+  w.reference->samples_per_s *= 2;
+  const double step = plain.step.gpu_step_s;
+  const double launch = plain.step.launch_s;
+  CHECK(predict(hw, w, c, one).step.anchor_factor ==
+        Approx((step / 2 - launch) / (step - launch)).epsilon(1e-9));
+}
+
+TEST_CASE("every catalog entry the issue names loads with its figures", "[unit][model]") {
+  for (const char* name : {"v100-sxm2-16gb", "v100-sxm2-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb",
+                           "a100-pcie-40gb", "a100-pcie-80gb", "h100-sxm5-80gb", "h100-pcie-80gb",
+                           "h200-sxm-141gb", "l40s", "l4", "a10g", "rtx4090", "rtx3090", "t4"}) {
+    INFO(name);
+    const hardware_profile gpu = load_catalog(name);
+    CHECK(gpu.kind == "gpu");
+    CHECK(gpu.value("gpu.peak_tflops.fp32"));
+    CHECK(gpu.value("gpu.hbm_peak_GBps"));
+    CHECK(gpu.value("pcie.h2d_GBps"));
+    CHECK_FALSE(gpu.find("gpu.peak_tflops.fp32")->source.empty());
+  }
+  for (const char* name :
+       {"dgx1-v100", "dgx-a100-40gb", "dgx-a100-80gb", "dgx-h100", "aws-p4d.24xlarge",
+        "aws-p5.48xlarge", "aws-g5.12xlarge", "gcp-a2-highgpu-8g", "gcp-a3-highgpu-8g",
+        "azure-nd96asr-v4", "azure-nd96isr-h100-v5"}) {
+    INFO(name);
+    const hardware_profile sys = load_catalog(name);
+    CHECK(sys.kind == "system");
+    CHECK_FALSE(sys.gpu_model.empty());
+    CHECK(sys.value("gpu.peak_tflops.fp32"));  // the GPU entry's figures underneath
+    CHECK((sys.value("price.usd_per_hour") || sys.unknown.contains("price.usd_per_hour")));
+  }
+  CHECK(*load_catalog("aws-p5.48xlarge").value("price.usd_per_hour") == Approx(55.04));
+  CHECK_THROWS_WITH(load_catalog("h100"), Catch::Contains("expected a catalog name"));
+}
+
+TEST_CASE("a results file gives measured figures and the catalog fills the rest", "[unit][model]") {
+  results_document doc;
+  doc.system.host = "node-7";
+  doc.system.cpu.cores = 64;
+  doc.system.cpu.cores_available = 64;
+  doc.system.memory_bytes = 512ULL * 1000 * 1000 * 1000;
+  gpu_info gpu;
+  gpu.name = "NVIDIA H100 80GB HBM3";
+  gpu.memory_bytes = 85ULL * 1000 * 1000 * 1000;
+  gpu.sm_count = 132;
+  doc.system.gpus = {gpu, gpu};
+  auto add = [&](const char* id, json axes, const char* metric, double median) {
+    result r;
+    r.id = id;
+    r.axes = std::move(axes);
+    summary stats;
+    stats.median = median;
+    stats.n = 1;
+    r.metrics.emplace_back(metric, stats);
+    doc.results.push_back(r);
+  };
+  add("gemm", {{"gpu", 0}, {"dtype", "bf16"}, {"shape", "8192"}}, "TFLOPs", 700);
+  add("gemm", {{"gpu", 1}, {"dtype", "bf16"}, {"shape", "8192"}}, "TFLOPs", 720);
+  add("hbm.copy", {{"gpu", 0}}, "GBps", 2900);
+  add("nvme.rand_read", {{"block_size", 131072}}, "GBps", 6.5);
+  add("cpu.augment", {{"threads", 64}, {"image_width", 500}, {"image_height", 375}},
+      "samples_per_s_per_core", 450);
+  const hardware_profile hw = profile_from_results(doc, "r.json");
+  CHECK(hw.gpu_model == "h100-sxm5-80gb");
+  CHECK(hw.gpus_per_node == 2);
+  REQUIRE(hw.gemm.size() == 1);
+  CHECK(hw.gemm[0].tflops == Approx(710));
+  CHECK(gemm_tflops(hw, "bf16", 8192, 8192, 8192, 1) == Approx(710));
+  CHECK(hw.find("gpu.hbm_GBps")->from == basis::measured);
+  CHECK(hw.find("storage.read_GBps")->value == Approx(6.5));
+  CHECK(hw.find("cpu.augment_per_core")->value == Approx(450));
+  CHECK(hw.find("gpu.peak_tflops.fp16")->from == basis::catalog);
+  const sizing s = predict(hw, load_workload("resnet50"), load_constants());
+  CHECK(std::find(s.assumed.begin(), s.assumed.end(), "gpu.peak_tflops.fp16") != s.assumed.end());
+}
+
+TEST_CASE("bad workload and hardware input names the file, the path and what was expected",
+          "[unit][model]") {
+  const json good = {{"schema", "gpubench.workload/1"},
+                     {"name", "w"},
+                     {"model", {{"preset", "bert-large"}}},
+                     {"batch_per_gpu", 8}};
+  CHECK_NOTHROW(parse_workload(good, "w.json"));
+  auto message = [&](json doc) {
+    try {
+      (void)parse_workload(doc, "w.json");
+    } catch (const input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  json bad = good;
+  bad["model"]["preset"] = "resnet51";
+  CHECK_THAT(message(bad), Catch::Contains("w.json") && Catch::Contains("/model/preset") &&
+                               Catch::Contains("resnet50"));
+  bad = good;
+  bad["batch_per_gpu"] = -1;
+  CHECK_THAT(message(bad), Catch::Contains("/batch_per_gpu"));
+  bad = good;
+  bad["model"]["seq_len"] = "long";
+  CHECK_THAT(message(bad), Catch::Contains("/model/seq_len"));
+  bad = good;
+  bad["data"] = {{"dataset_bytes", 1e30}};
+  CHECK_THAT(message(bad), Catch::Contains("/data/dataset_bytes"));
+  bad = good;
+  bad["parallel"] = {{"gpus", 1000000}};
+  CHECK_THAT(message(bad), Catch::Contains("/parallel/gpus"));
+  bad = good;
+  bad["precision"] = "int4";
+  CHECK_THAT(message(bad), Catch::Contains("/precision"));
+
+  hardware_profile hw = load_catalog("dgx-h100");
+  CHECK_THROWS_WITH(apply_setting(hw, "cpu.cores=-3"), Catch::Contains("cpu.cores"));
+  CHECK_THROWS_WITH(apply_setting(hw, "cpu.threads=8"), Catch::Contains("unknown key"));
+  CHECK_THROWS_WITH(apply_setting(hw, "gpu.model=h900"), Catch::Contains("catalog GPU"));
+  CHECK_THROWS_WITH(parse_hardware(json{{"schema", "gpubench.hardware/1"},
+                                        {"name", "x"},
+                                        {"figures", {{"cpu.cores", "many"}}}},
+                                   "hw.json"),
+                    Catch::Contains("hw.json") && Catch::Contains("/figures/cpu.cores"));
+  run_options too_many;
+  too_many.gpus = 16;
+  CHECK_THROWS_WITH(predict(hw, load_workload("resnet50"), load_constants(), too_many),
+                    Catch::Contains("use --nodes"));
+  // V100 has no bf16 tensor cores.
+  CHECK_THROWS_WITH(
+      predict(load_catalog("v100-sxm2-16gb"), load_workload("llama2-7b"), load_constants()),
+      Catch::Contains("bf16"));
+}
+
+TEST_CASE("calibration meets the documented median targets", "[unit][model]") {
+  const auto file = (config_dir() / "calibration" / "calibration.json").string();
+  const calibration_report report = calibrate(read_json_file(file), file, load_constants());
+  CHECK(report.families.size() >= 4);
+  int usable = 0;
+  for (const auto& row : report.rows) usable += row.usable ? 1 : 0;
+  CHECK(usable >= 100);
+  // docs/model.md: first-principles at most 25%, anchored at most 12% (median absolute error).
+  CHECK(report.fp_median <= 0.25);
+  CHECK(report.anchored_median <= 0.12);
+}
