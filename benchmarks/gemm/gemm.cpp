@@ -11,6 +11,7 @@
 #include "gpubench/config.hpp"
 #include "gpubench/context.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/text.hpp"
 
 #if GPUBENCH_HAVE_CUDA
 #include "gpubench/cuda.hpp"
@@ -19,29 +20,6 @@
 
 namespace gpubench {
 namespace {
-
-struct gemm_shape {
-  std::int64_t m, n, k;
-};
-
-// "8192" (square) or "MxNxK".
-gemm_shape parse_shape(const std::string& text) {
-  long long m = 0;
-  long long n = 0;
-  long long k = 0;
-  char tail = 0;
-  const int fields = std::sscanf(text.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail);
-  if (fields == 1 && text.find('x') == std::string::npos) {
-    n = k = m;
-  } else if (fields != 3) {
-    throw std::invalid_argument("expected a shape N (square) or MxNxK, got '" + text + "'");
-  }
-  constexpr long long limit = 1LL << 20;
-  if (m <= 0 || n <= 0 || k <= 0 || m > limit || n > limit || k > limit) {
-    throw std::invalid_argument("expected M, N, K from 1 to 2^20, got '" + text + "'");
-  }
-  return {m, n, k};
-}
 
 constexpr std::size_t workspace_bytes = std::size_t{32} << 20;
 constexpr int autotune_candidates = 8;
@@ -53,7 +31,7 @@ class gemm_benchmark final : public instance {
   gemm_benchmark(const context& ctx, const axis_values& values)
       : device_(static_cast<int>(values.get_int64("gpu"))),
         dtype_(kernels::parse_gemm_dtype(values.get_string("dtype"))),
-        shape_(parse_shape(values.get_string("shape"))) {
+        shape_(parse_gemm_shape(values.get_string("shape"))) {
     int major = 0;
     int minor = 0;
     GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device_));
@@ -141,7 +119,7 @@ benchmark_definition gemm_definition() {
                        "input/math type (fp8 needs compute capability 8.9+)")
       .add_axis(axis{"shape", axis_kind::string, "MxNxK, or N for a square multiply",
                      [](const context&) { return square_shapes(); },
-                     [](const axis_value& v) { (void)parse_shape(std::get<std::string>(v)); }})
+                     [](const axis_value& v) { (void)parse_gemm_shape(std::get<std::string>(v)); }})
       .add_metric("TFLOPs", metric_kind::compute_TFLOPs)
       .set_timing(timing::manual)
       .set_supported(cuda_gpu_unavailable_reason);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "gpubench/context.hpp"
+#include "gpubench/text.hpp"
 
 namespace gpubench {
 
@@ -133,9 +134,7 @@ benchmark_definition& benchmark_definition::add_choice_axis(std::string name,
   auto check = [choices](const axis_value& value) {
     const auto* text = std::get_if<std::string>(&value);
     if (text == nullptr || std::find(choices.begin(), choices.end(), *text) == choices.end()) {
-      std::string known;
-      for (const auto& c : choices) known += (known.empty() ? "" : ", ") + c;
-      throw std::invalid_argument("expected one of " + known + ", got '" +
+      throw std::invalid_argument("expected one of " + join(choices) + ", got '" +
                                   (text ? *text : std::string("a number")) + "'");
     }
   };

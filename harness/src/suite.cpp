@@ -218,12 +218,8 @@ suite load_suite(const std::string& name_or_path) {
       if (fs::exists(name_or_path, ec)) {
         path = name_or_path;
       } else {
-        std::string known;
-        for (const auto& name : suite_names()) {
-          known += known.empty() ? name : ", " + name;
-        }
-        throw input_error("--suite: expected a suite name (" + known + ") or a suite file, got '" +
-                          name_or_path + "'");
+        throw input_error("--suite: expected a suite name (" + join(suite_names()) +
+                          ") or a suite file, got '" + name_or_path + "'");
       }
     }
   }

@@ -1,6 +1,7 @@
 #include "gpubench/text.hpp"
 
 #include <cstdio>
+#include <stdexcept>
 
 namespace gpubench {
 
@@ -15,6 +16,33 @@ std::vector<std::string> split(const std::string& text, char separator) {
     }
     start = end + 1;
   }
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string text;
+  for (const auto& part : parts) {
+    if (!text.empty()) text.append(separator);
+    text += part;
+  }
+  return text;
+}
+
+gemm_shape parse_gemm_shape(const std::string& text) {
+  long long m = 0;
+  long long n = 0;
+  long long k = 0;
+  char tail = 0;
+  const int fields = std::sscanf(text.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail);
+  if (fields == 1 && text.find('x') == std::string::npos) {
+    n = k = m;
+  } else if (fields != 3) {
+    throw std::invalid_argument("expected a shape N (square) or MxNxK, got '" + text + "'");
+  }
+  constexpr long long limit = 1LL << 20;
+  if (m <= 0 || n <= 0 || k <= 0 || m > limit || n > limit || k > limit) {
+    throw std::invalid_argument("expected M, N, K from 1 to 2^20, got '" + text + "'");
+  }
+  return {m, n, k};
 }
 
 std::string format_plain(double value) {

@@ -172,25 +172,6 @@ std::string axis_string(const result& r, const char* name) {
   return it != r.axes.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-bool parse_shape_text(const std::string& text, std::int64_t& m, std::int64_t& n, std::int64_t& k) {
-  const auto parts = split(text, 'x');
-  try {
-    if (parts.size() == 1) {
-      m = n = k = std::stoll(parts[0]);
-      return m > 0;
-    }
-    if (parts.size() == 3) {
-      m = std::stoll(parts[0]);
-      n = std::stoll(parts[1]);
-      k = std::stoll(parts[2]);
-      return m > 0 && n > 0 && k > 0;
-    }
-  } catch (const std::exception&) {
-    return false;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::string_view to_string(basis from) {
@@ -264,11 +245,9 @@ hardware_profile parse_hardware(const json& doc, const std::string& file) {
 hardware_profile load_catalog(const std::string& name) {
   const auto path = catalog_file(name);
   if (!path) {
-    std::string known;
-    for (const char* kind : {"systems", "gpus"}) {
-      for (const auto& n : catalog_names(kind)) known += (known.empty() ? "" : ", ") + n;
-    }
-    throw input_error("catalog:" + name + ": expected a catalog name (" + known + ")");
+    std::vector<std::string> known = catalog_names("systems");
+    for (auto& n : catalog_names("gpus")) known.push_back(std::move(n));
+    throw input_error("catalog:" + name + ": expected a catalog name (" + join(known) + ")");
   }
   hardware_profile profile = parse_hardware(read_json_file(*path), path->string());
   profile.origin = "catalog:" + name;
@@ -324,7 +303,6 @@ hardware_profile profile_from_results(const results_document& doc, const std::st
   profile.name = doc.system.host.empty() ? "measured" : doc.system.host;
   const system_info& sys = doc.nodes.empty() ? doc.system : doc.nodes.front().system;
   profile.gpus_per_node = std::max<int>(1, static_cast<int>(sys.gpus.size()));
-  const std::string measured_in = file;
 
   // Host figures.
   const auto cores = sys.cpu.cores_available > 0 ? sys.cpu.cores_available : sys.cpu.cores;
@@ -393,11 +371,12 @@ hardware_profile profile_from_results(const results_document& doc, const std::st
   }
 
   for (const auto& [key, rates] : gemm_rates) {
-    gemm_point point;
-    point.dtype = key.first;
-    if (!parse_shape_text(key.second, point.m, point.n, point.k)) continue;
-    point.tflops = median_of(rates);
-    profile.gemm.push_back(point);
+    try {
+      const gemm_shape shape = parse_gemm_shape(key.second);
+      profile.gemm.push_back(gemm_point{key.first, shape.m, shape.n, shape.k, median_of(rates)});
+    } catch (const std::invalid_argument&) {
+      continue;  // not a shape the gemm benchmark writes: the point is left out
+    }
   }
   if (!hbm.empty()) {
     profile.set("gpu.hbm_GBps", median_of(hbm), basis::measured, "hbm.copy (median over GPUs)");
@@ -487,11 +466,10 @@ void apply_setting(hardware_profile& profile, const std::string& assignment) {
   const std::string key = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
   if (key == "gpu.model") {
-    if (!catalog_file(text) || !fs::exists(catalog_dir() / "gpus" / (text + ".json"))) {
-      std::string known;
-      for (const auto& n : catalog_names("gpus")) known += (known.empty() ? "" : ", ") + n;
-      throw input_error("--set gpu.model: expected a catalog GPU (" + known + "), got '" + text +
-                        "'");
+    std::error_code ec;
+    if (!fs::is_regular_file(catalog_dir() / "gpus" / (text + ".json"), ec)) {
+      throw input_error("--set gpu.model: expected a catalog GPU (" + join(catalog_names("gpus")) +
+                        "), got '" + text + "'");
     }
     // The named GPU replaces whatever GPU figures the profile had.
     std::erase_if(profile.figures, [](const auto& item) {
@@ -504,9 +482,8 @@ void apply_setting(hardware_profile& profile, const std::string& assignment) {
   }
   const auto range = range_of(key);
   if (!range) {
-    std::string keys;
-    for (const auto& k : documented_settings()) keys += (keys.empty() ? "" : ", ") + k;
-    throw input_error("--set: unknown key '" + key + "' (expected one of " + keys + ")");
+    throw input_error("--set: unknown key '" + key + "' (expected one of " +
+                      join(documented_settings()) + ")");
   }
   double number = 0;
   std::size_t used = 0;

@@ -173,6 +173,9 @@ component make_component(std::string name, std::optional<double> ceiling, std::s
 
 struct gpu_times {
   step_breakdown step;
+  double params = 0;
+  double kernels = 0;
+  double tokens_per_sample = 1;
   std::string compute_basis;
   std::string memory_basis;
   double busy() const { return step.compute_s + step.memory_s + step.optimizer_s + step.launch_s; }
@@ -185,6 +188,9 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   workload at = w;
   at.precision = precision;
   const step_ops ops = expand(at, batch);
+  out.params = ops.params;
+  out.kernels = ops.kernels;
+  out.tokens_per_sample = ops.tokens_per_sample;
   const std::string dtype = gemm_dtype(precision);
   const double act = activation_bytes(precision);
   std::string hbm_basis;
@@ -376,8 +382,7 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
   // --- GPU step ---------------------------------------------------------------------------
   gpu_times gpu = gpu_step(hw, w, c, s.precision, s.batch_per_gpu, ranks, s.assumed);
   step_breakdown& step = gpu.step;
-  s.tokens_per_sample = expand(w, 1).tokens_per_sample;
-  const step_ops ops = expand(w, s.batch_per_gpu);
+  s.tokens_per_sample = gpu.tokens_per_sample;
 
   // --- Communication ----------------------------------------------------------------------
   const allreduce_model ar = allreduce_for(hw, c, s.gpus_per_node, s.nodes, s.assumed);
@@ -387,7 +392,7 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
       // All-gather the parameters for forward and backward, reduce-scatter the gradients: three
       // passes of the parameters, each moving (n-1)/n of them through every GPU's links.
       const double param_bytes = activation_bytes(s.precision);
-      const double volume = 3.0 * ops.params * param_bytes * (ranks - 1) / ranks;
+      const double volume = 3.0 * gpu.params * param_bytes * (ranks - 1) / ranks;
       double busbw = ar.busbw_GBps;
       if (!ar.measured.empty()) busbw = std::min(busbw, interpolate_log(ar.measured, 64e6));
       step.communication_s = volume / (busbw * giga);
@@ -395,7 +400,7 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
           std::max(step.communication_s - c.comm_overlap * gpu.busy(), 0.05 * step.communication_s);
     } else {
       const double grad_bytes =
-          ops.params * 4.0;  // fp32 gradients (DDP with AMP keeps fp32 params)
+          gpu.params * 4.0;  // fp32 gradients (DDP with AMP keeps fp32 params)
       const double bucket = std::min(c.ddp_bucket_bytes, grad_bytes);
       const double buckets = std::ceil(grad_bytes / bucket);
       const double last = grad_bytes - (buckets - 1) * bucket;
@@ -560,7 +565,7 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
   s.components.push_back(
       gpu_component("gpu_compute", compute_part, tag.empty() ? gpu.compute_basis : tag,
                     fmt(step.flops / 1e12) + " TFLOP per step at " + gemm_dtype(s.precision) +
-                        "; " + fmt(ops.kernels) + " kernel launches"));
+                        "; " + fmt(gpu.kernels) + " kernel launches"));
   s.components.push_back(gpu_component("gpu_memory", memory_part,
                                        tag.empty() ? gpu.memory_basis : tag,
                                        "memory-bound kernels and the " + w.optimizer + " step"));
@@ -568,7 +573,7 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
     component comm = gpu_component(
         "communication", step.communication_exposed_s, ar.basis,
         (w.strategy == "fsdp" ? "FSDP gather/scatter of " : "gradient allreduce of ") +
-            fmt(ops.params * (w.strategy == "fsdp" ? activation_bytes(s.precision) : 4.0) / 1e6) +
+            fmt(gpu.params * (w.strategy == "fsdp" ? activation_bytes(s.precision) : 4.0) / 1e6) +
             " MB over " + std::to_string(ranks) + " GPUs at " + fmt(ar.busbw_GBps) +
             " GB/s busbw (" + ar.detail + "); " + fmt(step.communication_s * 1e3) + " ms, " +
             fmt(step.communication_exposed_s * 1e3) + " ms not hidden");

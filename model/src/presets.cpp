@@ -47,10 +47,6 @@ void add_memory(step_ops& step, double bytes) {
   if (bytes > 0) step.ops.push_back(op{op_kind::memory, 0, 0, 0, 1, bytes, false});
 }
 
-struct conv_layer {
-  i64 in_c, out_c, kernel, stride;
-};
-
 step_ops resnet50(const std::map<std::string, double>& p, int batch, double act_bytes) {
   step_ops step;
   const i64 b = batch;

@@ -7,6 +7,7 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/json_reader.hpp"
 #include "gpubench/suite.hpp"
+#include "gpubench/text.hpp"
 #include "presets.hpp"
 
 namespace gpubench::model {
@@ -24,12 +25,6 @@ constexpr double max_sample_bytes = 1e10;   // 10 GB per sample
 constexpr std::int64_t max_gpus_per_node = 1024;
 constexpr std::int64_t max_nodes = 100000;
 constexpr std::int64_t max_batch = 1 << 24;
-
-std::string join(const std::vector<std::string>& names) {
-  std::string text;
-  for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
-  return text;
-}
 
 model_spec parse_model(const json_reader& m, std::string& family, std::string& unit) {
   model_spec spec;
