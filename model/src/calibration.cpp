@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <utility>
 
 #include "gpubench/errors.hpp"
 #include "gpubench/json_reader.hpp"
@@ -281,7 +282,7 @@ constants fit_constants(const json& published, const std::string& file, constant
                           {"memory_efficiency", 0.1, 1.0},
                           {"kernel_overhead_us", 0.0, 20.0},
                           {"comm_overlap", 0.0, 1.0}};
-  constants best = start;
+  constants best = std::move(start);
   double best_score = fit_objective(rows, best);
   for (int round = 0; round < 4; ++round) {
     for (const range& r : ranges) {

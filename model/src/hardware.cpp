@@ -116,8 +116,9 @@ void read_figures(const json_reader& doc, hardware_profile& profile, basis from)
     entry.expect_object({"value", "source", "status", "note", "uncertain", "alt"});
     const std::string note = entry.find_string("note").value_or("");
     if (entry.has("value") && entry.node().at("value").is_null()) {
-      const std::string status = entry.find_string("status").value_or("unknown");
-      profile.unknown[key] = note.empty() ? status : status + ": " + note;
+      std::string why = entry.find_string("status").value_or("unknown");
+      if (!note.empty()) why.append(": ").append(note);
+      profile.unknown[key] = std::move(why);
       continue;
     }
     const double number = entry.get_number("value", range->min, range->max);

@@ -333,8 +333,8 @@ double gemm_tflops(const hardware_profile& hw, const std::string& dtype, std::in
   // library splits K (cuBLAS/cuDNN do for deep, narrow products such as weight gradients); a
   // split keeps at least gemm_min_split_k of K.
   const double sms = hw.value("gpu.sm_count").value_or(100);
-  const double output_tiles = static_cast<double>(((m + gemm_tile - 1) / gemm_tile) *
-                                                  ((n + gemm_tile - 1) / gemm_tile) * batched);
+  const auto tiles_along = [](std::int64_t size) { return (size + gemm_tile - 1) / gemm_tile; };
+  const double output_tiles = static_cast<double>(tiles_along(m) * tiles_along(n) * batched);
   const double max_splits = std::max(1.0, std::floor(static_cast<double>(k) / gemm_min_split_k));
   const double splits = std::clamp(std::ceil(sms / output_tiles), 1.0, max_splits);
   const double tiles = output_tiles * splits;

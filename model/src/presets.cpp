@@ -180,7 +180,8 @@ const std::map<std::string, preset_info>& presets() {
                                                       {"gated_ffn", false},
                                                       {"relative_position", false}};
   auto t = [&](double layers, double hidden, double heads, double ffn, double seq, double vocab,
-               std::map<std::string, double> extra = {}, std::map<std::string, bool> flags = {}) {
+               const std::map<std::string, double>& extra = {},
+               const std::map<std::string, bool>& flags = {}) {
     preset_info info{"transformer",
                      "sequence",
                      {{"layers", layers},
