@@ -9,6 +9,7 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/json_reader.hpp"
 #include "gpubench/suite.hpp"
+#include "gpubench/text.hpp"
 
 namespace gpubench::model {
 namespace {
@@ -182,8 +183,37 @@ double median(std::vector<double> v) {
 void predict_first_principles(std::vector<prepared_row>& rows, const constants& c) {
   for (prepared_row& p : rows) {
     if (!p.row.usable) continue;
-    p.row.first_principles = predict(p.hw, p.w, c, p.options).predicted_samples_per_s;
+    const sizing s = predict(p.hw, p.w, c, p.options);
+    p.row.first_principles = s.predicted_samples_per_s;
+    p.row.flops_per_sample = s.step.flops / s.batch_per_gpu;
   }
+}
+
+double peak_flops(const prepared_row& p) {
+  return *p.hw.value(std::string("gpu.peak_tflops.") + gemm_dtype(p.row.precision)) * 1e12;
+}
+
+// The naive first-principles answer: every GPU runs at one fraction of its datasheet peak, the
+// fraction that best fits the whole calibration set (median of the published/peak ratios).
+double naive_first_principles(std::vector<prepared_row>& rows) {
+  std::vector<double> log_ratios;
+  for (const prepared_row& p : rows) {
+    if (!p.row.usable) continue;
+    const double at_peak = peak_flops(p) * p.row.gpus / p.row.flops_per_sample;
+    log_ratios.push_back(std::log(p.row.published / at_peak));
+  }
+  std::sort(log_ratios.begin(), log_ratios.end());
+  const std::size_t n = log_ratios.size();
+  const double utilization =
+      n == 0
+          ? 0
+          : std::exp(n % 2 ? log_ratios[n / 2] : 0.5 * (log_ratios[n / 2 - 1] + log_ratios[n / 2]));
+  for (prepared_row& p : rows) {
+    if (!p.row.usable) continue;
+    p.row.naive_first_principles =
+        utilization * peak_flops(p) * p.row.gpus / p.row.flops_per_sample;
+  }
+  return utilization;
 }
 
 double fit_objective(std::vector<prepared_row>& rows, const constants& c) {
@@ -204,6 +234,8 @@ double fit_objective(std::vector<prepared_row>& rows, const constants& c) {
 calibration_report calibrate(const json& published, const std::string& file, const constants& c) {
   std::vector<prepared_row> rows = prepare(published, file);
   predict_first_principles(rows, c);
+  calibration_report report;
+  report.naive_utilization = naive_first_principles(rows);
   // Anchored: the same source, model, framework, precision and GPU count on another GPU.
   for (prepared_row& p : rows) {
     if (!p.row.usable) continue;
@@ -220,20 +252,17 @@ calibration_report calibrate(const json& published, const std::string& file, con
       // The reference machine's network is the same cluster's.
       hardware_profile hw = p.hw;
       p.row.anchored = predict(hw, anchored, c, p.options).predicted_samples_per_s;
-      const double peak_target =
-          *p.hw.value(std::string("gpu.peak_tflops.") + gemm_dtype(p.row.precision));
-      const double peak_ref =
-          *q.hw.value(std::string("gpu.peak_tflops.") + gemm_dtype(q.row.precision));
-      p.row.naive = q.row.published * peak_target / peak_ref;
+      p.row.naive = q.row.published * peak_flops(p) / peak_flops(q);
       break;
     }
   }
-  calibration_report report;
-  std::map<std::string, family_summary> families;
   std::vector<double> all_fp;
+  std::vector<double> all_naive_fp;
   std::vector<double> all_anchored;
   std::vector<double> all_naive;
   std::map<std::string, std::vector<double>> fp;
+  std::map<std::string, std::vector<double>> nfp;
+  std::map<std::string, std::vector<double>> fp_anchored_rows;
   std::map<std::string, std::vector<double>> an;
   std::map<std::string, std::vector<double>> nv;
   for (const prepared_row& p : rows) {
@@ -242,7 +271,10 @@ calibration_report calibrate(const json& published, const std::string& file, con
     if (!r.usable) continue;
     fp[r.family].push_back(abs_error(*r.first_principles, r.published));
     all_fp.push_back(fp[r.family].back());
+    nfp[r.family].push_back(abs_error(*r.naive_first_principles, r.published));
+    all_naive_fp.push_back(nfp[r.family].back());
     if (r.anchored) {
+      fp_anchored_rows[r.family].push_back(fp[r.family].back());
       an[r.family].push_back(abs_error(*r.anchored, r.published));
       nv[r.family].push_back(abs_error(*r.naive, r.published));
       all_anchored.push_back(an[r.family].back());
@@ -255,8 +287,11 @@ calibration_report calibrate(const json& published, const std::string& file, con
     f.rows = static_cast<int>(errors.size());
     f.fp_median = median(errors);
     f.fp_worst = *std::max_element(errors.begin(), errors.end());
+    f.naive_fp_median = median(nfp[family]);
+    f.naive_fp_worst = *std::max_element(nfp[family].begin(), nfp[family].end());
     if (an.contains(family)) {
       f.anchored_rows = static_cast<int>(an[family].size());
+      f.fp_on_anchored_rows_median = median(fp_anchored_rows[family]);
       f.anchored_median = median(an[family]);
       f.anchored_worst = *std::max_element(an[family].begin(), an[family].end());
       f.naive_median = median(nv[family]);
@@ -265,6 +300,7 @@ calibration_report calibrate(const json& published, const std::string& file, con
     report.families.push_back(f);
   }
   report.fp_median = median(all_fp);
+  report.naive_fp_median = median(all_naive_fp);
   report.anchored_median = median(all_anchored);
   report.naive_median = median(all_naive);
   return report;
@@ -280,7 +316,6 @@ constants fit_constants(const json& published, const std::string& file, constant
   const range ranges[] = {{"matmul_efficiency", 0.2, 1.0},
                           {"conv_efficiency", 0.1, 1.0},
                           {"memory_efficiency", 0.1, 1.0},
-                          {"kernel_overhead_us", 0.0, 20.0},
                           {"comm_overlap", 0.0, 1.0}};
   constants best = std::move(start);
   double best_score = fit_objective(rows, best);
@@ -313,6 +348,8 @@ json to_json(const calibration_report& report) {
       row["family"] = r.family;
       row["published_samples_per_s"] = r.published;
       row["first_principles"] = *r.first_principles;
+      row["naive_first_principles"] = r.naive_first_principles;
+      row["flops_per_sample"] = r.flops_per_sample;
       row["anchored"] = r.anchored;
       row["naive"] = r.naive;
       row["reference_row"] = r.reference;
@@ -321,18 +358,24 @@ json to_json(const calibration_report& report) {
   }
   json families = json::array();
   for (const family_summary& f : report.families) {
-    families.push_back({{"family", f.family},
-                        {"rows", f.rows},
-                        {"first_principles_median_abs_error", f.fp_median},
-                        {"first_principles_worst_abs_error", f.fp_worst},
-                        {"anchored_rows", f.anchored_rows},
-                        {"anchored_median_abs_error", f.anchored_median},
-                        {"anchored_worst_abs_error", f.anchored_worst},
-                        {"naive_median_abs_error", f.naive_median},
-                        {"naive_worst_abs_error", f.naive_worst}});
+    families.push_back(
+        {{"family", f.family},
+         {"rows", f.rows},
+         {"first_principles_median_abs_error", f.fp_median},
+         {"first_principles_worst_abs_error", f.fp_worst},
+         {"naive_first_principles_median_abs_error", f.naive_fp_median},
+         {"naive_first_principles_worst_abs_error", f.naive_fp_worst},
+         {"anchored_rows", f.anchored_rows},
+         {"first_principles_median_abs_error_on_anchored_rows", f.fp_on_anchored_rows_median},
+         {"anchored_median_abs_error", f.anchored_median},
+         {"anchored_worst_abs_error", f.anchored_worst},
+         {"naive_median_abs_error", f.naive_median},
+         {"naive_worst_abs_error", f.naive_worst}});
   }
   return {{"schema", "gpubench.calibration/1"},
           {"first_principles_median_abs_error", report.fp_median},
+          {"naive_first_principles_median_abs_error", report.naive_fp_median},
+          {"naive_utilization", report.naive_utilization},
           {"anchored_median_abs_error", report.anchored_median},
           {"naive_median_abs_error", report.naive_median},
           {"families", families},
@@ -347,22 +390,38 @@ std::string to_markdown(const calibration_report& report) {
     std::snprintf(b, sizeof b, "%.1f%%", v * 100);
     return std::string(b);
   };
-  out +=
-      "| family | rows | first-principles median | worst | anchored rows | anchored median | "
-      "worst | naive median | worst |\n|---|---|---|---|---|---|---|---|---|\n";
+  // Two tables: first-principles against the naive peak-FLOP/s answer over every row, then the
+  // anchored rows against the reference scaled by peak FLOP/s (first-principles on the same rows
+  // beside them).
+  std::snprintf(line, sizeof line, "%.3f", report.naive_utilization);
+  out += "First-principles; naive = datasheet peak x " + std::string(line) +
+         " (one utilisation for every row) / FLOP per sample.\n\n"
+         "| family | rows | first-principles median | worst | naive median | worst |\n"
+         "|---|---|---|---|---|---|\n";
   for (const family_summary& f : report.families) {
     out += "| " + f.family + " | " + std::to_string(f.rows) + " | " + pct(f.fp_median) + " | " +
-           pct(f.fp_worst) + " | " + std::to_string(f.anchored_rows) + " | " +
-           (f.anchored_rows ? pct(f.anchored_median) + " | " + pct(f.anchored_worst) + " | " +
-                                  pct(f.naive_median) + " | " + pct(f.naive_worst)
-                            : std::string("- | - | - | -")) +
+           pct(f.fp_worst) + " | " + pct(f.naive_fp_median) + " | " + pct(f.naive_fp_worst) +
            " |\n";
   }
-  out += "| **all** | | " + pct(report.fp_median) + " | | | " + pct(report.anchored_median) +
-         " | | " + pct(report.naive_median) + " | |\n\n";
+  out +=
+      "| **all** | | " + pct(report.fp_median) + " | | " + pct(report.naive_fp_median) + " | |\n\n";
+  out +=
+      "Anchored on another GPU of the same source; naive = the reference row x target peak / "
+      "reference peak.\n\n"
+      "| family | rows | anchored median | worst | naive median | worst | first-principles median "
+      "on these rows |\n|---|---|---|---|---|---|---|\n";
+  for (const family_summary& f : report.families) {
+    if (f.anchored_rows == 0) continue;
+    out += "| " + f.family + " | " + std::to_string(f.anchored_rows) + " | " +
+           pct(f.anchored_median) + " | " + pct(f.anchored_worst) + " | " + pct(f.naive_median) +
+           " | " + pct(f.naive_worst) + " | " + pct(f.fp_on_anchored_rows_median) + " |\n";
+  }
+  out += "| **all** | | " + pct(report.anchored_median) + " | | " + pct(report.naive_median) +
+         " | | |\n\n";
   out +=
       "| # | model | framework | GPU | GPUs | precision | batch | published | first-principles "
-      "| anchored (ref #) | naive |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "| naive first-principles | anchored (ref #) | naive anchored |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const calibration_row& r : report.rows) {
     if (!r.usable) continue;
     auto cell = [&](const std::optional<double>& v) {
@@ -371,11 +430,24 @@ std::string to_markdown(const calibration_report& report) {
       return std::string(line);
     };
     std::snprintf(line, sizeof line, "%.0f", r.published);
-    out += "| " + std::to_string(r.index) + " | " + r.model + " | " + r.framework + " | " + r.gpu +
-           " | " + std::to_string(r.gpus) + " | " + r.precision + " | " + std::to_string(r.batch) +
-           " | " + line + " | " + cell(r.first_principles) + " | " + cell(r.anchored) +
-           (r.reference ? " (#" + std::to_string(*r.reference) + ")" : "") + " | " + cell(r.naive) +
-           " |\n";
+    const std::string published(line);  // cell() reuses the buffer
+    std::string anchored = cell(r.anchored);
+    if (r.reference) anchored += " (#" + std::to_string(*r.reference) + ")";
+    const std::vector<std::string> cells{std::to_string(r.index),
+                                         r.model,
+                                         r.framework,
+                                         r.gpu,
+                                         std::to_string(r.gpus),
+                                         r.precision,
+                                         std::to_string(r.batch),
+                                         published,
+                                         cell(r.first_principles),
+                                         cell(r.naive_first_principles),
+                                         anchored,
+                                         cell(r.naive)};
+    out += "| ";
+    out += join(cells, " | ");
+    out += " |\n";
   }
   out += "\nRows not used:\n\n";
   for (const calibration_row& r : report.rows) {

@@ -178,7 +178,10 @@ struct gpu_times {
   double tokens_per_sample = 1;
   std::string compute_basis;
   std::string memory_basis;
-  double busy() const { return step.compute_s + step.memory_s + step.optimizer_s + step.launch_s; }
+  double work() const { return step.compute_s + step.memory_s + step.optimizer_s + step.launch_s; }
+  // The framework issues kernels asynchronously: the GPU waits for the host only when issuing
+  // the step takes longer than running it.
+  double busy() const { return std::max(work(), step.host_s); }
 };
 
 gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constants& c,
@@ -225,7 +228,8 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
                          (hbm * c.memory_efficiency);
   const double launch_latency =
       hw.value("gpu.launch_latency_us").value_or(c.default_launch_latency_us);
-  out.step.launch_s = ops.kernels * std::max(c.kernel_overhead_us, launch_latency) * 1e-6;
+  out.step.launch_s = ops.kernels * launch_latency * 1e-6;
+  out.step.host_s = ops.kernels * c.kernel_overhead_us * 1e-6;
   out.compute_basis = any_measured && !any_catalog ? "measured"
                       : any_measured               ? "measured+catalog"
                                                    : "catalog";
@@ -255,8 +259,7 @@ void check_runs(const hardware_profile& hw, const std::string& precision) {
 
 const std::vector<std::string>& constants::fitted_names() {
   static const std::vector<std::string> names{"matmul_efficiency", "conv_efficiency",
-                                              "memory_efficiency", "kernel_overhead_us",
-                                              "comm_overlap"};
+                                              "memory_efficiency", "comm_overlap"};
   return names;
 }
 
@@ -285,9 +288,10 @@ constants parse_constants(const json& doc, const std::string& file) {
     c.*field.member = entry.get_number("value", 0, 1e12);
     c.sources[field.name] = entry.find_string("source").value_or("");
   }
-  for (const auto& [key, value] : table.node().items()) {
+  for (const auto& item : table.node().items()) {
+    const std::string& key = item.key();
     if (std::none_of(std::begin(constant_fields), std::end(constant_fields),
-                     [&](const constant_field& f) { return key == f.name; })) {
+                     [&key](const constant_field& f) { return key == f.name; })) {
       table.fail(key, "a known model constant");
     }
   }
@@ -436,16 +440,16 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
     scaled_ref.scalable = true;
     const sizing ref_model = predict(scaled_ref, ref_synthetic, c, ref_options);
     const double actual_step = ref.batch_per_gpu / (ref.samples_per_s / ref.gpus);
-    // The launch overhead is a per-kernel constant, not a property of the GPU: only the GPU's
-    // own work (compute, memory, optimizer) is scaled by the reference point.
-    const double ref_work = ref_gpu.busy() - ref_gpu.step.launch_s;
-    const double actual_work =
-        actual_step - ref_model.step.communication_exposed_s - ref_gpu.step.launch_s;
+    // The modelled step of the reference (all but the exposed communication) against what it
+    // measured: every part of this machine's modelled step is scaled by that ratio.
+    const double ref_work = ref_gpu.busy();
+    const double actual_work = actual_step - ref_model.step.communication_exposed_s;
     if (actual_work > 0 && ref_work > 0) {
       step.anchor_factor = actual_work / ref_work;
-      step.compute_s *= step.anchor_factor;
-      step.memory_s *= step.anchor_factor;
-      step.optimizer_s *= step.anchor_factor;
+      for (double* part :
+           {&step.compute_s, &step.memory_s, &step.optimizer_s, &step.launch_s, &step.host_s}) {
+        *part *= step.anchor_factor;
+      }
       s.anchored = true;
       s.notes.push_back("anchored on " + fmt(ref.samples_per_s) + " samples/s measured on " +
                         ref.hardware + " (" + std::to_string(ref.gpus) + " GPUs, batch " +
@@ -541,7 +545,9 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
       limit = name;
     }
   }
-  const double compute_part = step.compute_s + step.launch_s;
+  // A step bound by issuing kernels counts as compute: the GPU idles between small kernels.
+  const double compute_part =
+      std::max(step.compute_s + step.launch_s, step.host_s - step.memory_s - step.optimizer_s);
   const double memory_part = step.memory_s + step.optimizer_s;
   if (limit.empty()) {
     limit = compute_part >= memory_part ? "gpu_compute" : "gpu_memory";
@@ -562,10 +568,10 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
     return comp;
   };
   const std::string tag = s.anchored ? "anchored" : "";
-  s.components.push_back(
-      gpu_component("gpu_compute", compute_part, tag.empty() ? gpu.compute_basis : tag,
-                    fmt(step.flops / 1e12) + " TFLOP per step at " + gemm_dtype(s.precision) +
-                        "; " + fmt(gpu.kernels) + " kernel launches"));
+  s.components.push_back(gpu_component(
+      "gpu_compute", compute_part, tag.empty() ? gpu.compute_basis : tag,
+      fmt(step.flops / 1e12) + " TFLOP per step at " + gemm_dtype(s.precision) + "; " +
+          fmt(gpu.kernels) + " kernels, " + fmt(step.host_s * 1e3) + " ms to issue"));
   s.components.push_back(gpu_component("gpu_memory", memory_part,
                                        tag.empty() ? gpu.memory_basis : tag,
                                        "memory-bound kernels and the " + w.optimizer + " step"));
@@ -637,7 +643,14 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
                     "amortise it");
     }
   }
-  if (limit == "gpu_compute") {
+  const bool issue_bound = step.host_s > gpu.work();
+  if (limit == "gpu_compute" && issue_bound) {
+    rec.push_back("issuing kernels limits the job: " + fmt(gpu.kernels) + " kernels take " +
+                  fmt(step.host_s * 1e3) + " ms of CPU time per step against " +
+                  fmt(gpu.work() * 1e3) +
+                  " ms of GPU work; a larger batch per GPU, CUDA graphs or a compiled model "
+                  "(torch.compile) move it");
+  } else if (limit == "gpu_compute") {
     rec.push_back("GPU math limits the job (" + fmt(step.flops / step.gpu_step_s / 1e12 / 1, 3) +
                   " TFLOP/s per GPU achieved): a faster GPU, more GPUs or a lower precision "
                   "(bf16/fp8) moves it");
@@ -694,6 +707,7 @@ json to_json(const sizing& s, const hardware_profile& hw, const workload& w, con
                  {"memory_s", s.step.memory_s},
                  {"optimizer_s", s.step.optimizer_s},
                  {"launch_s", s.step.launch_s},
+                 {"host_s", s.step.host_s},
                  {"communication_s", s.step.communication_s},
                  {"communication_exposed_s", s.step.communication_exposed_s},
                  {"flops", s.step.flops},

@@ -25,11 +25,20 @@ constexpr double ffn_activation_passes = 5;
 // Softmax + dropout over the [heads x seq x keys] scores when attention is not fused (no
 // FlashAttention): forward 4, backward 5.
 constexpr double attention_score_passes = 9;
+// Transformer-XL's relative attention adds, over the same scores: the positional score tensor
+// (write 1), its relative shift (zero-pad concatenation 2, strided copy 2), the sum of the two
+// score tensors (3), the scaling (2) and the causal mask fill (2): 12 forward passes, about as many
+// backward, and the softmax runs in fp32 under AMP. docs/model.md counts them; 9 + 24 = 33.
+constexpr double relative_attention_score_passes = 33;
 // Cross-entropy over the logits (fp32): forward 2, backward 2.
 constexpr double logit_passes = 4;
 // Kernel launches per transformer layer per step (forward ~14, backward ~26), and per
 // convolution with its BN and ReLU (forward 3, backward 4).
 constexpr double kernels_per_transformer_layer = 40;
+// Relative attention's extra kernels per layer: the memory concatenation, the positional
+// projection and its score GEMM, two bias adds, the shift (pad, concatenate, copy), the sum, the
+// mask fill and their backward passes.
+constexpr double kernels_per_relative_attention = 30;
 constexpr double kernels_per_conv = 7;
 
 void add_gemm_with_grads(step_ops& step, op_kind kind, i64 m, i64 n, i64 k, double count,
@@ -137,7 +146,8 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
        ffn_activation_passes * (gated ? 1.5 : 1.0) * static_cast<double>(tokens * ffn)) *
       act_bytes;
   if (!flash) {
-    memory_bytes += L * attention_score_passes * bh * static_cast<double>(s * keys) * act_bytes;
+    const double passes = relative ? relative_attention_score_passes : attention_score_passes;
+    memory_bytes += L * passes * bh * static_cast<double>(s * keys) * act_bytes;
   }
   if (recompute) memory_bytes *= 1.3;  // the recomputed forward's elementwise kernels
 
@@ -169,7 +179,9 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   }
   add_memory(step, memory_bytes);
   step.params = params;
-  step.kernels = kernels_per_transformer_layer * L * (recompute ? 1.35 : 1.0) + 20;
+  step.kernels = (kernels_per_transformer_layer + (relative ? kernels_per_relative_attention : 0)) *
+                     L * (recompute ? 1.35 : 1.0) +
+                 20;
   step.tokens_per_sample = static_cast<double>(s);
   return step;
 }

@@ -439,4 +439,11 @@ TEST_CASE("calibrate prints the per-family table and every usable row", "[cli][m
     CHECK_THAT(r.out, Catch::Contains(family));
   }
   CHECK_THAT(r.out, Catch::Contains("Rows not used"));
+  // Row 0 is published at 938 images/s (A100 80 GB, TF32, batch 256): its own cell, not a
+  // prediction's.
+  CHECK_THAT(r.out, Catch::Contains("| 1 | tf32 | 256 | 938 | "));
+  // docs/model.md ends with this very output: the documented table is the model's current one.
+  const std::string doc = read_file(std::string(GPUBENCH_SOURCE_DIR) + "/docs/model.md");
+  REQUIRE(doc.size() >= r.out.size());
+  CHECK(doc.substr(doc.size() - r.out.size()) == r.out);
 }

@@ -162,13 +162,33 @@ TEST_CASE("a reference point measured on the same hardware changes nothing", "[u
   CHECK(anchored.anchored);
   CHECK(anchored.step.anchor_factor == Approx(1.0).epsilon(1e-9));
   CHECK(anchored.predicted_samples_per_s == Approx(plain.predicted_samples_per_s).epsilon(1e-9));
-  // Twice the measured rate halves the step; the per-kernel launch overhead is not the GPU's, so
-  // only the rest of the step is scaled: (T/2 - L) / (T - L).
+  // Twice the measured rate halves the step: every part of the modelled step is scaled by 1/2.
   w.reference->samples_per_s *= 2;
-  const double step = plain.step.gpu_step_s;
-  const double launch = plain.step.launch_s;
-  CHECK(predict(hw, w, c, one).step.anchor_factor ==
-        Approx((step / 2 - launch) / (step - launch)).epsilon(1e-9));
+  const sizing doubled = predict(hw, w, c, one);
+  CHECK(doubled.step.anchor_factor == Approx(0.5).epsilon(1e-9));
+  CHECK(doubled.step.compute_s == Approx(plain.step.compute_s / 2).epsilon(1e-9));
+  CHECK(doubled.step.host_s == Approx(plain.step.host_s / 2).epsilon(1e-9));
+  CHECK(doubled.predicted_samples_per_s == Approx(2 * plain.predicted_samples_per_s).epsilon(1e-9));
+}
+
+TEST_CASE("issuing kernels overlaps the GPU's work; the longer of the two sets the step",
+          "[unit][model]") {
+  const hardware_profile hw = simple_gpu();
+  constants c = simple_constants();
+  workload w = totals_workload(1e12, 1e6, 10);
+  w.model.params["kernels_per_step"] = 1000;
+  // GPU work 0.2 s + 38 us optimizer + 1000 x 1 ns launch gaps; issuing at 100 us per kernel
+  // takes 0.1 s and hides under it.
+  c.kernel_overhead_us = 100;
+  const sizing hidden = predict(hw, w, c);
+  CHECK(hidden.step.host_s == Approx(0.1).epsilon(1e-9));
+  CHECK(hidden.step.gpu_step_s == Approx(0.2 + 38e-6 + 1e-6).epsilon(1e-9));
+  // At 500 us per kernel issuing takes 0.5 s: the GPU waits for the host.
+  c.kernel_overhead_us = 500;
+  const sizing issue_bound = predict(hw, w, c);
+  CHECK(issue_bound.step.gpu_step_s == Approx(0.5).epsilon(1e-9));
+  CHECK(issue_bound.predicted_samples_per_s == Approx(10 / 0.5).epsilon(1e-9));
+  CHECK(issue_bound.limiting_component == "gpu_compute");
 }
 
 TEST_CASE("every catalog entry the issue names loads with its figures", "[unit][model]") {
@@ -303,4 +323,9 @@ TEST_CASE("calibration meets the documented median targets", "[unit][model]") {
   // docs/model.md: first-principles at most 25%, anchored at most 12% (median absolute error).
   CHECK(report.fp_median <= 0.25);
   CHECK(report.anchored_median <= 0.12);
+  // First-principles beats the naive answer (one fraction of peak FLOP/s) on every family.
+  for (const auto& f : report.families) {
+    INFO(f.family);
+    CHECK(f.fp_median < f.naive_fp_median);
+  }
 }

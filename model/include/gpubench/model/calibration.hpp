@@ -1,6 +1,7 @@
 // Calibration: the model against published training throughput (../shared/reference/
-// calibration.json), first-principles and anchored on another GPU of the same source, beside the
-// naive answer (scaling by datasheet peak FLOP/s). Also fits the model's named constants.
+// calibration.json), first-principles and anchored on another GPU of the same source, each beside
+// its naive counterpart: datasheet peak FLOP/s x one utilisation for every row / FLOP per sample,
+// and the reference row scaled by the ratio of datasheet peaks. Also fits the named constants.
 #pragma once
 
 #include <optional>
@@ -26,8 +27,10 @@ struct calibration_row {
   bool usable = false;
   std::string why_not;
   std::optional<double> first_principles;
+  std::optional<double> naive_first_principles;  // peak FLOP/s x one utilisation / FLOP per sample
   std::optional<double> anchored;
-  std::optional<double> naive;
+  std::optional<double> naive;           // the reference row x target peak / reference peak
+  double flops_per_sample = 0;           // the model's count, forward and backward
   std::optional<std::size_t> reference;  // index of the anchoring row
 };
 
@@ -36,7 +39,10 @@ struct family_summary {
   int rows = 0;
   double fp_median = 0;
   double fp_worst = 0;
+  double naive_fp_median = 0;
+  double naive_fp_worst = 0;
   int anchored_rows = 0;
+  double fp_on_anchored_rows_median = 0;  // first-principles over the rows that have a reference
   double anchored_median = 0;
   double anchored_worst = 0;
   double naive_median = 0;
@@ -47,8 +53,10 @@ struct calibration_report {
   std::vector<calibration_row> rows;
   std::vector<family_summary> families;
   double fp_median = 0;
+  double naive_fp_median = 0;
   double anchored_median = 0;
   double naive_median = 0;
+  double naive_utilization = 0;  // the one fraction of peak the naive first-principles answer uses
 };
 
 // `published` is the calibration file, `mapping` configs/calibration/models.json (how each row's

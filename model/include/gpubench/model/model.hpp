@@ -65,7 +65,8 @@ struct step_breakdown {
   double compute_s = 0;
   double memory_s = 0;
   double optimizer_s = 0;
-  double launch_s = 0;
+  double launch_s = 0;                 // GPU-side gaps between kernels (launch latency)
+  double host_s = 0;                   // framework time on the CPU to issue the step's kernels
   double communication_s = 0;          // all of it
   double communication_exposed_s = 0;  // the part not hidden under the backward pass
   double gpu_step_s = 0;               // what one step takes on the GPU side
