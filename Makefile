@@ -9,6 +9,8 @@ JOBS ?= $(shell nproc)
 # cuBLAS, NCCL) is not a Debian package: where it is absent, the CUDA parts are left out.
 DEBIAN_PACKAGES := cmake make g++ pkg-config git libcli11-dev nlohmann-json3-dev catch2 \
   libbenchmark-dev libopenmpi-dev openmpi-bin liburing-dev libturbojpeg0-dev libhwloc-dev
+# The browser test tier renders the HTML reports in headless Chromium.
+TEST_PACKAGES := chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test deps build build-nocuda
@@ -16,13 +18,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 run: build
 	$(BUILD_DIR)/gpubench run
 
+# Target-specific: `make test` also installs the test-only packages (passed on to deps).
+test: PACKAGES_EXTRA := $(TEST_PACKAGES)
 test: build build-nocuda
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
 	ctest --test-dir $(NOCUDA_BUILD_DIR) --output-on-failure -j$(JOBS)
 
 deps:
 	@missing=""; \
-	for p in $(DEBIAN_PACKAGES); do \
+	for p in $(DEBIAN_PACKAGES) $(PACKAGES_EXTRA); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \

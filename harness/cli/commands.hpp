@@ -43,6 +43,22 @@ struct size_args {
   bool as_json = false;
 };
 
+struct report_args {
+  std::string results;
+  std::string html;
+  std::string markdown;
+  std::string csv;
+  std::vector<std::string> workloads;
+  std::vector<std::string> settings;  // --set KEY=VALUE
+};
+
+struct compare_args {
+  std::vector<std::string> machines;  // results files or catalog:NAME
+  std::vector<std::string> workloads;
+  std::string html;
+  bool as_json = false;
+};
+
 struct calibrate_args {
   std::string file;
   bool fit = false;
@@ -55,6 +71,11 @@ void print_sizing_summary(std::ostream& out, const results_document& doc,
                           const std::string& results_file, std::vector<std::string> workloads);
 int size_command(const size_args& args);
 int calibrate_command(const calibrate_args& args);
+int report_command(const report_args& args);
+int compare_command(const compare_args& args);
+// report.html and report.md beside a run's results.json.
+void write_run_reports(const results_document& doc, const std::filesystem::path& results_path,
+                       const std::vector<std::string>& workloads);
 int list_command(bool as_json);
 int info_command(bool as_json);
 

@@ -91,6 +91,29 @@ int main(int argc, char** argv) {
                           "fit the model's named constants first and print them on stderr");
   calibrate_cmd->add_flag("--json", calibrate.as_json, "machine-readable output");
 
+  cli::report_args report;
+  CLI::App* report_cmd =
+      app.add_subcommand("report", "Write the HTML, Markdown and CSV reports of a results file");
+  report_cmd->add_option("results", report.results, "results.json")->required();
+  report_cmd->add_option("--html", report.html, "self-contained HTML report to write");
+  report_cmd->add_option("--md", report.markdown, "Markdown report to write");
+  report_cmd->add_option("--csv", report.csv, "CSV (one row per figure) to write");
+  report_cmd->add_option("--workload", report.workloads,
+                         "workloads to size (default: configs/workloads/default.json)");
+  report_cmd->add_option("--set", report.settings,
+                         "KEY=VALUE what-if change to the measured profile (docs/model.md), "
+                         "e.g. gpu.model=h100-sxm5-80gb on a machine without a GPU");
+
+  cli::compare_args compare;
+  CLI::App* compare_cmd = app.add_subcommand(
+      "compare", "Compare machines (results files, catalog:NAME) with cost per workload");
+  compare_cmd->add_option("machines", compare.machines, "results.json or catalog:NAME, two or more")
+      ->required();
+  compare_cmd->add_option("--workload", compare.workloads,
+                          "workloads to size (default: configs/workloads/default.json)");
+  compare_cmd->add_option("--html", compare.html, "self-contained HTML comparison to write");
+  compare_cmd->add_flag("--json", compare.as_json, "gpubench.compare/1 on stdout");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -111,6 +134,14 @@ int main(int argc, char** argv) {
     if (*list_cmd) return cli::list_command(list_json);
     if (*size_cmd) return cli::size_command(size);
     if (*calibrate_cmd) return cli::calibrate_command(calibrate);
+    if (*report_cmd) {
+      report.workloads = split_commas(report.workloads);
+      return cli::report_command(report);
+    }
+    if (*compare_cmd) {
+      compare.workloads = split_commas(compare.workloads);
+      return cli::compare_command(compare);
+    }
     if (*info_cmd) return cli::info_command(info_json);
     std::cerr << app.help();
     return cli::exit_bad_input;

@@ -435,10 +435,21 @@ int run_command(const run_args& args) {
   }
   reports::print_summary(std::cout, doc);
   print_sizing_summary(std::cout, doc, results_path.string(), args.workloads);
+  std::string report_problem;
+  try {
+    write_run_reports(doc, results_path, args.workloads);
+  } catch (const std::exception& e) {
+    report_problem = e.what();  // the results are written; the reports are a view of them
+  }
   std::cout << "\n"
             << outcome.ok << " ok, " << outcome.failed << " failed, " << outcome.skipped
             << " skipped" << (outcome.interrupted ? " (interrupted)" : "")
             << "\nresults: " << results_path.string() << "\n";
+  if (report_problem.empty()) {
+    std::cout << "report:  " << (results_path.parent_path() / "report.html").string() << "\n";
+  } else {
+    std::cerr << "gpubench: reports not written: " << report_problem << "\n";
+  }
   if (outcome.interrupted) return exit_interrupted;
   return outcome.failed > 0 ? exit_failure : exit_ok;
 }

@@ -6,25 +6,17 @@
 #include "gpubench/model/calibration.hpp"
 #include "gpubench/model/model.hpp"
 #include "reports/format.hpp"
+#include "reports/report.hpp"
 
 namespace gpubench::cli {
-namespace {
-
 using reports::format_number;
-
-std::string samples_label(const model::sizing& s) {
-  return s.sample_unit == "image"      ? "images/s"
-         : s.sample_unit == "sequence" ? "sequences/s"
-                                       : "samples/s";
-}
-
-}  // namespace
+using reports::samples_unit;
 
 void print_sizing(std::ostream& out, const model::sizing& s) {
   out << s.workload << " on " << s.hardware << ": " << s.gpus_per_node << " GPU(s) x " << s.nodes
       << " node(s), batch " << s.batch_per_gpu << " per GPU, " << s.precision
       << (s.anchored ? ", anchored on a reference point" : "") << "\n";
-  out << "predicted " << format_number(s.predicted_samples_per_s) << " " << samples_label(s) << " ("
+  out << "predicted " << format_number(s.predicted_samples_per_s) << " " << samples_unit(s) << " ("
       << format_number(s.per_gpu_samples_per_s) << " per GPU";
   if (s.sample_unit == "sequence") {
     out << ", " << format_number(s.predicted_samples_per_s * s.tokens_per_sample) << " tokens/s";
@@ -64,7 +56,7 @@ void print_sizing_summary(std::ostream& out, const results_document& doc,
       for (const auto& c : s.components) {
         if (c.name == s.limiting_component) basis = c.basis;
       }
-      table.add_row({w.name, format_number(s.predicted_samples_per_s) + " " + samples_label(s),
+      table.add_row({w.name, format_number(s.predicted_samples_per_s) + " " + samples_unit(s),
                      format_number(s.per_gpu_samples_per_s), s.limiting_component, basis});
     }
     out << "\nsizing (gpubench size --workload NAME --hardware " << results_file

@@ -204,6 +204,7 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   for (const op& o : ops.ops) {
     if (o.kind == op_kind::memory) {
       out.step.memory_s += o.bytes * o.count / (hbm * c.memory_efficiency);
+      out.step.bytes += o.bytes * o.count;
       continue;
     }
     bool measured = false;
@@ -217,6 +218,7 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
                             (o.fused_output ? 0.0 : static_cast<double>(o.m * o.n));
     const double t_mem = elements * act / (hbm * c.memory_efficiency);
     out.step.flops += flops * o.count;
+    out.step.bytes += elements * act * o.count;
     if (t_flop >= t_mem) {
       out.step.compute_s += t_flop * o.count;
     } else {
@@ -224,8 +226,10 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
     }
   }
   const double sharding = w.strategy == "fsdp" ? ranks : 1;  // FSDP shards optimizer state
-  out.step.optimizer_s = ops.params * optimizer_bytes_per_param(w.optimizer, precision) / sharding /
-                         (hbm * c.memory_efficiency);
+  const double optimizer_bytes =
+      ops.params * optimizer_bytes_per_param(w.optimizer, precision) / sharding;
+  out.step.optimizer_s = optimizer_bytes / (hbm * c.memory_efficiency);
+  out.step.bytes += optimizer_bytes;
   const double launch_latency =
       hw.value("gpu.launch_latency_us").value_or(c.default_launch_latency_us);
   out.step.launch_s = ops.kernels * launch_latency * 1e-6;
@@ -708,6 +712,7 @@ json to_json(const sizing& s, const hardware_profile& hw, const workload& w, con
                  {"optimizer_s", s.step.optimizer_s},
                  {"launch_s", s.step.launch_s},
                  {"host_s", s.step.host_s},
+                 {"bytes", s.step.bytes},
                  {"communication_s", s.step.communication_s},
                  {"communication_exposed_s", s.step.communication_exposed_s},
                  {"flops", s.step.flops},

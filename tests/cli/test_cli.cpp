@@ -447,3 +447,127 @@ TEST_CASE("calibrate prints the per-family table and every usable row", "[cli][m
   REQUIRE(doc.size() >= r.out.size());
   CHECK(doc.substr(doc.size() - r.out.size()) == r.out);
 }
+
+namespace {
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+// Golden files: regenerate with `build/gpubench report tests/data/results-2gpu-fixture.json
+// --md tests/data/golden/report.md --csv tests/data/golden/report.csv` and review the diff: every
+// line is what a user's ticket or spreadsheet gets.
+TEST_CASE("report writes the Markdown and CSV of the golden files, line for line",
+          "[cli][report]") {
+  temp_dir dir;
+  const std::string data = GPUBENCH_TEST_DATA_DIR;
+  const auto r = run_gpubench({"report", data + "/results-2gpu-fixture.json", "--md",
+                               (dir.path / "report.md").string(), "--csv",
+                               (dir.path / "report.csv").string()});
+  REQUIRE(r.exit_code == 0);
+  for (const char* name : {"report.md", "report.csv"}) {
+    INFO(name);
+    const auto written = split_lines(read_file(dir.path / name));
+    const auto golden = split_lines(read_file(data + "/golden/" + name));
+    CHECK(written.size() == golden.size());
+    for (std::size_t i = 0; i < std::min(written.size(), golden.size()); ++i) {
+      INFO("line " << i + 1);
+      CHECK(written[i] == golden[i]);
+    }
+  }
+}
+
+TEST_CASE("report: the numbers of the Markdown and the CSV agree", "[cli][report]") {
+  const std::string data = GPUBENCH_TEST_DATA_DIR;
+  const auto md = run_gpubench({"report", data + "/results-2gpu-fixture.json"});
+  REQUIRE(md.exit_code == 0);
+  temp_dir dir;
+  REQUIRE(run_gpubench({"report", data + "/results-2gpu-fixture.json", "--csv",
+                        (dir.path / "r.csv").string()})
+              .exit_code == 0);
+  const std::string csv = read_file(dir.path / "r.csv");
+  // The fixture's hbm.copy median is 2900 GB/s on a 3350 GB/s H100: 86.6% of the datasheet.
+  CHECK_THAT(md.out, Catch::Contains("| hbm.copy | gpu=0 array_bytes=1073741824 | GBps | 2900 | "
+                                     "GB/s | 86.6% |"));
+  CHECK_THAT(csv, Catch::Contains("measured,hbm.copy,gpu=0 array_bytes=1073741824,GBps,2900,GB/s,"
+                                  "86.5672,"));
+  CHECK_THAT(md.out, Catch::Contains("| pcie.bidir |  | skipped | fixture: skipped to show a "
+                                     "reason |"));
+  CHECK_THAT(csv, Catch::Contains("failed,nccl.alltoall,bytes=1048576,"));
+}
+
+TEST_CASE("report: a missing results file or a bad --set is a one-line error, exit 2",
+          "[cli][report]") {
+  const auto missing = run_gpubench({"report", "/nonexistent/results.json", "--md", "/dev/null"});
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("/nonexistent/results.json"));
+  const std::string data = GPUBENCH_TEST_DATA_DIR;
+  const auto bad =
+      run_gpubench({"report", data + "/results-2gpu-fixture.json", "--set", "gpu.model=nosuchgpu"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("nosuchgpu"));
+}
+
+TEST_CASE("compare: ratios, cost per million samples, epoch time and the best choice",
+          "[cli][report]") {
+  const auto r = run_gpubench({"compare", "catalog:aws-p4d.24xlarge", "catalog:aws-p5.48xlarge",
+                               "catalog:dgx-h100", "--workload", "resnet50", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  CHECK(doc.at("schema") == "gpubench.compare/1");
+  REQUIRE(doc.at("machines").size() == 3);
+  const json& w = doc.at("workloads").at(0);
+  CHECK(w.at("workload") == "resnet50");
+  const double epoch = w.at("samples_per_epoch").get<double>();
+  CHECK(epoch == Approx(140e9 / 110000));  // dataset bytes / stored bytes per sample
+  double best_rate = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const json& cell = w.at("machines").at(i);
+    const double rate = cell.at("predicted_samples_per_s").get<double>();
+    best_rate = std::max(best_rate, rate);
+    const json& price = doc.at("machines").at(i).at("usd_per_hour");
+    if (price.is_null()) {
+      CHECK(cell.at("usd_per_million_samples").is_null());  // the DGX has no sourced price
+    } else {
+      CHECK(cell.at("usd_per_million_samples").get<double>() ==
+            Approx(price.get<double>() / (rate * 3600) * 1e6));
+    }
+    CHECK(cell.at("epoch_hours").get<double>() == Approx(epoch / rate / 3600));
+  }
+  const auto fastest = w.at("fastest").get<std::size_t>();
+  CHECK(w.at("machines").at(fastest).at("predicted_samples_per_s").get<double>() == best_rate);
+  CHECK_FALSE(w.at("cheapest").is_null());
+  // Figures carry their ratio to the first machine.
+  bool saw_ratio = false;
+  for (const json& f : doc.at("figures")) {
+    const json& first = f.at("machines").at(0);
+    const json& second = f.at("machines").at(1);
+    if (first.is_null() || second.is_null() || first.at("value").get<double>() == 0) continue;
+    CHECK(second.at("ratio_to_first").get<double>() ==
+          Approx(second.at("value").get<double>() / first.at("value").get<double>()));
+    saw_ratio = true;
+  }
+  CHECK(saw_ratio);
+}
+
+TEST_CASE("run writes report.html and report.md beside results.json", "[cli][report]") {
+  temp_dir dir;
+  const auto r = run_gpubench({"run", "--only", "cpu.augment", "--axis", "cpu.augment:threads=1",
+                               "--out", (dir.path / "o").string()});
+  REQUIRE(r.exit_code == 0);
+  const std::string html = read_file(dir.path / "o" / "report.html");
+  CHECK_THAT(html, Catch::Contains("<section id=\"summary\">"));
+  CHECK_THAT(html, Catch::Contains("cpu.augment"));
+  CHECK_THAT(read_file(dir.path / "o" / "report.md"), Catch::Contains("# gpubench report"));
+  CHECK_THAT(r.out, Catch::Contains("report.html"));
+}

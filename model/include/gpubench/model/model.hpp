@@ -71,6 +71,7 @@ struct step_breakdown {
   double communication_exposed_s = 0;  // the part not hidden under the backward pass
   double gpu_step_s = 0;               // what one step takes on the GPU side
   double flops = 0;
+  double bytes = 0;  // GPU memory traffic per step (operands of GEMMs, memory-bound, optimizer)
   double anchor_factor = 1;  // measured/modelled step time of the reference point
 };
 

@@ -1,0 +1,75 @@
+// report.csv: one row per figure (measured, assumed, predicted, not run), for spreadsheets. The
+// numbers are those of report.md and report.html, at full precision.
+#include <cstdio>
+#include <string>
+
+#include "reports/report.hpp"
+
+namespace gpubench::reports {
+namespace {
+
+// RFC 4180: quote a field holding a comma, quote or line break; double the quotes inside.
+std::string field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+void line(std::ostream& out, const std::vector<std::string>& fields) {
+  for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << field(fields[i]);
+  out << "\r\n";
+}
+
+}  // namespace
+
+void csv_writer::write(std::ostream& out, const machine_report& report) const {
+  line(out, {"section", "name", "configuration", "metric", "value", "unit", "percent_of_peak", "cv",
+             "n", "verified", "basis", "note"});
+  for (const auto& w : report.workloads) {
+    if (!w.sizing) {
+      line(out, {"sizing", w.workload, "", "predicted_samples_per_s", "", "", "", "", "", "", "",
+                 w.error});
+      continue;
+    }
+    const model::sizing& s = *w.sizing;
+    const std::string unit = samples_unit(s);
+    const std::string config = std::to_string(s.gpus_per_node) + " GPU(s) x " +
+                               std::to_string(s.nodes) + " node(s), batch " +
+                               std::to_string(s.batch_per_gpu) + ", " + s.precision;
+    line(out, {"sizing", w.workload, config, "predicted_samples_per_s",
+               number(s.predicted_samples_per_s), unit, "", "", "", "", "",
+               "limited by " + s.limiting_component});
+    line(out, {"sizing", w.workload, config, "per_gpu_samples_per_s",
+               number(s.per_gpu_samples_per_s), unit, "", "", "", "", "", ""});
+    for (const auto& c : s.components) {
+      if (!c.samples_per_s) continue;
+      line(out, {"sizing", w.workload, config, "ceiling." + c.name, number(*c.samples_per_s), unit,
+                 "", "", "", "", c.basis, c.detail});
+    }
+  }
+  for (const auto& f : report.figures) {
+    line(out,
+         {"measured", f.benchmark, f.axes, f.metric, number(f.value), f.unit,
+          f.percent_of_peak ? number(*f.percent_of_peak) : "", number(f.cv), std::to_string(f.n),
+          f.verified ? (*f.verified ? "yes" : "no") : "", "measured", f.host});
+  }
+  for (const auto& a : report.assumed) {
+    line(out,
+         {"assumed", a.key, "", a.key, number(a.value), "", "", "", "", "", a.basis, a.source});
+  }
+  for (const auto& n : report.not_run) {
+    line(out, {n.status, n.benchmark, n.axes, "", "", "", "", "", "", "", "", n.reason});
+  }
+}
+
+}  // namespace gpubench::reports

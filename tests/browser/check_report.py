@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Browser tier (CTest label `browser`): gpubench's HTML reports in headless Chromium.
+
+Renders report.html (from the fixture, sizing two workloads whose names are HTML/JS payloads)
+and a compare report, then checks in the DOM Chromium built: the summary, every chart, every
+table; that the payloads show as text and no script ran; that the page made no network request;
+and that a screenshot is not blank. Also renders the committed real report example and writes
+its screenshot (README's docs/report-screenshot.png is that file).
+
+usage: check_report.py GPUBENCH SOURCE_DIR OUT_DIR       exit 77 (skip) without Chromium
+"""
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+
+XSS_ALERT = "<img src=x onerror=alert(1)>"
+# If this one ran, the body would carry data-pwned: the DOM shows whether any script executed.
+XSS_MARK = "<img src=x onerror=\"document.body.setAttribute('data-pwned','1')\">"
+
+failures = []
+
+
+def check(condition, what):
+    print(("ok   " if condition else "FAIL ") + what)
+    if not condition:
+        failures.append(what)
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def browser(exe, out_dir, url, *extra):
+    # No network: a proxy that does not exist, and every background service off.
+    args = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--disable-default-apps", "--disable-extensions", "--proxy-server=127.0.0.1:9",
+            "--user-data-dir=" + os.path.join(out_dir, "chromium-profile"), *extra, url]
+    return subprocess.run(args, capture_output=True, text=True, timeout=120)
+
+
+def png_is_blank(path):
+    """True when the PNG has (almost) one colour. Decodes the image data with zlib only: the
+    filtered scanlines of a one-colour image hold at most a handful of distinct byte values."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return True
+    pos, idat = 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"IDAT":
+            idat += data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    return len(set(raw)) < 16
+
+
+def network_hosts(netlog):
+    text = open(netlog).read() if os.path.exists(netlog) else ""
+    return set(re.findall(r'"url":"(?:https?|wss?|ftp)://([^/":]+)', text))
+
+
+def write_workload(path, name, preset):
+    json.dump({"schema": "gpubench.workload/1", "name": name, "model": {"preset": preset},
+               "precision": "amp_bf16", "batch_per_gpu": 8, "optimizer": "adamw",
+               "data": {"source": "synthetic"}}, open(path, "w"))
+
+
+def main():
+    gpubench, source, out = sys.argv[1], sys.argv[2], sys.argv[3]
+    exe = chromium()
+    if exe is None:
+        print("skipped: no Chromium (make test installs Debian's chromium)")
+        return 77
+    os.makedirs(out, exist_ok=True)
+    fixture = os.path.join(source, "tests", "data", "results-2gpu-fixture.json")
+    alert_workload = os.path.join(out, "alert.json")
+    mark_workload = os.path.join(out, "mark.json")
+    write_workload(alert_workload, XSS_ALERT, "gpt2-small")
+    write_workload(mark_workload, XSS_MARK, "bert-large")
+
+    report = os.path.join(out, "report.html")
+    subprocess.run([gpubench, "report", fixture, "--html", report, "--workload",
+                    "resnet50", "--workload", alert_workload, "--workload", mark_workload],
+                   check=True)
+    netlog = os.path.join(out, "netlog.json")
+    dom = browser(exe, out, "file://" + report, "--dump-dom", "--log-net-log=" + netlog).stdout
+    for element in ["summary", "sizing", "charts", "chart-ceilings-0", "chart-ceilings-1",
+                    "chart-ceilings-2", "chart-gemm", "chart-nccl", "chart-links",
+                    "chart-roofline", "measured", "assumed", "not-run-table",
+                    "environment-table"]:
+        check(re.search(r'id="%s"' % re.escape(element), dom) is not None,
+              "report has #" + element)
+    charts = re.findall(r'<figure class="chart" id="(chart-[a-z0-9-]+)"><figcaption>[^<]*'
+                        r'</figcaption><svg', dom)
+    check(len(charts) == 7, "report draws 7 SVG charts (3 ceilings, GEMM, NCCL, links, "
+                            "roofline), got %d" % len(charts))
+    check("&lt;img src=x onerror=alert(1)&gt;" in dom, "the alert payload shows as text")
+    check("<img" not in dom, "no <img> element was created from a payload")
+    check("data-pwned" not in dom.replace("data-pwned','1')", ""), "no script ran")
+    check("&lt;b&gt;markup&lt;/b&gt;" in dom, "a failure message with markup is escaped")
+    # Chromium itself calls home (updates, clock, accounts) even for a blank page: the hosts it
+    # contacts for about:blank are its own; any other host would be the report's.
+    blank_log = os.path.join(out, "netlog-blank.json")
+    browser(exe, out, "about:blank", "--dump-dom", "--log-net-log=" + blank_log)
+    check(os.path.exists(netlog) and os.path.exists(blank_log), "Chromium wrote network logs")
+    page_hosts = network_hosts(netlog) - network_hosts(blank_log)
+    check(not page_hosts, "the page made no network request (hosts: %s)" % sorted(page_hosts))
+    html = open(report).read()
+    # Every tag, its quoted attribute values blanked (an escaped payload may sit in a label).
+    tags = [re.sub(r'"[^"]*"', '""', t) for t in re.findall(r'<[a-zA-Z][^>]*>', html)]
+    check(not any(re.search(r'\s(src|href|action|data|xlink:href)\s*=', t) for t in tags) and
+          re.search(r'url\(|@import|<script|<link|<iframe|<object', html) is None,
+          "the HTML references no resource (no src/href/url()/@import/script/link)")
+    check("default-src 'none'" in html, "the page's Content-Security-Policy forbids fetching")
+
+    shot = os.path.join(out, "report.png")
+    browser(exe, out, "file://" + report, "--screenshot=" + shot, "--window-size=1100,1400")
+    check(os.path.exists(shot) and not png_is_blank(shot), "the report screenshot is not blank")
+
+    compare = os.path.join(out, "compare.html")
+    subprocess.run([gpubench, "compare", fixture, "catalog:dgx-h100", "catalog:aws-p4d.24xlarge",
+                    "--workload", "resnet50", "--workload", alert_workload, "--html", compare],
+                   check=True, stdout=subprocess.DEVNULL)
+    dom = browser(exe, out, "file://" + compare, "--dump-dom").stdout
+    for element in ["summary", "machines", "charts", "chart-rate-0", "chart-cost-0",
+                    "chart-rate-1", "figures-table"]:
+        check(re.search(r'id="%s"' % re.escape(element), dom) is not None,
+              "compare has #" + element)
+    check("&lt;img src=x onerror=alert(1)&gt;" in dom and "<img" not in dom,
+          "compare shows the payload as text")
+    shot = os.path.join(out, "compare.png")
+    browser(exe, out, "file://" + compare, "--screenshot=" + shot, "--window-size=1100,1400")
+    check(os.path.exists(shot) and not png_is_blank(shot), "the compare screenshot is not blank")
+
+    # The committed real example: this project's CI VM, GPU sized from the catalog.
+    example = os.path.join(source, "docs", "examples", "results-ci-vm.json")
+    real = os.path.join(out, "report-ci-vm.html")
+    subprocess.run([gpubench, "report", example, "--set", "gpu.model=h100-sxm5-80gb", "--html",
+                    real], check=True, stdout=subprocess.DEVNULL)
+    shot = os.path.join(out, "report-screenshot.png")
+    browser(exe, out, "file://" + real, "--screenshot=" + shot, "--window-size=1000,1500")
+    check(os.path.exists(shot) and not png_is_blank(shot), "the example screenshot is not blank")
+    print("screenshots in " + out)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
