@@ -30,6 +30,14 @@ std::string basis_letter(const model::figure* f) {
   return "";
 }
 
+// "fastest", "cheapest", both or neither for machine i on workload w.
+std::string best_label(const compared_workload& w, std::size_t i) {
+  std::string best;
+  if (w.fastest == i) best = "fastest";
+  if (w.cheapest == i) best += best.empty() ? "cheapest" : ", cheapest";
+  return best;
+}
+
 }  // namespace
 
 comparison compare_machines(const std::vector<std::string>& specs,
@@ -157,9 +165,7 @@ std::string to_text(const comparison& c) {
         t.add_row({m.name, "not sized: " + cell.error, "", "", "", "", ""});
         continue;
       }
-      std::string best;
-      if (w.fastest == i) best = "fastest";
-      if (w.cheapest == i) best += best.empty() ? "cheapest" : ", cheapest";
+      const std::string best = best_label(w, i);
       t.add_row(
           {m.name, format_number(cell.sizing->predicted_samples_per_s) + " " + w.unit,
            cell.sizing->limiting_component,
@@ -196,9 +202,7 @@ std::string to_html(const comparison& c) {
         t.row({c.machines[i].name, "not sized", "", "", "", cell.error});
         continue;
       }
-      std::string best;
-      if (w.fastest == i) best = "fastest";
-      if (w.cheapest == i) best += best.empty() ? "cheapest" : ", cheapest";
+      const std::string best = best_label(w, i);
       t.row(
           {c.machines[i].name, format_number(cell.sizing->predicted_samples_per_s) + " " + w.unit,
            cell.sizing->limiting_component,

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "gpubench/statistics.hpp"
 #include "gpubench/text.hpp"
 #include "reports/format.hpp"
 #include "reports/html_page.hpp"
@@ -14,24 +15,6 @@
 
 namespace gpubench::reports {
 namespace {
-
-std::optional<std::string> axis_string(const json& axes, const char* name) {
-  if (!axes.contains(name)) return std::nullopt;
-  const json& v = axes.at(name);
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
-std::optional<double> axis_number(const json& axes, const char* name) {
-  if (!axes.contains(name) || !axes.at(name).is_number()) return std::nullopt;
-  return axes.at(name).get<double>();
-}
-
-std::optional<double> metric(const result& r, const std::string& name) {
-  for (const auto& [key, stats] : r.metrics) {
-    if (key == name) return stats.median;
-  }
-  return std::nullopt;
-}
 
 std::string why_not_run(const machine_report& report, const std::string& prefix) {
   std::set<std::string> reasons;
@@ -52,11 +35,7 @@ std::string no_chart(const std::string& id, const std::string& title, const std:
 template <typename Key>
 std::map<Key, double> medians(const std::map<Key, std::vector<double>>& values) {
   std::map<Key, double> out;
-  for (auto [key, v] : values) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    out[key] = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  }
+  for (const auto& [key, v] : values) out[key] = summarize(v).median;
   return out;
 }
 
@@ -96,9 +75,9 @@ std::string gemm_chart(const machine_report& report) {
   std::map<std::string, std::map<double, std::vector<double>>> by_dtype;
   for (const result& r : report.results.results) {
     if (r.id != "gemm" || r.status != result_status::ok) continue;
-    const auto dtype = axis_string(r.axes, "dtype");
-    const auto shape = axis_string(r.axes, "shape");
-    const auto tflops = metric(r, "TFLOPs");
+    const auto dtype = axis_text(r.axes, "dtype");
+    const auto shape = axis_text(r.axes, "shape");
+    const auto tflops = metric_median(r, "TFLOPs");
     if (!dtype || !shape || !tflops) continue;
     if (const auto size = gemm_size(*shape)) by_dtype[*dtype][*size].push_back(*tflops);
   }
@@ -118,9 +97,9 @@ std::string nccl_chart(const machine_report& report) {
   std::map<std::string, std::map<double, std::vector<double>>> by_op;
   for (const result& r : report.results.results) {
     if (!r.id.starts_with("nccl.") || r.status != result_status::ok) continue;
-    if (axis_string(r.axes, "placement").value_or("out_of_place") != "out_of_place") continue;
+    if (axis_text(r.axes, "placement").value_or("out_of_place") != "out_of_place") continue;
     const auto bytes = axis_number(r.axes, "bytes");
-    const auto busbw = metric(r, "busbw_GBps");
+    const auto busbw = metric_median(r, "busbw_GBps");
     if (bytes && busbw) by_op[r.id.substr(5)][*bytes].push_back(*busbw);
   }
   const std::string title = "NCCL bus bandwidth vs message size (out of place)";
@@ -147,10 +126,10 @@ std::string link_heat_map(const machine_report& report) {
   for (const result& r : report.results.results) {
     if (r.status != result_status::ok) continue;
     const auto bytes = axis_number(r.axes, "bytes").value_or(0);
-    const auto gbps = metric(r, "GBps");
+    const auto gbps = metric_median(r, "GBps");
     if (!gbps) continue;
     if ((r.id == "pcie.h2d" || r.id == "pcie.d2h") &&
-        axis_string(r.axes, "memory").value_or("pinned") == "pinned") {
+        axis_text(r.axes, "memory").value_or("pinned") == "pinned") {
       const auto gpu = axis_number(r.axes, "gpu");
       if (!gpu) continue;
       const int g = static_cast<int>(*gpu);
@@ -160,9 +139,9 @@ std::string link_heat_map(const machine_report& report) {
       } else {
         keep(g, host, bytes, *gbps);
       }
-    } else if (r.id == "p2p.copy" && axis_string(r.axes, "engine").value_or("") == "ce" &&
-               axis_string(r.axes, "direction").value_or("") == "uni") {
-      const auto pair = axis_string(r.axes, "pair");
+    } else if (r.id == "p2p.copy" && axis_text(r.axes, "engine").value_or("") == "ce" &&
+               axis_text(r.axes, "direction").value_or("") == "uni") {
+      const auto pair = axis_text(r.axes, "pair");
       if (!pair) continue;
       const auto parts = split(*pair, '>');
       if (parts.size() != 2) continue;
@@ -210,7 +189,11 @@ std::string roofline_chart(const machine_report& report) {
       break;
     }
   }
-  if (first == nullptr) return no_chart("chart-roofline", title, "no workload could be sized");
+  if (first == nullptr) {
+    return no_chart("chart-roofline", title,
+                    report.workloads.empty() ? std::string("no workload to place")
+                                             : report.workloads.front().error);
+  }
   const std::string dtype = model::gemm_dtype(first->sizing->precision);
   double peak = 0;
   for (const auto& p : hw.gemm) {
@@ -257,10 +240,7 @@ void html_writer::write(std::ostream& out, const machine_report& report) const {
         t.row({w.workload, "not sized", "", "", w.error});
         continue;
       }
-      std::string basis;
-      for (const auto& c : w.sizing->components) {
-        if (c.name == w.sizing->limiting_component) basis = c.basis;
-      }
+      const std::string basis = limit_basis(*w.sizing);
       t.row({w.workload,
              format_number(w.sizing->predicted_samples_per_s) + " " + samples_unit(*w.sizing),
              format_number(w.sizing->per_gpu_samples_per_s), w.sizing->limiting_component, basis},

@@ -55,10 +55,7 @@ void markdown_writer::write(std::ostream& out, const machine_report& report) con
       rows.push_back({w.workload, "not sized", "", "", "", w.error});
       continue;
     }
-    std::string basis;
-    for (const auto& c : w.sizing->components) {
-      if (c.name == w.sizing->limiting_component) basis = c.basis;
-    }
+    const std::string basis = limit_basis(*w.sizing);
     rows.push_back({w.workload, format_number(w.sizing->predicted_samples_per_s),
                     samples_unit(*w.sizing), format_number(w.sizing->per_gpu_samples_per_s),
                     w.sizing->limiting_component, basis});

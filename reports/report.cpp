@@ -41,12 +41,6 @@ constexpr peak_rule peak_rules[] = {
     {"p2p.copy", "GBps", "nvlink.bidir_GBps", "direction", "bidir", 1.0},
 };
 
-std::optional<std::string> axis_text(const json& axes, const std::string& name) {
-  if (!axes.contains(name)) return std::nullopt;
-  const json& v = axes.at(name);
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
 void add_percent_of_peak(figure_row& row, const json& axes, const model::hardware_profile* hw) {
   if (hw == nullptr) return;
   for (const peak_rule& rule : peak_rules) {
@@ -93,6 +87,13 @@ std::string samples_unit(const model::sizing& s) {
                                        : "samples/s";
 }
 
+std::string limit_basis(const model::sizing& s) {
+  for (const auto& c : s.components) {
+    if (c.name == s.limiting_component) return c.basis;
+  }
+  return "";
+}
+
 machine_report make_report(const results_document& doc, const std::string& file,
                            std::vector<std::string> workloads,
                            const std::vector<std::string>& settings) {
@@ -112,13 +113,6 @@ machine_report make_report(const results_document& doc, const std::string& file,
     for (const auto& setting : settings) model::apply_setting(*report.profile, setting);
     if (!settings.empty())
       report.summary += " [sized with --set " + join(settings, " --set ") + "]";
-    // A profile without GPU figures cannot size a training job.
-    if (report.profile->gpu_model.empty() && report.profile->gemm.empty()) {
-      report.profile_error =
-          "no GPU was measured and none is named: name a catalog GPU with --set gpu.model=NAME "
-          "(gpubench report or gpubench size)";
-      report.profile.reset();
-    }
   }
   const model::hardware_profile* hw = report.profile ? &*report.profile : nullptr;
 

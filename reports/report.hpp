@@ -58,8 +58,8 @@ struct machine_report {
   std::vector<not_run_row> not_run;
   std::vector<workload_row> workloads;
   std::vector<std::pair<std::string, std::string>> environment;
-  std::optional<model::hardware_profile> profile;  // absent when no GPU figure is known
-  std::string profile_error;
+  std::optional<model::hardware_profile> profile;  // absent when the file gives none
+  std::string profile_error;                       // why not
   results_document results;
 };
 
@@ -92,5 +92,7 @@ class csv_writer final : public report_writer {
 
 // "images/s", "sequences/s" or "samples/s" for a sizing.
 [[nodiscard]] std::string samples_unit(const model::sizing& s);
+// Where the limiting component's figure came from (measured, catalog, anchored, ...).
+[[nodiscard]] std::string limit_basis(const model::sizing& s);
 
 }  // namespace gpubench::reports

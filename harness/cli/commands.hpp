@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpubench/results.hpp"
+#include "reports/report.hpp"
 
 namespace gpubench::cli {
 
@@ -67,15 +68,15 @@ struct calibrate_args {
 
 int run_command(const run_args& args);
 // The sizing summary `run` prints for its workloads against what it just measured.
-void print_sizing_summary(std::ostream& out, const results_document& doc,
-                          const std::string& results_file, std::vector<std::string> workloads);
+void print_sizing_summary(std::ostream& out, const reports::machine_report& report,
+                          const std::string& results_file);
 int size_command(const size_args& args);
 int calibrate_command(const calibrate_args& args);
 int report_command(const report_args& args);
 int compare_command(const compare_args& args);
 // report.html and report.md beside a run's results.json.
-void write_run_reports(const results_document& doc, const std::filesystem::path& results_path,
-                       const std::vector<std::string>& workloads);
+void write_run_reports(const reports::machine_report& report,
+                       const std::filesystem::path& results_path);
 int list_command(bool as_json);
 int info_command(bool as_json);
 

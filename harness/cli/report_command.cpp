@@ -20,10 +20,8 @@ void write_report(const reports::report_writer& writer, const reports::machine_r
 
 }  // namespace
 
-void write_run_reports(const results_document& doc, const std::filesystem::path& results_path,
-                       const std::vector<std::string>& workloads) {
-  const reports::machine_report report =
-      reports::make_report(doc, results_path.string(), workloads);
+void write_run_reports(const reports::machine_report& report,
+                       const std::filesystem::path& results_path) {
   write_report(reports::html_writer{}, report,
                (results_path.parent_path() / "report.html").string());
   write_report(reports::markdown_writer{}, report,

@@ -434,10 +434,16 @@ int run_command(const run_args& args) {
     write_file_atomically(results_path, json(doc).dump(1) + "\n");
   }
   reports::print_summary(std::cout, doc);
-  print_sizing_summary(std::cout, doc, results_path.string(), args.workloads);
+  // One sizing of the workloads serves the printed summary and the written reports.
   std::string report_problem;
   try {
-    write_run_reports(doc, results_path, args.workloads);
+    const reports::machine_report report =
+        reports::make_report(doc, results_path.string(), args.workloads);
+    print_sizing_summary(std::cout, report, results_path.string());
+    write_run_reports(report, results_path);
+  } catch (const input_error& e) {
+    std::cout << "\nsizing skipped: " << e.what() << "\n";  // e.g. an unknown --workload
+    report_problem = e.what();
   } catch (const std::exception& e) {
     report_problem = e.what();  // the results are written; the reports are a view of them
   }

@@ -42,29 +42,22 @@ void print_sizing(std::ostream& out, const model::sizing& s) {
   }
 }
 
-void print_sizing_summary(std::ostream& out, const results_document& doc,
-                          const std::string& results_file, std::vector<std::string> workloads) {
-  try {
-    if (workloads.empty()) workloads = model::default_workloads();
-    const model::constants constants = model::load_constants();
-    const model::hardware_profile hardware = model::profile_from_results(doc, results_file);
-    reports::text_table table({"workload", "predicted/s", "per GPU", "limited by", "basis"});
-    for (const auto& name : workloads) {
-      const model::workload w = model::load_workload(name);
-      const model::sizing s = model::predict(hardware, w, constants);
-      std::string basis;
-      for (const auto& c : s.components) {
-        if (c.name == s.limiting_component) basis = c.basis;
-      }
-      table.add_row({w.name, format_number(s.predicted_samples_per_s) + " " + samples_unit(s),
-                     format_number(s.per_gpu_samples_per_s), s.limiting_component, basis});
+void print_sizing_summary(std::ostream& out, const reports::machine_report& report,
+                          const std::string& results_file) {
+  reports::text_table table({"workload", "predicted/s", "per GPU", "limited by", "basis"});
+  for (const reports::workload_row& row : report.workloads) {
+    if (!row.sizing) {
+      out << "\nsizing skipped: " << row.error << "\n";
+      return;
     }
-    out << "\nsizing (gpubench size --workload NAME --hardware " << results_file
-        << " for the details):\n"
-        << table.render();
-  } catch (const input_error& e) {
-    out << "\nsizing skipped: " << e.what() << "\n";
+    const model::sizing& s = *row.sizing;
+    const std::string basis = reports::limit_basis(s);
+    table.add_row({row.workload, format_number(s.predicted_samples_per_s) + " " + samples_unit(s),
+                   format_number(s.per_gpu_samples_per_s), s.limiting_component, basis});
   }
+  out << "\nsizing (gpubench size --workload NAME --hardware " << results_file
+      << " for the details):\n"
+      << table.render();
 }
 
 int size_command(const size_args& args) {

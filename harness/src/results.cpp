@@ -76,6 +76,26 @@ void to_json(json& j, const results_document& doc) {
   j["results"] = doc.results;
 }
 
+std::optional<double> metric_median(const result& r, std::string_view metric) {
+  for (const auto& [name, stats] : r.metrics) {
+    if (name == metric) return stats.median;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> axis_text(const json& axes, std::string_view name) {
+  const std::string key(name);
+  if (!axes.is_object() || !axes.contains(key)) return std::nullopt;
+  const json& v = axes.at(key);
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+std::optional<double> axis_number(const json& axes, std::string_view name) {
+  const std::string key(name);
+  if (!axes.is_object() || !axes.contains(key) || !axes.at(key).is_number()) return std::nullopt;
+  return axes.at(key).get<double>();
+}
+
 void from_json(const json& j, results_document& doc) {
   doc.meta = j.at("meta").get<run_meta>();
   doc.system = j.at("system").get<system_info>();

@@ -156,13 +156,6 @@ double median_of(std::vector<double> values) {
   return values.empty() ? std::numeric_limits<double>::quiet_NaN() : summarize(values).median;
 }
 
-std::optional<double> metric_median(const result& r, std::string_view name) {
-  for (const auto& [metric, stats] : r.metrics) {
-    if (metric == name) return stats.median;
-  }
-  return std::nullopt;
-}
-
 std::int64_t axis_int(const result& r, const char* name, std::int64_t fallback = 0) {
   const auto it = r.axes.find(name);
   return it != r.axes.end() && it->is_number_integer() ? it->get<std::int64_t>() : fallback;

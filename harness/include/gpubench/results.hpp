@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,12 @@ struct result {
 };
 void to_json(json& j, const result& r);
 void from_json(const json& j, result& r);
+
+// Reading a result back: a metric's median; an axis as text (strings as they are, other values as
+// JSON writes them) or as a number. nullopt when the result has no such metric or axis.
+[[nodiscard]] std::optional<double> metric_median(const result& r, std::string_view metric);
+[[nodiscard]] std::optional<std::string> axis_text(const json& axes, std::string_view name);
+[[nodiscard]] std::optional<double> axis_number(const json& axes, std::string_view name);
 
 struct run_meta {
   std::string version;
