@@ -28,6 +28,7 @@ struct run_args {
   std::string gpus;
   bool skip_verify = false;
   double timeout_s = 300;
+  std::optional<int> duration_s;  // sets every benchmark's duration_s axis (gpu.burn)
   std::vector<std::string>
       workloads;  // sized after the run; default: configs/workloads/default.json
   std::vector<std::string> argv;

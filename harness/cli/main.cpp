@@ -45,6 +45,11 @@ int main(int argc, char** argv) {
       "--scratch", run.scratch,
       "folder(s) for storage benchmarks' test files, comma-separated (one per device)");
   run_cmd->add_option("--gpus", run.gpus, "GPU indices to use, e.g. 0,1 (default: all)");
+  run_cmd
+      ->add_option(
+          "--duration", run.duration_s,
+          "seconds of sustained load for gpu.burn (default: the suite's; full 60, quick 10)")
+      ->check(CLI::Range(1, 604800));
   run_cmd->add_flag("--skip-verify", run.skip_verify, "do not check the benchmarks' data");
   run_cmd->add_option("--workload", run.workloads,
                       "workloads to size against the results (default: configs/workloads/"

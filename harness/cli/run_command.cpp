@@ -288,6 +288,9 @@ int run_command(const run_args& args) {
     for (const auto& text : args.axes) {
       request.axis_overrides.push_back(parse_axis_override(text));
     }
+    if (args.duration_s) {
+      request.axis_overrides.push_back({"*", "duration_s", {std::to_string(*args.duration_s)}});
+    }
     scratch = parse_scratch_dirs(args.scratch);
   } catch (const input_error& e) {
     problem = e.what();

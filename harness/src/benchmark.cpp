@@ -158,6 +158,11 @@ benchmark_definition& benchmark_definition::set_scope(run_scope scope) {
   return *this;
 }
 
+benchmark_definition& benchmark_definition::set_single_iteration() {
+  single_iteration_ = true;
+  return *this;
+}
+
 benchmark_definition& benchmark_definition::set_supported(support_check check) {
   supported_ = std::move(check);
   return *this;

@@ -340,6 +340,11 @@ std::vector<planned_benchmark> make_plan(const suite& s, const plan_request& req
       if (e.min_time_s) planned.settings.min_time_s = *e.min_time_s;
       if (e.iterations) planned.settings.iterations = e.iterations;
     }
+    if (def->single_iteration()) {
+      planned.settings.repetitions = 1;
+      planned.settings.warmup_iterations = 0;
+      planned.settings.iterations = 1;
+    }
     // Values the user gave (suite entries in file order, then the command line), checked even
     // when the benchmark cannot run here, so a typo never waits for a GPU machine to show.
     std::vector<std::optional<std::vector<axis_value>>> given(def->axes().size());

@@ -199,6 +199,7 @@ void apply_nvml_state(gpu_info& gpu, const detail::nvml_device_state& state) {
     gpu.throttle_reasons = detail::throttle_reason_names(*state.throttle_mask);
   }
   if (state.ecc_enabled) gpu.ecc_enabled = state.ecc_enabled;
+  gpu.memory_errors = state.memory_errors;
   gpu.nvlink_links_up = state.nvlink_links_up;
   gpu.clocks.sm_mhz = state.clocks.sm_mhz;
   gpu.clocks.memory_mhz = state.clocks.memory_mhz;

@@ -255,6 +255,8 @@ TEST_CASE("GPUs come from NVML loaded at run time", "[cli]") {
   CHECK(healthy["clocks"]["sm_max_mhz"] == 1980);
   CHECK(healthy["ecc_enabled"] == true);
   CHECK(healthy["nvlink_links_up"] == 18);
+  CHECK(healthy["memory_errors"]["uncorrected_volatile"] == 0);
+  CHECK(healthy["memory_errors"]["row_remap_pending"] == false);
   CHECK(healthy["throttle_reasons"] == json::array({"gpu_idle"}));
   CHECK(healthy["compute_capability"] == "");
   const json& degraded = info["gpus"][1];
@@ -262,6 +264,11 @@ TEST_CASE("GPUs come from NVML loaded at run time", "[cli]") {
   CHECK(degraded["pcie"]["width"] == 8);
   CHECK(degraded["temperature_C"] == 87);
   CHECK(degraded["nvlink_links_up"] == 16);
+  CHECK(degraded["memory_errors"]["uncorrected_aggregate"] == 1);
+  CHECK(degraded["memory_errors"]["remapped_rows_uncorrectable"] == 1);
+  CHECK(degraded["memory_errors"]["row_remap_pending"] == true);
+  CHECK(degraded["memory_errors"]["row_remap_failure"] == false);
+  CHECK(degraded["memory_errors"]["retired_pages_pending"].is_null());
   CHECK(degraded["throttle_reasons"] == json::array({"sw_power_cap", "hw_thermal_slowdown"}));
 
   const auto list = run_gpubench({"list", "--json"}, {}, env);

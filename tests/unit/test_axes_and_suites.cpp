@@ -77,6 +77,25 @@ TEST_CASE("suite values override defaults and the command line overrides the sui
   CHECK(plan[1].cases[0].get_int64("size") == 4096);  // the override named mem.copy only
 }
 
+TEST_CASE("a benchmark that sets its own length runs one iteration whatever the suite says",
+          "[axes]") {
+  registry benchmarks;
+  benchmarks.add(fake_definition("load.sustained").set_single_iteration());
+  benchmarks.add(fake_definition("load.sampled"));
+  const auto ctx = empty_context();
+  const auto s = suite_from(R"({"schema":"gpubench.suite/1","name":"t",
+      "defaults":{"repetitions":10,"warmup_iterations":2},
+      "benchmarks":[{"id":"*","iterations":50}]})");
+  const auto plan = make_plan(s, {}, benchmarks, ctx);
+  REQUIRE(plan.size() == 2);
+  CHECK(plan[0].definition->id() == "load.sampled");
+  CHECK(plan[0].settings.repetitions == 10);
+  CHECK(plan[0].settings.iterations == 50);
+  CHECK(plan[1].settings.repetitions == 1);
+  CHECK(plan[1].settings.warmup_iterations == 0);
+  CHECK(plan[1].settings.iterations == 1);
+}
+
 TEST_CASE("only and skip patterns select benchmarks by id or pattern", "[axes]") {
   const auto benchmarks = sample_registry();
   const auto ctx = empty_context();

@@ -152,6 +152,9 @@ class benchmark_definition {
   benchmark_definition& add_metric(std::string name, metric_kind kind);
   benchmark_definition& set_timing(timing t);
   benchmark_definition& set_scope(run_scope scope);
+  // The benchmark sets its own length (a sustained load whose duration is one of its axes): the
+  // harness runs one repetition of one iteration with no warm-up, whatever the suite says.
+  benchmark_definition& set_single_iteration();
   benchmark_definition& set_supported(support_check check);
   benchmark_definition& set_factory(instance_factory factory);
   template <class Instance>
@@ -168,6 +171,7 @@ class benchmark_definition {
   [[nodiscard]] const std::vector<metric_spec>& metrics() const noexcept { return metrics_; }
   [[nodiscard]] timing timing_mode() const noexcept { return timing_; }
   [[nodiscard]] run_scope scope() const noexcept { return scope_; }
+  [[nodiscard]] bool single_iteration() const noexcept { return single_iteration_; }
   [[nodiscard]] bool has_factory() const noexcept { return static_cast<bool>(factory_); }
   // Why it cannot run in this context, or nullopt.
   [[nodiscard]] std::optional<std::string> unsupported_reason(const context& ctx) const;
@@ -181,6 +185,7 @@ class benchmark_definition {
   std::vector<metric_spec> metrics_;
   timing timing_ = timing::host_wall;
   run_scope scope_ = run_scope::per_rank;
+  bool single_iteration_ = false;
   support_check supported_;
   instance_factory factory_;
 };

@@ -70,6 +70,19 @@ struct gpu_clocks {
 };
 GPUBENCH_JSON_FIELDS(gpu_clocks, sm_mhz, sm_max_mhz, memory_mhz, memory_max_mhz)
 
+// Memory-error counters a server is accepted or returned on (DCGM's health checks read the same).
+struct memory_error_info {
+  std::optional<std::uint64_t> uncorrected_volatile;   // since the driver last loaded
+  std::optional<std::uint64_t> uncorrected_aggregate;  // over the GPU's life
+  std::optional<int> remapped_rows_uncorrectable;      // rows remapped after uncorrectable errors
+  std::optional<bool> row_remap_pending;               // a remap waits for a GPU reset
+  std::optional<bool> row_remap_failure;               // a remap failed: the GPU needs service
+  std::optional<bool> retired_pages_pending;           // pre-Ampere page retirement waits for reset
+};
+GPUBENCH_JSON_FIELDS(memory_error_info, uncorrected_volatile, uncorrected_aggregate,
+                     remapped_rows_uncorrectable, row_remap_pending, row_remap_failure,
+                     retired_pages_pending)
+
 struct gpu_info {
   int index = 0;  // CUDA device ordinal where CUDA sees the GPU, else NVML's index
   std::string name;
@@ -86,11 +99,12 @@ struct gpu_info {
   std::optional<int> temperature_C;
   std::vector<std::string> throttle_reasons;
   std::optional<bool> ecc_enabled;
+  memory_error_info memory_errors;
   std::optional<int> nvlink_links_up;
 };
 GPUBENCH_JSON_FIELDS(gpu_info, index, name, uuid, pci_bus_id, memory_bytes, sm_count,
                      compute_capability, l2_bytes, numa_node, clocks, pcie, power_limit_W,
-                     temperature_C, throttle_reasons, ecc_enabled, nvlink_links_up)
+                     temperature_C, throttle_reasons, ecc_enabled, memory_errors, nvlink_links_up)
 
 // How the GPU list was obtained, and why it is empty when it is.
 struct gpu_discovery {

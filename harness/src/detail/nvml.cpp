@@ -13,7 +13,7 @@ namespace {
 // The subset of nvml.h gpubench uses. Layouts and values match the public header.
 using nvml_return = int;
 constexpr nvml_return nvml_success = 0;
-using nvml_device = struct nvml_device_opaque*;
+using nvml_device = nvml_device_opaque*;
 struct nvml_pci_info {  // nvmlPciInfo_t as used by nvmlDeviceGetPciInfo_v3
   char bus_id_legacy[16];
   unsigned domain;
@@ -33,6 +33,9 @@ constexpr int nvml_clock_sm = 1;
 constexpr int nvml_clock_mem = 2;
 constexpr int nvml_feature_enabled = 1;
 constexpr unsigned nvml_nvlink_max_links = 18;
+constexpr int nvml_memory_error_uncorrected = 1;
+constexpr int nvml_volatile_ecc = 0;
+constexpr int nvml_aggregate_ecc = 1;
 }  // namespace
 
 struct nvml_session::functions {
@@ -57,6 +60,10 @@ struct nvml_session::functions {
                                                             unsigned long long*) = nullptr;
   nvml_return (*device_get_ecc_mode)(nvml_device, int*, int*) = nullptr;
   nvml_return (*device_get_nvlink_state)(nvml_device, unsigned, int*) = nullptr;
+  nvml_return (*device_get_total_ecc_errors)(nvml_device, int, int, unsigned long long*) = nullptr;
+  nvml_return (*device_get_remapped_rows)(nvml_device, unsigned*, unsigned*, unsigned*,
+                                          unsigned*) = nullptr;
+  nvml_return (*device_get_retired_pages_pending_status)(nvml_device, int*) = nullptr;
   nvml_return (*device_get_clock_info)(nvml_device, int, unsigned*) = nullptr;
   nvml_return (*device_get_max_clock_info)(nvml_device, int, unsigned*) = nullptr;
 };
@@ -112,6 +119,10 @@ std::unique_ptr<nvml_session> nvml_session::open(std::string& why_not) {
                 fns->device_get_current_clocks_throttle_reasons);
   bind_optional(library, "nvmlDeviceGetEccMode", fns->device_get_ecc_mode);
   bind_optional(library, "nvmlDeviceGetNvLinkState", fns->device_get_nvlink_state);
+  bind_optional(library, "nvmlDeviceGetTotalEccErrors", fns->device_get_total_ecc_errors);
+  bind_optional(library, "nvmlDeviceGetRemappedRows", fns->device_get_remapped_rows);
+  bind_optional(library, "nvmlDeviceGetRetiredPagesPendingStatus",
+                fns->device_get_retired_pages_pending_status);
   bind_optional(library, "nvmlDeviceGetClockInfo", fns->device_get_clock_info);
   bind_optional(library, "nvmlDeviceGetMaxClockInfo", fns->device_get_max_clock_info);
 
@@ -148,6 +159,36 @@ unsigned nvml_session::device_count() const {
     return 0;
   }
   return count;
+}
+
+void nvml_session::read_memory_errors(nvml_device_opaque* device, memory_error_info& out) const {
+  unsigned long long count = 0;
+  if (fns_->device_get_total_ecc_errors) {
+    if (fns_->device_get_total_ecc_errors(device, nvml_memory_error_uncorrected, nvml_volatile_ecc,
+                                          &count) == nvml_success) {
+      out.uncorrected_volatile = count;
+    }
+    if (fns_->device_get_total_ecc_errors(device, nvml_memory_error_uncorrected, nvml_aggregate_ecc,
+                                          &count) == nvml_success) {
+      out.uncorrected_aggregate = count;
+    }
+  }
+  unsigned corrected_rows = 0;
+  unsigned uncorrected_rows = 0;
+  unsigned pending = 0;
+  unsigned failure = 0;
+  if (fns_->device_get_remapped_rows &&
+      fns_->device_get_remapped_rows(device, &corrected_rows, &uncorrected_rows, &pending,
+                                     &failure) == nvml_success) {
+    out.remapped_rows_uncorrectable = static_cast<int>(uncorrected_rows);
+    out.row_remap_pending = pending != 0;
+    out.row_remap_failure = failure != 0;
+  }
+  int retired_pending = 0;
+  if (fns_->device_get_retired_pages_pending_status &&
+      fns_->device_get_retired_pages_pending_status(device, &retired_pending) == nvml_success) {
+    out.retired_pages_pending = retired_pending == nvml_feature_enabled;
+  }
 }
 
 nvml_device_state nvml_session::query(unsigned index) const {
@@ -209,6 +250,7 @@ nvml_device_state nvml_session::query(unsigned index) const {
       fns_->device_get_ecc_mode(device, &ecc_current, &ecc_pending) == nvml_success) {
     state.ecc_enabled = ecc_current == nvml_feature_enabled;
   }
+  read_memory_errors(device, state.memory_errors);
   if (fns_->device_get_nvlink_state) {
     int up = 0;
     bool any_answer = false;

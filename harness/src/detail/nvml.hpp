@@ -12,6 +12,8 @@
 
 namespace gpubench::detail {
 
+struct nvml_device_opaque;  // nvmlDevice_t points to one
+
 // What NVML says of one GPU at the moment of the call.
 struct nvml_device_state {
   std::string name;
@@ -25,6 +27,7 @@ struct nvml_device_state {
   std::optional<int> temperature_C;
   std::optional<std::uint64_t> throttle_mask;
   std::optional<bool> ecc_enabled;
+  memory_error_info memory_errors;
   std::optional<int> nvlink_links_up;
 };
 
@@ -45,6 +48,7 @@ class nvml_session {
   struct functions;
 
  private:
+  void read_memory_errors(nvml_device_opaque* device, memory_error_info& out) const;
   nvml_session(void* library, std::unique_ptr<functions> fns);
   void* library_;
   std::unique_ptr<functions> fns_;
