@@ -17,6 +17,7 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/gpu_monitor.hpp"
 #include "gpubench/runner.hpp"
+#include "gpubench/statistics.hpp"
 #include "gpubench/text.hpp"
 
 #if GPUBENCH_HAVE_CUDA
@@ -169,6 +170,7 @@ class gpu_burn final : public instance {
       std::optional<double> most_power;
       std::optional<int> sm_low;
       std::optional<int> sm_high;
+      std::vector<double> sm_clocks;
       json timeline = json::array();
       for (const auto& s : l->samples) {
         json point{{"t_s", s.at_s}, {"TFLOPs", s.tflops(*l)}};
@@ -176,6 +178,7 @@ class gpu_burn final : public instance {
           for (const auto& r : s.gpu->throttle_reasons) reasons.insert(r);
           const auto& c = s.gpu->clocks;
           if (c.sm_mhz) {
+            sm_clocks.push_back(*c.sm_mhz);
             sm_low = std::min(sm_low.value_or(*c.sm_mhz), *c.sm_mhz);
             sm_high = std::max(sm_high.value_or(*c.sm_mhz), *c.sm_mhz);
           }
@@ -204,6 +207,7 @@ class gpu_burn final : public instance {
                {"throttle_reasons_seen", std::vector<std::string>(reasons.begin(), reasons.end())},
                {"sm_mhz_min", sm_low},
                {"sm_mhz_max", sm_high},
+               {"sm_mhz_median", sm_clocks.empty() ? json() : json(summarize(sm_clocks).median)},
                {"sm_max_mhz", l->sm_max_mhz},
                {"temperature_C_max", hottest},
                {"power_W_max", most_power},

@@ -61,6 +61,14 @@ struct compare_args {
   bool as_json = false;
 };
 
+struct validate_args {
+  std::string results;
+  std::string spec;
+  std::vector<std::string> baselines;
+  double baseline_tolerance_pct = 10;
+  bool as_json = false;
+};
+
 struct calibrate_args {
   std::string file;
   bool fit = false;
@@ -75,6 +83,7 @@ int size_command(const size_args& args);
 int calibrate_command(const calibrate_args& args);
 int report_command(const report_args& args);
 int compare_command(const compare_args& args);
+int validate_command(const validate_args& args);
 // report.html and report.md beside a run's results.json.
 void write_run_reports(const reports::machine_report& report,
                        const std::filesystem::path& results_path);

@@ -119,6 +119,21 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("--html", compare.html, "self-contained HTML comparison to write");
   compare_cmd->add_flag("--json", compare.as_json, "gpubench.compare/1 on stdout");
 
+  cli::validate_args validate;
+  CLI::App* validate_cmd = app.add_subcommand(
+      "validate", "Check a results file against its SKU's spec (exit 1 on any failure)");
+  validate_cmd->add_option("results", validate.results, "results.json")->required();
+  validate_cmd->add_option("--spec", validate.spec,
+                           "spec name (configs/specs/) or file; default: the GPUs' own");
+  validate_cmd->add_option("--baseline", validate.baselines,
+                           "results files of a fleet: flag figures worse than their median");
+  validate_cmd
+      ->add_option("--baseline-tolerance", validate.baseline_tolerance_pct,
+                   "percent worse than the fleet median that fails")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  validate_cmd->add_flag("--json", validate.as_json, "gpubench.validation/1 on stdout");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -147,6 +162,7 @@ int main(int argc, char** argv) {
       compare.workloads = split_commas(compare.workloads);
       return cli::compare_command(compare);
     }
+    if (*validate_cmd) return cli::validate_command(validate);
     if (*info_cmd) return cli::info_command(info_json);
     std::cerr << app.help();
     return cli::exit_bad_input;

@@ -5,8 +5,10 @@
 #include "commands.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/results.hpp"
+#include "gpubench/text.hpp"
 #include "reports/compare.hpp"
 #include "reports/report.hpp"
+#include "reports/validate.hpp"
 
 namespace gpubench::cli {
 namespace {
@@ -64,6 +66,37 @@ int compare_command(const compare_args& args) {
     if (!args.html.empty()) std::cout << "wrote " << args.html << "\n";
   }
   return exit_ok;
+}
+
+int validate_command(const validate_args& args) {
+  const results_document doc = read_results(args.results);
+  std::string spec_name = args.spec;
+  if (spec_name.empty()) {
+    std::string why_not;
+    if (const auto found = reports::spec_for(doc, why_not)) {
+      spec_name = *found;
+    } else if (args.baselines.empty()) {
+      throw input_error(args.results + ": no spec applies (" + why_not +
+                        "); name one with --spec (" + join(reports::spec_names()) +
+                        ") or give --baseline files");
+    }
+  }
+  reports::validation v;
+  if (!spec_name.empty()) {
+    v = reports::validate(doc, args.results, reports::load_spec(spec_name));
+  } else {
+    v.results_file = args.results;
+  }
+  if (!args.baselines.empty()) {
+    reports::check_against_baseline(v, doc, reports::make_baseline(args.baselines),
+                                    args.baseline_tolerance_pct);
+  }
+  if (args.as_json) {
+    std::cout << reports::to_json(v).dump(2) << "\n";
+  } else {
+    std::cout << reports::to_text(v);
+  }
+  return v.passed() ? exit_ok : exit_failure;
 }
 
 }  // namespace gpubench::cli

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Writes tests/data/validate-*.json: SYNTHETIC results files of a two-GPU H100 SXM5 machine for
+the `validate` tests, one healthy and one per fault an acceptance test must catch. The figures
+are chosen to sit clearly inside or outside the floors of configs/specs/h100-sxm5-80gb.json;
+they are not measurements. Start from the report fixture so the structure stays gpubench's own:
+  python3 make_validate_fixtures.py results-2gpu-fixture.json
+"""
+import copy
+import json
+import sys
+
+SHAPE = "8192x8192x8192"
+
+
+def stats(value, cv=0.01, n=5):
+    return {"median": value, "min": value * 0.99, "max": value * 1.01, "cv": cv, "n": n}
+
+
+def ok(bench, axes, metrics, info=None):
+    return {"id": bench, "status": "ok", "axes": axes,
+            "metrics": {k: stats(v) for k, v in metrics.items()}, "verified": True,
+            "info": info or {}}
+
+
+def healthy(base):
+    doc = copy.deepcopy(base)
+    doc["meta"]["warnings"] = [
+        "synthetic test fixture (tests/data/make_validate_fixtures.py): not a measurement"]
+    for gpu in doc["system"]["gpus"]:
+        gpu.update({"power_limit_W": 700.0, "ecc_enabled": True, "nvlink_links_up": 18,
+                    "clocks": {"sm_mhz": 345, "sm_max_mhz": 1980, "memory_mhz": 2619,
+                               "memory_max_mhz": 2619},
+                    "pcie": {"gen": 1, "width": 16, "max_gen": 5, "max_width": 16},
+                    "memory_errors": {"uncorrected_volatile": 0, "uncorrected_aggregate": 0,
+                                      "remapped_rows_uncorrectable": 0,
+                                      "row_remap_pending": False, "row_remap_failure": False,
+                                      "retired_pages_pending": None}})
+    gpu_ids = {"gemm", "hbm.copy", "pcie.h2d", "pcie.d2h", "p2p.copy", "gpu.burn"}
+    results = [r for r in doc["results"] if r["id"] not in gpu_ids]
+    link = {"gen": 5, "width": 16, "max_gen": 5, "max_width": 16}
+    burn_gpus = []
+    for g in range(2):
+        for dtype, rate in {"fp16": 740, "bf16": 760, "tf32": 390, "fp32": 50, "fp8": 1500}.items():
+            results.append(ok("gemm", {"gpu": g, "dtype": dtype, "shape": SHAPE}, {"TFLOPs": rate}))
+        results.append(ok("hbm.copy", {"gpu": g, "array_bytes": 1073741824}, {"GBps": 2950}))
+        for bench, rate in [("pcie.h2d", 54), ("pcie.d2h", 53)]:
+            results.append(ok(bench, {"gpu": g, "bytes": 268435456, "memory": "pinned"},
+                              {"GBps": rate}, {"pcie_link_during_copy": dict(link)}))
+        samples = [{"t_s": t + 1.0, "TFLOPs": 735, "sm_mhz": 1830, "temperature_C": 60 + t // 6,
+                    "power_W": 690, "throttle_reasons": ["sw_power_cap"]} for t in range(60)]
+        burn_gpus.append({"gpu": g, "pci_bus_id": doc["system"]["gpus"][g]["pci_bus_id"],
+                          "dtype": "bf16", "TFLOPs": 735, "first_tenth_TFLOPs": 740,
+                          "last_tenth_TFLOPs": 731, "drop_pct": 1.2,
+                          "throttle_reasons_seen": ["sw_power_cap"], "sm_mhz_min": 1755,
+                          "sm_mhz_max": 1980, "sm_mhz_median": 1830, "sm_max_mhz": 1980, "temperature_C_max": 69,
+                          "power_W_max": 699, "multiplies_per_slice": 670, "samples": samples})
+    for pair in ["0>1", "1>0"]:
+        results.append(ok("p2p.copy", {"pair": pair, "engine": "ce", "direction": "uni",
+                                       "bytes": 268435456}, {"GBps": 372}, {"peer_access": True}))
+    results.append(ok("gpu.burn", {"dtype": "auto", "shape": SHAPE, "duration_s": 60},
+                      {"TFLOPs": 1470, "min_gpu_TFLOPs": 735, "drop_pct": 1.2},
+                      {"m": 8192, "n": 8192, "k": 8192, "slices": 60, "gpus": burn_gpus}))
+    doc["results"] = results
+    return doc
+
+
+def find(doc, bench, **axes):
+    for r in doc["results"]:
+        if r["id"] == bench and all(r["axes"].get(k) == v for k, v in axes.items()):
+            return r
+    raise KeyError(bench)
+
+
+def pcie_gen3_x8(doc):
+    """GPU 1's link trained down to Gen3 x8: a quarter of its copy rate."""
+    doc["system"]["gpus"][1]["pcie"] = {"gen": 3, "width": 8, "max_gen": 5, "max_width": 16}
+    for bench, rate in [("pcie.h2d", 6.6), ("pcie.d2h", 6.5)]:
+        r = find(doc, bench, gpu=1)
+        r["metrics"]["GBps"] = stats(rate)
+        r["info"]["pcie_link_during_copy"] = {"gen": 3, "width": 8, "max_gen": 5, "max_width": 16}
+
+
+def thermal_throttle(doc):
+    """GPU 1 overheats under the sustained load: thermal slowdown, the rate sags over the run."""
+    burn = find(doc, "gpu.burn")
+    g = burn["info"]["gpus"][1]
+    g.update({"TFLOPs": 610, "first_tenth_TFLOPs": 735, "last_tenth_TFLOPs": 560, "drop_pct": 23.8,
+              "throttle_reasons_seen": ["hw_thermal_slowdown", "sw_power_cap",
+                                        "sw_thermal_slowdown"],
+              "sm_mhz_min": 1095, "sm_mhz_median": 1305, "temperature_C_max": 91})
+    burn["metrics"]["drop_pct"] = stats(23.8)
+    burn["metrics"]["min_gpu_TFLOPs"] = stats(610)
+
+
+def hbm_low(doc):
+    """GPU 0's memory copies at half the rate of a healthy unit (below DCGM's 1,905 GB/s floor)."""
+    find(doc, "hbm.copy", gpu=0)["metrics"]["GBps"] = stats(1480)
+
+
+def nvlink_missing(doc):
+    """Six of GPU 1's eighteen NVLink links are down: peer copies at two thirds of the rate."""
+    doc["system"]["gpus"][1]["nvlink_links_up"] = 12
+    for pair in ["0>1", "1>0"]:
+        find(doc, "p2p.copy", pair=pair)["metrics"]["GBps"] = stats(250)
+
+
+def main(base_path):
+    base = json.load(open(base_path))
+    good = healthy(base)
+    variants = {"healthy": None, "pcie-gen3-x8": pcie_gen3_x8,
+                "thermal-throttle": thermal_throttle, "hbm-low": hbm_low,
+                "nvlink-missing": nvlink_missing}
+    for name, fault in variants.items():
+        doc = copy.deepcopy(good)
+        if fault:
+            fault(doc)
+            doc["meta"]["warnings"].append("fault: " + fault.__doc__.strip())
+        with open("validate-%s.json" % name, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "results-2gpu-fixture.json")
