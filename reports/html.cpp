@@ -257,6 +257,19 @@ void html_writer::write(std::ostream& out, const machine_report& report) const {
            ". Predictions use the sizing model (docs/model.md) on this file's figures; figures it "
            "did not measure come from the catalog and are listed below.</p></section>\n");
 
+  if (report.acceptance) {
+    page.raw("<section id=\"acceptance\"><h2>Acceptance: spec " +
+             escape_html(report.acceptance->spec_name) + "</h2>");
+    html_table t({"rule", "subject", "measured", "expected", "floor", "result", "detail"},
+                 "acceptance-table");
+    for (const auto& r : report.acceptance->rules) {
+      const bool bad = r.status == rule_status::fail || r.status == rule_status::missing;
+      t.row({r.rule, r.subject, r.measured, r.expected, r.floor, std::string(to_string(r.status)),
+             r.detail},
+            {0, 0, 0, 0, 0, bad ? 1 : 0, 0});
+    }
+    page.raw(t.render() + "</section>\n");
+  }
   page.raw("<section id=\"charts\"><h2>Charts</h2>");
   page.raw(ceilings_charts(report));
   page.raw(gemm_chart(report));

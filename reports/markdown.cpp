@@ -68,6 +68,16 @@ void markdown_writer::write(std::ostream& out, const machine_report& report) con
   }
   if (!report.workloads.empty()) out << "\n";
 
+  if (report.acceptance) {
+    out << "## Acceptance (spec " << cell(report.acceptance->spec_name) << ")\n\n";
+    rows.clear();
+    for (const auto& r : report.acceptance->rules) {
+      rows.push_back({r.rule, r.subject, r.measured, r.expected, r.floor,
+                      std::string(to_string(r.status)), r.detail});
+    }
+    table(out, {"rule", "subject", "measured", "expected", "floor", "result", "detail"}, rows);
+  }
+
   out << "## Measured figures\n\n";
   rows.clear();
   for (const auto& f : report.figures) {

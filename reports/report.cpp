@@ -165,8 +165,14 @@ machine_report make_report(const results_document& doc, const std::string& file,
     report.workloads.push_back(std::move(row));
   }
 
-  report.verdict =
-      "not validated: run gpubench validate " + report.source + " against the spec of this SKU";
+  std::string no_spec;
+  if (const auto spec_name = spec_for(doc, no_spec)) {
+    report.acceptance = validate(doc, report.source, load_spec(*spec_name));
+    report.verdict = report.acceptance->verdict();
+  } else {
+    report.verdict = "not validated: " + no_spec + "; gpubench validate " + report.source +
+                     " --spec NAME checks it against a spec you choose";
+  }
   const run_meta& m = doc.meta;
   report.environment = {{"gpubench", m.version + (m.git.empty() ? "" : " (" + m.git + ")")},
                         {"build", m.build_type + ", " + m.compiler},

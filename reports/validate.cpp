@@ -319,7 +319,7 @@ void check_figure(const figure_rule& rule, const results_document& doc, std::siz
     } else {
       subject = "machine";
     }
-    if (!host.empty()) subject = host + " " + subject;
+    if (!host.empty()) subject.insert(0, host + " ");
     if (r.status == result_status::failed) {
       failures[subject] = r.error;
       continue;
@@ -713,14 +713,12 @@ std::vector<std::string> spec_names() {
 std::optional<std::string> spec_for(const results_document& doc, std::string& why_not) {
   const std::vector<gpu_view> gpus = gpus_of(doc);
   if (gpus.empty()) {
-    why_not = "the results have no GPU (" +
-              (doc.system.gpu_status.reason.empty() ? std::string("none found")
-                                                    : doc.system.gpu_status.reason) +
-              ")";
+    why_not = doc.system.gpu_status.reason.empty() ? std::string("no GPU in the results")
+                                                   : doc.system.gpu_status.reason;
     return std::nullopt;
   }
   const gpu_info& first = *gpus.front().gpu;
-  const auto entry =
+  auto entry =
       model::catalog_gpu_for_device(first.name, static_cast<double>(first.memory_bytes) / 1e9);
   if (!entry) {
     why_not = "no catalog GPU matches '" + first.name + "'";

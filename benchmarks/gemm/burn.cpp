@@ -312,7 +312,7 @@ benchmark_definition burn_definition() {
                      [](const context&) { return std::vector<axis_value>{std::int64_t{60}}; },
                      [](const axis_value& v) {
                        const auto seconds = std::get<std::int64_t>(v);
-                       if (seconds < 1 || seconds > 7 * 24 * 3600) {
+                       if (seconds < 1 || seconds > std::int64_t{7} * 24 * 3600) {
                          throw std::invalid_argument("seconds from 1 to 604800");
                        }
                      }})

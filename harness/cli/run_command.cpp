@@ -443,6 +443,7 @@ int run_command(const run_args& args) {
     const reports::machine_report report =
         reports::make_report(doc, results_path.string(), args.workloads);
     print_sizing_summary(std::cout, report, results_path.string());
+    std::cout << "\nacceptance: " << report.verdict << "\n";
     write_run_reports(report, results_path);
   } catch (const input_error& e) {
     std::cout << "\nsizing skipped: " << e.what() << "\n";  // e.g. an unknown --workload

@@ -96,8 +96,8 @@ def main():
     dom = browser(exe, out, "file://" + report, "--dump-dom", "--log-net-log=" + netlog).stdout
     for element in ["summary", "sizing", "charts", "chart-ceilings-0", "chart-ceilings-1",
                     "chart-ceilings-2", "chart-gemm", "chart-nccl", "chart-links",
-                    "chart-roofline", "measured", "assumed", "not-run-table",
-                    "environment-table"]:
+                    "chart-roofline", "acceptance", "acceptance-table", "measured",
+                    "assumed", "not-run-table", "environment-table"]:
         check(re.search(r'id="%s"' % re.escape(element), dom) is not None,
               "report has #" + element)
     charts = re.findall(r'<figure class="chart" id="(chart-[a-z0-9-]+)"><figcaption>[^<]*'
@@ -108,6 +108,8 @@ def main():
     check("<img" not in dom, "no <img> element was created from a payload")
     check("data-pwned" not in dom.replace("data-pwned','1')", ""), "no script ran")
     check("&lt;b&gt;markup&lt;/b&gt;" in dom, "a failure message with markup is escaped")
+    check(re.search(r'Verdict: FAIL: \d+ failed', dom) is not None,
+          "the summary gives the acceptance verdict of the GPUs' spec")
     # Chromium itself calls home (updates, clock, accounts) even for a blank page: the hosts it
     # contacts for about:blank are its own; any other host would be the report's.
     blank_log = os.path.join(out, "netlog-blank.json")

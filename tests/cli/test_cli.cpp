@@ -577,4 +577,7 @@ TEST_CASE("run writes report.html and report.md beside results.json", "[cli][rep
   CHECK_THAT(html, Catch::Contains("cpu.augment"));
   CHECK_THAT(read_file(dir.path / "o" / "report.md"), Catch::Contains("# gpubench report"));
   CHECK_THAT(r.out, Catch::Contains("report.html"));
+  // The verdict of the GPUs' spec, or (without a GPU) why there is none.
+  CHECK_THAT(r.out, Catch::Contains("\nacceptance: FAIL: ") ||
+                        Catch::Contains("\nacceptance: not validated: "));
 }

@@ -1,0 +1,219 @@
+// `gpubench validate` end to end: the synthetic fixtures of tests/data (one healthy machine, one
+// per fault), the shipped specs, spec files with mistakes, fleet baselines, and the health fields
+// the stand-in NVML reports for a real run on this machine.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "process.hpp"
+
+using namespace gpubench::testing;
+using nlohmann::json;
+
+namespace {
+
+const std::string data = GPUBENCH_TEST_DATA_DIR;
+
+std::string last_line(const std::string& text) {
+  const auto end = text.find_last_not_of('\n');
+  const auto start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1, end - start);
+}
+
+// "rule subject" of every rule with this status.
+std::set<std::string> rules_with(const json& v, const std::string& status) {
+  std::set<std::string> out;
+  for (const auto& r : v["rules"]) {
+    if (r["status"] == status)
+      out.insert(r["rule"].get<std::string>() + " " + r["subject"].get<std::string>());
+  }
+  return out;
+}
+
+json validate_json(const std::vector<std::string>& args, int expected_exit) {
+  std::vector<std::string> all{"validate"};
+  all.insert(all.end(), args.begin(), args.end());
+  all.emplace_back("--json");
+  const auto r = run_gpubench(all);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == expected_exit);
+  return json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("validate: a healthy machine passes every rule of its own spec, exit 0",
+          "[cli][validate]") {
+  const auto r = run_gpubench({"validate", data + "/validate-healthy.json"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(last_line(r.out) == "PASS: 39 rules against spec h100-sxm5-80gb");
+  const json v = validate_json({data + "/validate-healthy.json"}, 0);
+  CHECK(v["schema"] == "gpubench.validation/1");
+  CHECK(v["spec"]["name"] == "h100-sxm5-80gb");
+  CHECK(v["passed"] == true);
+  CHECK(v["counts"]["fail"] == 0);
+  CHECK(v["counts"]["missing"] == 0);
+  CHECK(v["counts"]["pass"] == 39);
+  // Every kind of rule took part.
+  std::set<std::string> kinds;
+  for (const auto& rule : v["rules"]) kinds.insert(rule["rule"].get<std::string>());
+  for (const char* kind :
+       {"gpu model", "pcie link", "ecc", "memory errors", "nvlink links", "power limit",
+        "throttling", "sustained drop", "sustained rate", "sm clock", "peer access", "gemm bf16",
+        "gemm fp8", "hbm copy", "pcie h2d", "pcie d2h", "p2p copy uni"}) {
+    CHECK(kinds.count(kind) == 1);
+  }
+}
+
+TEST_CASE("validate names each fault of the fixtures and exits 1", "[cli][validate]") {
+  const std::map<std::string, std::set<std::string>> faults{
+      {"pcie-gen3-x8", {"pcie link GPU 1", "pcie h2d GPU 1", "pcie d2h GPU 1"}},
+      {"thermal-throttle",
+       {"throttling GPU 1", "sustained drop GPU 1", "sustained rate GPU 1", "sm clock GPU 1"}},
+      {"hbm-low", {"hbm copy GPU 0"}},
+      {"nvlink-missing", {"nvlink links GPU 1", "p2p copy uni GPUs 0>1", "p2p copy uni GPUs 1>0"}},
+  };
+  for (const auto& [name, expected] : faults) {
+    INFO(name);
+    const std::string file = data + "/validate-" + name + ".json";
+    const json v = validate_json({file}, 1);
+    CHECK(v["passed"] == false);
+    CHECK(rules_with(v, "fail") == expected);
+    CHECK(rules_with(v, "missing").empty());
+    const auto text = run_gpubench({"validate", file});
+    CHECK(text.exit_code == 1);
+    CHECK_THAT(last_line(text.out), Catch::StartsWith("FAIL: " + std::to_string(expected.size()) +
+                                                      " failed, 0 not measured, of 39 rules"));
+    CHECK_THAT(last_line(text.out), Catch::Contains(*expected.begin()));
+  }
+  // The link rule says what it saw under load, the throttle rule which reasons were forbidden.
+  const json pcie = validate_json({data + "/validate-pcie-gen3-x8.json"}, 1);
+  for (const auto& rule : pcie["rules"]) {
+    if (rule["rule"] == "pcie link" && rule["subject"] == "GPU 1") {
+      CHECK(rule["measured"] == "Gen3 x8 under load");
+      CHECK(rule["expected"] == "Gen5 x16");
+    }
+  }
+  const json hot = validate_json({data + "/validate-thermal-throttle.json"}, 1);
+  for (const auto& rule : hot["rules"]) {
+    if (rule["rule"] == "throttling" && rule["subject"] == "GPU 1") {
+      CHECK(rule["measured"] == "hw_thermal_slowdown, sw_thermal_slowdown");
+    }
+  }
+}
+
+TEST_CASE("validate: a system spec adds the system's rules to its GPU's", "[cli][validate]") {
+  const json v = validate_json({data + "/validate-healthy.json", "--spec", "dgx-h100"}, 1);
+  CHECK(v["spec"]["name"] == "dgx-h100");
+  CHECK(rules_with(v, "fail").count("gpu count machine") == 1);
+  CHECK(rules_with(v, "n/a").count("allreduce busbw machine") == 1);  // needs 8 GPUs
+  CHECK(rules_with(v, "pass").count("hbm copy GPU 0") == 1);          // from h100-sxm5-80gb
+}
+
+TEST_CASE("validate: every shipped spec loads", "[cli][validate]") {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(GPUBENCH_SOURCE_DIR) + "/configs/specs")) {
+    if (entry.path().extension() != ".json") continue;
+    INFO(entry.path());
+    const auto r = run_gpubench(
+        {"validate", data + "/validate-healthy.json", "--spec", entry.path().stem().string()});
+    CHECK((r.exit_code == 0 || r.exit_code == 1));
+    CHECK(r.err.empty());
+  }
+}
+
+TEST_CASE("validate: bad specs and results without a spec are one-line errors, exit 2",
+          "[cli][validate]") {
+  temp_dir dir;
+  const auto spec_error = [&](const std::string& text, const std::string& needle) {
+    const auto file = dir.path / "spec.json";
+    write_file(file, text);
+    const auto r =
+        run_gpubench({"validate", data + "/validate-healthy.json", "--spec", file.string()});
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_THAT(r.err, Catch::Contains(file.string()) && Catch::Contains(needle));
+  };
+  spec_error(R"({"schema":"gpubench.spec/1","name":"x","figures":[{"name":"g","benchmark":"gemm",
+      "metric":"TFLOPs","expected":"fast"}]})",
+             "/figures/0/expected");
+  spec_error(R"({"schema":"gpubench.spec/1","name":"x","catalog":"h100-sxm5-80gb","figures":[
+      {"name":"g","benchmark":"gemm","metric":"TFLOPs","expected":{"catalog":["gpu.nope"]}}]})",
+             "/figures/0/expected/catalog/0");
+  spec_error(R"({"schema":"gpubench.spec/1","name":"x","health":{"pcie":{"gen":12}}})",
+             "/health/pcie/gen");
+  spec_error(R"({"schema":"gpubench.spec/1","name":"x","health":{"ecc":"yes"}})", "/health/ecc");
+  spec_error(R"({"schema":"gpubench.spec/2","name":"x"})", "/schema");
+  spec_error(R"({"schema":"gpubench.spec/1","name":"x","figures":[{"name":"g","benchmark":"gemm",
+      "metric":"TFLOPs","expected":700,"floor":1.5}]})",
+             "/figures/0/floor");
+  spec_error("{", "");
+
+  const auto unknown = run_gpubench({"validate", data + "/validate-healthy.json", "--spec", "h99"});
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("--spec h99") && Catch::Contains("h100-sxm5-80gb"));
+
+  const auto no_gpu = run_gpubench(
+      {"validate", std::string(GPUBENCH_SOURCE_DIR) + "/docs/examples/results-ci-vm.json"});
+  CHECK(no_gpu.exit_code == 2);
+  CHECK_THAT(no_gpu.err, Catch::Contains("no spec applies") && Catch::Contains("--spec"));
+  // Named explicitly, a GPU spec fails a machine without GPUs rather than passing it.
+  const json none =
+      validate_json({std::string(GPUBENCH_SOURCE_DIR) + "/docs/examples/results-ci-vm.json",
+                     "--spec", "h100-sxm5-80gb"},
+                    1);
+  CHECK(rules_with(none, "fail").count("gpu model machine") == 1);
+}
+
+TEST_CASE("validate --baseline flags figures worse than the fleet median", "[cli][validate]") {
+  const std::vector<std::string> fleet{"--baseline", data + "/validate-healthy.json",
+                                       data + "/validate-pcie-gen3-x8.json",
+                                       data + "/validate-nvlink-missing.json"};
+  std::vector<std::string> args{data + "/validate-hbm-low.json"};
+  args.insert(args.end(), fleet.begin(), fleet.end());
+  const json v = validate_json(args, 1);
+  CHECK(v["baseline"].size() == 3);
+  const auto failed = rules_with(v, "fail");
+  CHECK(failed.count("hbm copy GPU 0") == 1);  // the spec's floor
+  CHECK(failed.count("baseline hbm.copy GBps gpu=0 array_bytes=1073741824") == 1);
+  CHECK(failed.size() == 2);
+  // Within the tolerance of the median: the same machine passes against its fleet.
+  std::vector<std::string> same{data + "/validate-healthy.json"};
+  same.insert(same.end(), fleet.begin(), fleet.end());
+  same.insert(same.end(), {"--baseline-tolerance", "5"});
+  const json ok = validate_json(same, 0);
+  CHECK(ok["counts"]["pass"].get<int>() > 39);
+}
+
+TEST_CASE("validate reads the health NVML reported during a real run", "[cli][validate]") {
+  // The stand-in libnvidia-ml.so.1: GPU 0 healthy; GPU 1 on a Gen3 x8 link, 16 of 18 NVLink
+  // links up, and an uncorrectable memory error whose row remap waits for a reset.
+  temp_dir dir;
+  const std::vector<std::string> env{std::string("LD_LIBRARY_PATH=") + GPUBENCH_FAKE_NVML_DIR};
+  const auto run =
+      run_gpubench({"run", "--only", "host.membw", "--axis", "host.membw:array_bytes=16MiB",
+                    "--axis", "host.membw:kernel=copy", "--out", (dir.path / "o").string()},
+                   {}, env);
+  REQUIRE(run.exit_code == 0);
+  const auto results = (dir.path / "o" / "results.json").string();
+  if (json::parse(read_file(results))["system"]["gpu_status"]["cuda"] == "ok") {
+    SUCCEED("a real GPU is present: the stand-in NVML does not describe it");
+    return;
+  }
+  write_file(dir.path / "fake.json", R"({"schema":"gpubench.spec/1","name":"fake",
+      "health":{"pcie":{"gen":5,"width":16},"ecc":true,"nvlink_links":18}})");
+  const json v = validate_json({results, "--spec", (dir.path / "fake.json").string()}, 1);
+  CHECK(rules_with(v, "fail") ==
+        std::set<std::string>{"pcie link GPU 1", "nvlink links GPU 1", "memory errors GPU 1"});
+  CHECK(rules_with(v, "pass") == std::set<std::string>{"pcie link GPU 0", "ecc GPU 0", "ecc GPU 1",
+                                                       "nvlink links GPU 0",
+                                                       "memory errors GPU 0"});
+  for (const auto& rule : v["rules"]) {
+    if (rule["rule"] == "memory errors" && rule["subject"] == "GPU 1") {
+      CHECK_THAT(rule["measured"].get<std::string>(), Catch::Contains("row remap waits"));
+    }
+  }
+}
