@@ -1,28 +1,32 @@
 # The two commands a new user needs (README.md):
 #   make run   installs what is missing, builds, runs the full suite (build/gpubench run)
 #   make test  the same set-up, then every test through CTest: a build with CUDA and MPI (where
-#              found) and one with neither
+#              found), one with neither, and one with neither under ASan+UBSan that also fuzzes
+#              every input parser
 BUILD_DIR ?= build
 NOCUDA_BUILD_DIR ?= build-nocuda
+SANITIZE_BUILD_DIR ?= build-sanitize
 JOBS ?= $(shell nproc)
 # Debian packages the build and the tests need (design section 2). The CUDA 13 toolkit (nvcc,
 # cuBLAS, NCCL) is not a Debian package: where it is absent, the CUDA parts are left out.
 DEBIAN_PACKAGES := cmake make g++ pkg-config git libcli11-dev nlohmann-json3-dev catch2 \
   libbenchmark-dev libopenmpi-dev openmpi-bin liburing-dev libturbojpeg0-dev libhwloc-dev
-# The browser test tier renders the HTML reports in headless Chromium.
-TEST_PACKAGES := chromium
+# The browser test tier renders the HTML reports in headless Chromium; the sanitizer and fuzz
+# tier is built with clang (AddressSanitizer, UndefinedBehaviorSanitizer, libFuzzer).
+TEST_PACKAGES := chromium clang libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test deps build build-nocuda
+.PHONY: run test deps build build-nocuda build-sanitize
 
 run: build
 	$(BUILD_DIR)/gpubench run
 
 # Target-specific: `make test` also installs the test-only packages (passed on to deps).
 test: PACKAGES_EXTRA := $(TEST_PACKAGES)
-test: build build-nocuda
+test: build build-nocuda build-sanitize
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
 	ctest --test-dir $(NOCUDA_BUILD_DIR) --output-on-failure -j$(JOBS)
+	ctest --test-dir $(SANITIZE_BUILD_DIR) --output-on-failure -j$(JOBS) -LE browser
 
 deps:
 	@missing=""; \
@@ -41,3 +45,11 @@ build: deps
 build-nocuda: deps
 	cmake -S . -B $(NOCUDA_BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_CUDA=OFF -DGPUBENCH_MPI=OFF
 	cmake --build $(NOCUDA_BUILD_DIR) -j$(JOBS)
+
+# Unit and CLI tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a libFuzzer target
+# per input parser (CMakePresets.json: sanitize).
+build-sanitize: deps
+	cmake -S . -B $(SANITIZE_BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_CUDA=OFF \
+	  -DGPUBENCH_MPI=OFF -DGPUBENCH_SANITIZE=ON -DGPUBENCH_FUZZ=ON \
+	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+	cmake --build $(SANITIZE_BUILD_DIR) -j$(JOBS)

@@ -4,4 +4,15 @@ function(gpubench_target_defaults target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>
     $<$<COMPILE_LANGUAGE:CUDA>:--Werror cross-execution-space-call -Xcompiler=-Wall>)
+  if(GPUBENCH_SANITIZE)
+    # AddressSanitizer and UndefinedBehaviorSanitizer; any finding aborts, so a test fails.
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:
+      -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g>)
+    target_link_options(${target} PUBLIC -fsanitize=address,undefined)
+  endif()
+  if(GPUBENCH_FUZZ)
+    # Coverage for libFuzzer in every object the fuzz targets link; their main comes from
+    # -fsanitize=fuzzer on the fuzz targets alone (tests/fuzz/).
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link>)
+  endif()
 endfunction()

@@ -28,11 +28,6 @@
 namespace gpubench {
 namespace {
 
-constexpr std::size_t workspace_bytes = std::size_t{32} << 20;
-constexpr int autotune_candidates = 4;
-constexpr int check_samples = 256;
-constexpr double slice_seconds = 1.0;
-
 // Rate over a run of slices: their FLOPs over their time, so a slow slice weighs what it lasted.
 struct slice_rate {
   double flops = 0;
@@ -41,6 +36,11 @@ struct slice_rate {
 };
 
 #if GPUBENCH_HAVE_CUDA
+constexpr std::size_t workspace_bytes = std::size_t{32} << 20;
+constexpr int autotune_candidates = 4;
+constexpr int check_samples = 256;
+constexpr double slice_seconds = 1.0;
+
 kernels::gemm_dtype burn_dtype(const std::string& name, int device) {
   int major = 0;
   int minor = 0;

@@ -21,11 +21,11 @@
 namespace gpubench {
 namespace {
 
+#if GPUBENCH_HAVE_CUDA
 constexpr std::size_t workspace_bytes = std::size_t{32} << 20;
 constexpr int autotune_candidates = 8;
 constexpr int check_samples = 256;
 
-#if GPUBENCH_HAVE_CUDA
 class gemm_benchmark final : public instance {
  public:
   gemm_benchmark(const context& ctx, const axis_values& values)

@@ -28,7 +28,10 @@ json read_json_file(const fs::path& path) {
   }
   std::ostringstream text;
   text << in.rdbuf();
-  const std::string content = text.str();
+  return parse_json_text(text.str(), file);
+}
+
+json parse_json_text(const std::string& content, const std::string& file) {
   if (content.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw bad_input(file, "", "a JSON document (the file is empty)");
   }
@@ -36,6 +39,9 @@ json read_json_file(const fs::path& path) {
     return json::parse(content);
   } catch (const json::parse_error& e) {
     throw bad_input(file, "", "valid JSON (parse error at byte " + std::to_string(e.byte) + ")");
+  } catch (const json::out_of_range&) {
+    // 1e999: valid JSON grammar, but no double holds it.
+    throw bad_input(file, "", "valid JSON (a number too large for a double)");
   }
 }
 

@@ -146,8 +146,11 @@ void write_file_atomically(const fs::path& path, const std::string& text) {
 }
 
 results_document read_results(const fs::path& path) {
-  const json document = read_json_file(path);
-  const json_reader root(document, path.string());
+  return parse_results(read_json_file(path), path.string());
+}
+
+results_document parse_results(const json& document, const std::string& file) {
+  const json_reader root(document, file);
   root.expect_object({"schema", "meta", "system", "nodes", "results"});
   if (root.get_string("schema") != results_schema) {
     root.fail("schema", std::string("\"") + results_schema + "\"");
@@ -169,7 +172,7 @@ results_document read_results(const fs::path& path) {
         metrics.fail_here("an object of metric summaries");
       }
       for (const auto& [name, value] : metrics.node().items()) {
-        const json_reader metric(value, path.string(), json_path(metrics.path(), name));
+        const json_reader metric(value, file, json_path(metrics.path(), name));
         metric.expect_object({"median", "min", "max", "cv", "n"});
         for (const char* field : {"median", "min", "max", "cv"}) {
           (void)metric.get_number(field, -1e300, 1e300);
@@ -181,8 +184,7 @@ results_document read_results(const fs::path& path) {
   try {
     return document.get<results_document>();
   } catch (const json::exception& e) {
-    throw bad_input(path.string(), "",
-                    std::string("a gpubench.results/1 document (") + e.what() + ")");
+    throw bad_input(file, "", std::string("a gpubench.results/1 document (") + e.what() + ")");
   }
 }
 

@@ -273,7 +273,8 @@ TEST_CASE("GPUs come from NVML loaded at run time", "[cli]") {
 
   const auto list = run_gpubench({"list", "--json"}, {}, env);
   REQUIRE(list.exit_code == 0);
-  for (const auto& b : json::parse(list.out)["benchmarks"]) {
+  const json listed = json::parse(list.out);  // kept alive: the loop walks into it
+  for (const auto& b : listed["benchmarks"]) {
     if (b["id"] == "gpu.launch_latency") {
       CHECK(b["available"] == false);
       CHECK_THAT(b["reason"].get<std::string>(),

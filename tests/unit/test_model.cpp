@@ -171,7 +171,7 @@ TEST_CASE("a reference point measured on the same hardware changes nothing", "[u
   CHECK(doubled.predicted_samples_per_s == Approx(2 * plain.predicted_samples_per_s).epsilon(1e-9));
 }
 
-TEST_CASE("issuing kernels overlaps the GPU's work; the longer of the two sets the step",
+TEST_CASE("issuing kernels overlaps the GPU's work and the longer of the two sets the step",
           "[unit][model]") {
   const hardware_profile hw = simple_gpu();
   constants c = simple_constants();

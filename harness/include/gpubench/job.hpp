@@ -47,7 +47,7 @@ class job {
  private:
   job() = default;
   job_layout layout_;
-  bool mpi_initialized_ = false;
+  [[maybe_unused]] bool mpi_initialized_ = false;  // used where MPI is built in
 };
 
 // Why this process looks started by an MPI launcher with more than one task ("OMPI_COMM_WORLD_SIZE

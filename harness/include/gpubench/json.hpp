@@ -15,6 +15,8 @@ using json = nlohmann::ordered_json;
 // Reads and parses a JSON file. Throws input_error naming the file when it is missing, is not a
 // regular file, is too large (over 64 MiB), is empty or is not valid JSON.
 [[nodiscard]] json read_json_file(const std::filesystem::path& path);
+// The same for text already in memory; `file` names it in messages.
+[[nodiscard]] json parse_json_text(const std::string& content, const std::string& file);
 
 // The JSON Pointer of an array element or object member, for error messages: "/benchmarks/3".
 [[nodiscard]] std::string json_path(const std::string& parent, const std::string& child);

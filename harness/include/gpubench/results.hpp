@@ -86,6 +86,8 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 // Reads and parses a results file. Throws input_error naming the file for unreadable or
 // malformed content.
 [[nodiscard]] results_document read_results(const std::filesystem::path& path);
+// The same for a document already parsed; `file` names it in messages.
+[[nodiscard]] results_document parse_results(const json& document, const std::string& file);
 
 // The current time as ISO-8601 UTC, "2026-11-22T11:20:39Z".
 [[nodiscard]] std::string iso8601_now();

@@ -1,0 +1,217 @@
+// Bad input, tried on the real binary: every file gpubench reads and every command-line value,
+// each wrong in the ways users and scripts get them wrong. Each must give exit 2 and one line
+// naming the file or flag (and the JSON path, for a field). The cases and what gpubench said
+// become docs/reliability.md, which must match what this test sees today.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "process.hpp"
+
+using namespace gpubench::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct bad_case {
+  std::string input;              // what is wrong, in words
+  std::vector<std::string> args;  // "{f}" stands for the file the case writes
+  std::string file_text;          // written to {f} when not empty
+  std::string needle;             // the message must contain it (a JSON path, a flag)
+  bool directory = false;         // {f} is a folder
+  bool binary = false;            // {f} holds non-text bytes
+};
+
+json config(const std::string& relative) {
+  return json::parse(read_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/" + relative));
+}
+
+std::string with_change(json doc, const std::string& pointer, const json& value) {
+  doc[json::json_pointer(pointer)] = value;
+  return doc.dump();
+}
+
+std::string without(json doc, const std::string& pointer) {
+  const json::json_pointer p(pointer);
+  doc[p.parent_pointer()].erase(p.back());
+  return doc.dump();
+}
+
+std::vector<bad_case> cases() {
+  const json workload = config("workloads/resnet50.json");
+  const json hardware = config("hardware/gpus/t4.json");
+  const json suite = config("suites/quick.json");
+  const json spec = config("specs/t4.json");
+  const json results =
+      json::parse(read_file(std::string(GPUBENCH_TEST_DATA_DIR) + "/validate-healthy.json"));
+  const std::string ok_results = std::string(GPUBENCH_TEST_DATA_DIR) + "/validate-healthy.json";
+  std::vector<bad_case> c;
+  // Any file: the same checks before its schema is looked at.
+  for (const auto& [flag, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"workload", {"size", "--workload", "{f}"}},
+           {"suite", {"run", "--suite", "{f}"}},
+           {"hardware", {"size", "--workload", "resnet50", "--hardware", "{f}"}},
+           {"results", {"report", "{f}"}},
+           {"spec", {"validate", ok_results, "--spec", "{f}"}}}) {
+    c.push_back({flag + " file that does not exist", args, "", "does not exist"});
+    c.push_back({flag + " file that is empty", args, " \n", "empty"});
+    c.push_back({flag + " file that is a folder", args, "", "directory", true});
+    c.push_back({flag + " file of binary bytes", args, "", "valid JSON", false, true});
+    c.push_back({flag + " file with broken JSON", args, "{\"schema\": ", "valid JSON"});
+    c.push_back(
+        {flag + " file with a number no double holds", args, "{\"a\": 1e999}", "too large"});
+  }
+  const std::vector<std::string> size_w{"size", "--workload", "{f}"};
+  c.push_back({"workload: wrong type", size_w, with_change(workload, "/batch_per_gpu", "big"),
+               "/batch_per_gpu"});
+  c.push_back({"workload: missing field", size_w, without(workload, "/model"), "/model"});
+  c.push_back({"workload: zero batch", size_w, with_change(workload, "/batch_per_gpu", 0),
+               "/batch_per_gpu"});
+  c.push_back({"workload: negative size", size_w,
+               with_change(workload, "/data/bytes_per_sample_stored", -1),
+               "/data/bytes_per_sample_stored"});
+  c.push_back({"workload: a 10^30-byte dataset", size_w,
+               with_change(workload, "/data/dataset_bytes", 1e30), "/data/dataset_bytes"});
+  c.push_back({"workload: unknown preset", size_w,
+               with_change(workload, "/model/preset", "resnet5000"), "/model/preset"});
+  c.push_back({"workload: unknown precision", size_w, with_change(workload, "/precision", "fp7"),
+               "/precision"});
+  const std::vector<std::string> size_h{"size", "--workload", "resnet50", "--hardware", "{f}"};
+  c.push_back({"hardware: 10^6 GPUs per node", size_h,
+               with_change(hardware, "/gpus_per_node", 1000000), "/gpus_per_node"});
+  c.push_back({"hardware: negative peak", size_h,
+               with_change(hardware, "/figures/gpu.peak_tflops.fp16/value", -5),
+               "/figures/gpu.peak_tflops.fp16"});
+  c.push_back({"hardware: unknown figure", size_h,
+               with_change(hardware, "/figures/gpu.warp_speed", 9), "/figures/gpu.warp_speed"});
+  const std::vector<std::string> run_s{"run", "--suite", "{f}"};
+  c.push_back({"suite: unknown benchmark id", run_s,
+               with_change(suite, "/benchmarks/0/id", "hbm.teleport"), "/benchmarks/0/id"});
+  c.push_back({"suite: unknown dtype", run_s, with_change(suite, "/benchmarks/2/axes/dtype", "fp7"),
+               "/benchmarks/2/axes/dtype"});
+  c.push_back({"suite: zero repetitions", run_s, with_change(suite, "/defaults/repetitions", 0),
+               "/defaults/repetitions"});
+  c.push_back(
+      {"suite: wrong type", run_s, with_change(suite, "/benchmarks", "all"), "/benchmarks"});
+  const std::vector<std::string> report_r{"report", "{f}"};
+  c.push_back({"results: wrong schema", report_r,
+               with_change(results, "/schema", "gpubench.results/9"), "/schema"});
+  c.push_back({"results: unknown status", report_r,
+               with_change(results, "/results/0/status", "great"), "/results/0/status"});
+  c.push_back({"results: metric of the wrong type", report_r,
+               with_change(results, "/results/0/metrics/GBps/median", "fast"),
+               "/results/0/metrics/GBps/median"});
+  c.push_back(
+      {"results: missing results list", report_r, without(results, "/results"), "/results"});
+  const std::vector<std::string> validate_s{"validate", ok_results, "--spec", "{f}"};
+  c.push_back({"spec: floor above 1", validate_s, with_change(spec, "/figures/0/floor", 1.5),
+               "/figures/0/floor"});
+  c.push_back({"spec: unknown catalog figure", validate_s,
+               with_change(spec, "/figures/0/expected/catalog/0", "gpu.nope"),
+               "/figures/0/expected/catalog/0"});
+  c.push_back({"spec: unknown health rule", validate_s,
+               with_change(spec, "/health/ecc_strict", true), "/health/ecc_strict"});
+  // Command-line values.
+  c.push_back({"--duration 0", {"run", "--duration", "0"}, "", "--duration"});
+  c.push_back({"--timeout -1", {"run", "--timeout", "-1"}, "", "--timeout"});
+  c.push_back(
+      {"--axis with an unknown axis", {"run", "--axis", "host.membw:colour=red"}, "", "colour"});
+  c.push_back(
+      {"--axis with a negative count", {"run", "--axis", "host.membw:threads=-1"}, "", "threads"});
+  c.push_back({"--only an unknown id", {"run", "--only", "gpu.teleport"}, "", "gpu.teleport"});
+  c.push_back({"--scratch a folder that does not exist",
+               {"run", "--scratch", "/nonexistent"},
+               "",
+               "--scratch"});
+  c.push_back({"--gpus not a list of indices", {"run", "--gpus", "all-of-them"}, "", "--gpus"});
+  c.push_back(
+      {"size --batch 0", {"size", "--workload", "resnet50", "--batch", "0"}, "", "--batch"});
+  c.push_back({"size --gpus 10^8",
+               {"size", "--workload", "resnet50", "--gpus", "100000000"},
+               "",
+               "--gpus"});
+  c.push_back({"size --set an unknown key",
+               {"size", "--workload", "resnet50", "--set", "a.b=1"},
+               "",
+               "a.b"});
+  c.push_back({"validate --baseline-tolerance 500",
+               {"validate", ok_results, "--baseline-tolerance", "500"},
+               "",
+               "--baseline-tolerance"});
+  c.push_back({"validate --spec an unknown name",
+               {"validate", ok_results, "--spec", "h99"},
+               "",
+               "--spec h99"});
+  return c;
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+std::string md_cell(std::string text) {
+  text = replace_all(text, "|", "\\|");
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "every bad input is exit 2 with one line naming the file or flag, as docs/reliability.md "
+    "lists",
+    "[cli][reliability]") {
+  temp_dir dir;
+  std::string table = "| bad input | command | exit | what gpubench said |\n|---|---|---|---|\n";
+  int n = 0;
+  for (const bad_case& c : cases()) {
+    const fs::path file = dir.path / ("case" + std::to_string(n++) + ".json");
+    if (c.directory) {
+      fs::create_directories(file);
+    } else if (c.binary) {
+      // An ELF header with NUL and invalid UTF-8 bytes; sizeof counts the NULs.
+      static constexpr char elf_header[] =
+          "\x7f"
+          "ELF\x02\x01\x01\0\0\0\xff\xfe";
+      write_file(file, std::string(elf_header, sizeof elf_header - 1));
+    } else if (!c.file_text.empty()) {
+      write_file(file, c.file_text);
+    }
+    std::vector<std::string> args;
+    std::string shown = "gpubench";
+    for (const auto& a : c.args) {
+      args.push_back(replace_all(a, "{f}", file.string()));
+      shown.append(" ").append(replace_all(
+          replace_all(a, "{f}", "FILE"), std::string(GPUBENCH_TEST_DATA_DIR) + "/", "tests/data/"));
+    }
+    const auto r = run_gpubench(args, dir.path);
+    INFO(c.input << ": " << shown << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_THAT(r.err, Catch::StartsWith("gpubench: ") && Catch::Contains(c.needle));
+    if (std::find(c.args.begin(), c.args.end(), "{f}") != c.args.end()) {
+      CHECK_THAT(r.err, Catch::Contains(file.string()));
+    }
+    std::string said = replace_all(r.err, file.string(), "FILE");
+    said = replace_all(said, std::string(GPUBENCH_TEST_DATA_DIR) + "/", "tests/data/");
+    table += "| " + md_cell(c.input) + " | `" + md_cell(shown) + "` | " +
+             std::to_string(r.exit_code) + " | " + md_cell(said) + " |\n";
+  }
+  const std::string doc = read_file(std::string(GPUBENCH_SOURCE_DIR) + "/docs/reliability.md");
+  const std::string begin =
+      "<!-- bad-input table: generated by tests/cli/test_reliability.cpp -->\n";
+  const std::string end = "<!-- end of bad-input table -->";
+  const auto from = doc.find(begin);
+  const auto to = doc.find(end);
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to != std::string::npos);
+  const std::string committed = doc.substr(from + begin.size(), to - from - begin.size());
+  write_file(fs::path(GPUBENCH_BINARY_TESTS_DIR) / "reliability-table.md", table);
+  INFO("docs/reliability.md is out of date: its table is in " << GPUBENCH_BINARY_TESTS_DIR
+                                                              << "/reliability-table.md");
+  CHECK(committed == table);
+}
