@@ -1,8 +1,9 @@
 # The two commands a new user needs (README.md):
 #   make run   installs what is missing, builds, runs the full suite (build/gpubench run)
-#   make test  the same set-up, then every test through CTest: a build with CUDA and MPI (where
-#              found), one with neither, and one with neither under ASan+UBSan that also fuzzes
-#              every input parser
+#   make test  the same set-up, then every test through CTest, in two builds: one with CUDA and
+#              MPI (where found, gcc), and one with neither (clang) under ASan+UBSan that also
+#              fuzzes every input parser. The second is the build without CUDA that CI tests;
+#              `make build-nocuda` gives the plain gcc one (CMakePresets.json: nocuda).
 BUILD_DIR ?= build
 NOCUDA_BUILD_DIR ?= build-nocuda
 SANITIZE_BUILD_DIR ?= build-sanitize
@@ -23,9 +24,8 @@ run: build
 
 # Target-specific: `make test` also installs the test-only packages (passed on to deps).
 test: PACKAGES_EXTRA := $(TEST_PACKAGES)
-test: build build-nocuda build-sanitize
+test: build build-sanitize
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
-	ctest --test-dir $(NOCUDA_BUILD_DIR) --output-on-failure -j$(JOBS)
 	ctest --test-dir $(SANITIZE_BUILD_DIR) --output-on-failure -j$(JOBS) -LE browser
 
 deps:

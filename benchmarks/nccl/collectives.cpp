@@ -15,6 +15,7 @@
 #include "gpubench/context.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/job.hpp"
+#include "gpubench/runner.hpp"
 
 #if GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
 #include <nccl.h>
@@ -92,7 +93,23 @@ class nccl_collective final : public instance {
       ncclUniqueId id{};
       if (j->layout().rank == 0) GPUBENCH_NCCL_CHECK(ncclGetUniqueId(&id));
       j->broadcast_bytes(&id, sizeof id);
-      members_.push_back(make_member(ctx.gpu_indices().at(0), j->layout().rank));
+      // Every rank learns whether every other could set up its buffers before any of them
+      // waits in the communicator's set-up for a rank that has already given up.
+      std::string problem = "-";  // '-': none; 'S': a skip (too little GPU memory); 'F': failed
+      try {
+        members_.push_back(make_member(ctx.gpu_indices().at(0), j->layout().rank));
+      } catch (const skip_case& e) {
+        problem = std::string("S") + e.what();
+      } catch (const std::exception& e) {
+        problem = std::string("F") + e.what();
+      }
+      const std::vector<std::string> problems = j->all_gather(problem);
+      for (std::size_t r = 0; r < problems.size(); ++r) {
+        if (problems[r] == "-") continue;
+        const std::string what = "rank " + std::to_string(r) + ": " + problems[r].substr(1);
+        if (problems[r].front() == 'S') throw skip_case(what);
+        throw std::runtime_error(what);
+      }
       ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
       config.blocking = 0;
       GPUBENCH_CUDA_CHECK(cudaSetDevice(members_[0].device));
@@ -286,6 +303,7 @@ class nccl_collective final : public instance {
         return {{0, total_, 1.0f}};
       case collective::all_gather: {
         std::vector<expectation> out;
+        out.reserve(static_cast<std::size_t>(ranks_));
         for (int p = 0; p < ranks_; ++p)
           out.push_back({static_cast<std::size_t>(p) * part_, part_, static_cast<float>(p + 1)});
         return out;
@@ -347,6 +365,11 @@ class nccl_collective final : public instance {
     throw std::runtime_error(what + " did not finish within " + std::to_string(timeout_s_) +
                              " s (a peer dead or stuck?); communicator aborted");
   }
+  // SIGINT/SIGTERM (a user, or a launcher ending the job after a rank died) ends the wait too.
+  [[noreturn]] void abort_on_interrupt(const std::string& what) {
+    aborted_ = true;
+    throw std::runtime_error(what + " interrupted; communicator aborted");
+  }
   [[nodiscard]] std::chrono::steady_clock::time_point deadline() const {
     return std::chrono::steady_clock::now() +
            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -364,6 +387,7 @@ class nccl_collective final : public instance {
         if (state == ncclInProgress && std::chrono::steady_clock::now() > until) {
           abort_on_timeout(what);
         }
+        if (state == ncclInProgress && interrupt_requested()) abort_on_interrupt(what);
       }
     }
   }
@@ -382,6 +406,7 @@ class nccl_collective final : public instance {
         GPUBENCH_NCCL_CHECK(ncclCommGetAsyncError(m.comm, &state));
         if (state != ncclSuccess && state != ncclInProgress) abort_on_error(what, state);
         if (std::chrono::steady_clock::now() > until) abort_on_timeout(what);
+        if (interrupt_requested()) abort_on_interrupt(what);
       }
     }
   }

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -101,6 +102,11 @@ class nvme_read final : public instance {
     std::uint64_t wanted =
         static_cast<std::uint64_t>(values.get_int64("file_bytes")) / block_ * block_;
     for (const auto& dir : dirs) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(dir, ec)) {
+        throw std::runtime_error("scratch folder " + dir.string() +
+                                 " is gone (it existed when the run started)");
+      }
       const storage_info where = describe_storage(dir);
       if (memory_backed(where.filesystem)) {
         throw skip_case("scratch folder " + dir.string() + " is on " + where.filesystem +
@@ -124,7 +130,19 @@ class nvme_read final : public instance {
       storage_.push_back(where);
     }
     for (const auto& dir : dirs) {
-      files_.push_back(std::make_unique<scratch_file>(dir, wanted, file_seed));
+      try {
+        files_.push_back(std::make_unique<scratch_file>(dir, wanted, file_seed));
+      } catch (const api_error& e) {
+        // Space ran out under us (another writer, a quota, a file size limit): the device is not
+        // at fault and nothing was measured; scratch_file removed what it wrote.
+        const std::string& name = e.error_name();
+        if (name == "ENOSPC" || name == "EFBIG" || name == "EDQUOT") {
+          throw skip_case("no room for the " + std::to_string(wanted) + "-byte test file in " +
+                          dir.string() + ": writing it failed with " + name + " (" +
+                          (name == "EFBIG" ? "file size limit" : "out of space") + ")");
+        }
+        throw;
+      }
     }
     file_bytes_ = wanted;
     // Enough reads per iteration that filling and draining the queue at its ends (about one
@@ -210,7 +228,12 @@ class nvme_read final : public instance {
              {"files", files_.size()},
              {"reads_per_thread_per_iteration", ios_per_reader_},
              {"storage", std::move(devices)}};
-    if (reduced_from_) out["file_bytes_reduced_from"] = reduced_from_;
+    if (reduced_from_) {
+      out["file_bytes_reduced_from"] = reduced_from_;
+      out["notes"] = json::array({"test file stepped down from " + std::to_string(reduced_from_) +
+                                  " to " + std::to_string(file_bytes_) +
+                                  " bytes to leave the filesystem its free space"});
+    }
     if (!uring_problem_.empty()) out["io_uring_refused"] = uring_problem_;
     return out;
   }

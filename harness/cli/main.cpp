@@ -1,6 +1,7 @@
 // gpubench: the one place that wires the harness, the benchmarks and the reports together.
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <iostream>
 
 #include "commands.hpp"
@@ -24,6 +25,9 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
 
 int main(int argc, char** argv) {
   using namespace gpubench;
+  // Past a file size limit (ulimit -f) write() then fails with EFBIG, which the benchmark at hand
+  // reports, instead of the signal killing the whole run.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"gpubench: benchmarks and sizing for GPU training servers", "gpubench"};
   app.set_version_flag("--version", gpubench::version() + " (" + git_describe() + ")");
   app.require_subcommand(0, 1);

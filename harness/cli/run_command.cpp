@@ -170,6 +170,12 @@ progress_listener make_progress() {
           std::cerr << ", " << r.metrics.front().first << " "
                     << reports::format_number(r.metrics.front().second.median);
         }
+        // What the case changed from what was asked (a size stepped down to fit, say).
+        if (const auto notes = r.info.find("notes"); notes != r.info.end() && notes->is_array()) {
+          for (const auto& note : *notes) {
+            if (note.is_string()) std::cerr << " (note: " << note.get<std::string>() << ")";
+          }
+        }
         break;
       case result_status::skipped:
         std::cerr << ": skipped (" << r.reason << ")";
@@ -179,6 +185,10 @@ progress_listener make_progress() {
         break;
     }
     std::cerr << "  [" << format_duration(elapsed()) << "]\n";
+  };
+  progress.save_failed = [](const std::string& error) {
+    std::cerr << "gpubench: warning: results not saved (" << error
+              << "); the run goes on and tries again after each case\n";
   };
   return progress;
 }
@@ -410,7 +420,7 @@ int run_command(const run_args& args) {
     hooks.runs_here = [&](const benchmark_definition& def) {
       return def.scope() == run_scope::per_rank || layout.node_leader;
     };
-    hooks.after_benchmark = [&] { the_job->barrier(); };
+    hooks.after_benchmark = [&] { (void)the_job->barrier(); };  // run_plan sees an interrupt
   }
   run_outcome outcome =
       run_plan(plan, ctx, doc, results_path, root ? make_progress() : progress_listener{}, hooks);
@@ -418,6 +428,16 @@ int run_command(const run_args& args) {
   if (default_scratch && layout.node_leader) {
     std::error_code ec;
     fs::remove(scratch.front(), ec);  // only if empty
+  }
+  if (the_job->distributed() && outcome.interrupted) {
+    // No gather: a rank may be gone (a launcher signals the others when one dies). Rank 0's
+    // results.json keeps what rank 0 finished, marked interrupted; the other ranks' are lost.
+    if (root) {
+      std::cerr << "gpubench: interrupted: " << results_path.string()
+                << " holds rank 0's finished results only (the ranks' results are gathered at "
+                   "the end of a run)\n";
+    }
+    return exit_interrupted;
   }
   if (the_job->distributed()) {
     const auto reports = the_job->gather_to_root(rank_report(layout, doc));
@@ -434,7 +454,12 @@ int run_command(const run_args& args) {
     }
     outcome.interrupted = doc.meta.interrupted = interrupt_requested();
     doc.meta.finished = iso8601_now();
-    write_file_atomically(results_path, json(doc).dump(1) + "\n");
+    try {
+      write_file_atomically(results_path, json(doc).dump(1) + "\n");
+      outcome.results_saved = doc.results.size();
+    } catch (const std::exception& e) {
+      outcome.save_error = e.what();
+    }
   }
   reports::print_summary(std::cout, doc);
   // One sizing of the workloads serves the printed summary and the written reports.
@@ -459,6 +484,12 @@ int run_command(const run_args& args) {
     std::cout << "report:  " << (results_path.parent_path() / "report.html").string() << "\n";
   } else {
     std::cerr << "gpubench: reports not written: " << report_problem << "\n";
+  }
+  if (!outcome.save_error.empty()) {
+    std::cerr << "gpubench: error: " << results_path.string() << " holds " << outcome.results_saved
+              << " of the " << doc.results.size() << " results: the last write failed ("
+              << outcome.save_error << ")\n";
+    return exit_failure;
   }
   if (outcome.interrupted) return exit_interrupted;
   return outcome.failed > 0 ? exit_failure : exit_ok;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "gpubench/errors.hpp"
+#include "gpubench/gpu_memory.hpp"
 
 namespace gpubench::cuda {
 
@@ -14,7 +15,21 @@ void check(cudaError_t status, const char* call, source_site where) {
 }
 
 device_buffer::device_buffer(std::size_t bytes) : bytes_(bytes) {
-  GPUBENCH_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+  const cudaError_t status = cudaMalloc(&ptr_, bytes);
+  if (status == cudaErrorMemoryAllocation) {
+    // Not sticky: clear it, and skip the case with what the GPU had (the runner records the
+    // skip and the suite goes on).
+    (void)cudaGetLastError();
+    int device = -1;
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    (void)cudaGetDevice(&device);
+    (void)cudaMemGetInfo(&free_bytes, &total_bytes);
+    throw skip_case(gpu_memory_shortage(
+        device, free_bytes, total_bytes,
+        "a buffer of " + std::to_string(bytes) + " bytes (cudaMalloc: cudaErrorMemoryAllocation)"));
+  }
+  GPUBENCH_CUDA_CHECK(status);
 }
 
 device_buffer::device_buffer(device_buffer&& other) noexcept

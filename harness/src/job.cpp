@@ -8,6 +8,7 @@
 
 #include "gpubench/config.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/runner.hpp"
 
 #if GPUBENCH_HAVE_MPI
 #include <mpi.h>
@@ -102,7 +103,7 @@ std::unique_ptr<job> job::start() {
 
 job::~job() {
 #if GPUBENCH_HAVE_MPI
-  if (mpi_initialized_) MPI_Finalize();
+  if (mpi_initialized_ && !interrupt_requested()) MPI_Finalize();
 #endif
 }
 
@@ -171,9 +172,9 @@ std::vector<std::string> job::gather_to_root(const std::string& mine) const {
 #endif
 }
 
-void job::barrier() const {
+bool job::barrier() const {
 #if GPUBENCH_HAVE_MPI
-  if (layout_.size <= 1) return;
+  if (layout_.size <= 1) return true;
   // Waiting ranks sleep instead of spinning (MPI_Barrier busy-polls): they share the node with
   // a rank that may be measuring its cores or memory.
   MPI_Request request = MPI_REQUEST_NULL;
@@ -181,9 +182,12 @@ void job::barrier() const {
   int done = 0;
   while (true) {
     GPUBENCH_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
-    if (done != 0) return;
+    if (done != 0) return true;
+    if (interrupt_requested()) return false;  // the request is abandoned with the job
     ::usleep(1000);
   }
+#else
+  return true;
 #endif
 }
 

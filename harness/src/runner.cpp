@@ -240,8 +240,16 @@ run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& 
   std::size_t index = 0;
   const auto save = [&] {
     document.meta.finished = iso8601_now();
-    if (!results_path.empty()) {
+    if (results_path.empty()) return;
+    try {
       write_file_atomically(results_path, json(document).dump(1) + "\n");
+      outcome.save_error.clear();
+      outcome.results_saved = document.results.size();
+    } catch (const std::exception& e) {
+      // A full or read-only output disk loses no measurement: the results stay in memory and
+      // the next save tries again; the earlier file stays whole (the writes are atomic).
+      if (outcome.save_error.empty() && progress.save_failed) progress.save_failed(e.what());
+      outcome.save_error = e.what();
     }
   };
   const auto record = [&](result r) {

@@ -16,6 +16,7 @@ namespace {
 pid_t spawn_program(std::vector<std::string> argv_storage, const fs::path& cwd, const fs::path& out,
                     const fs::path& err, const std::vector<std::string>& env = {}) {
   std::vector<char*> argv;
+  argv.reserve(argv_storage.size() + 1);
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
   const pid_t pid = fork();
@@ -77,6 +78,11 @@ process_result run_gpubench(const std::vector<std::string>& args, const fs::path
 
 pid_t start_gpubench(const std::vector<std::string>& args, const fs::path& log_dir) {
   return spawn(args, {}, log_dir / "stdout.log", log_dir / "stderr.log");
+}
+
+pid_t start_program(const std::vector<std::string>& argv, const fs::path& cwd,
+                    const fs::path& log_dir) {
+  return spawn_program(argv, cwd, log_dir / "stdout.log", log_dir / "stderr.log");
 }
 
 temp_dir::temp_dir() {

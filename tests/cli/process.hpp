@@ -27,6 +27,9 @@ process_result run_program(const std::vector<std::string>& argv,
 
 // Starts it without waiting (stdout/stderr to files in `log_dir`); returns the pid.
 pid_t start_gpubench(const std::vector<std::string>& args, const std::filesystem::path& log_dir);
+// The same for any program, started in `cwd`.
+pid_t start_program(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                    const std::filesystem::path& log_dir);
 // Waits for a started process; returns its exit code, or -1 when a signal ended it.
 int wait_for(pid_t pid);
 

@@ -1,13 +1,10 @@
 // End-to-end tests of the real binary on this machine.
-#include <signal.h>
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <thread>
 
 #include "process.hpp"
 
@@ -16,16 +13,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Small arrays keep runs short; the quick suite test runs the real defaults.
-const std::vector<std::string> small_membw{"--only", "host.membw",
-                                           "--axis", "host.membw:array_bytes=16MiB",
-                                           "--axis", "host.membw:kernel=triad"};
-
-std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
-  base.insert(base.end(), more.begin(), more.end());
-  return base;
-}
 
 std::size_t line_count(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
@@ -185,53 +172,6 @@ TEST_CASE("a user's own suite file runs", "[cli]") {
   CHECK(res["info"]["iterations_per_repetition"] == json::array({2, 2, 2}));
 }
 
-TEST_CASE("runs never overwrite earlier results", "[cli]") {
-  temp_dir dir;
-  const auto first = run_gpubench(with({"run"}, small_membw), dir.path);
-  const auto second = run_gpubench(with({"run"}, small_membw), dir.path);
-  REQUIRE(first.exit_code == 0);
-  REQUIRE(second.exit_code == 0);
-  std::vector<fs::path> folders;
-  for (const auto& entry : fs::directory_iterator(dir.path / "gpubench-results")) {
-    folders.push_back(entry.path());
-    CHECK(fs::exists(entry.path() / "results.json"));
-  }
-  CHECK(folders.size() == 2);
-  // --out refuses a folder that already holds results.
-  check_one_line_error(run_gpubench(with({"run", "--out", folders.at(0).string()}, small_membw)),
-                       "earlier results.json");
-}
-
-TEST_CASE("SIGINT ends a run with exit 3 and keeps the finished results", "[cli]") {
-  temp_dir dir;
-  const fs::path out = dir.path / "out";
-  const pid_t pid =
-      start_gpubench({"run", "--only", "host.membw", "--axis",
-                      "host.membw:array_bytes=16MiB,32MiB,48MiB,64MiB", "--out", out.string()},
-                     dir.path);
-  // Wait for the first finished case, then interrupt.
-  bool saw_result = false;
-  for (int i = 0; i < 600 && !saw_result; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    try {
-      const json doc = json::parse(read_file(out / "results.json"));
-      saw_result = !doc["results"].empty();
-    } catch (const json::exception&) {
-      // not written yet
-    }
-  }
-  REQUIRE(saw_result);
-  kill(pid, SIGINT);
-  CHECK(wait_for(pid) == 3);
-  const json doc = json::parse(read_file(out / "results.json"));
-  CHECK(doc["meta"]["interrupted"] == true);
-  CHECK_FALSE(doc["results"].empty());
-  CHECK(doc["results"].size() < 16);
-  for (const auto& res : doc["results"]) {
-    CHECK(res["status"] == "ok");
-  }
-}
-
 TEST_CASE("GPUs come from NVML loaded at run time", "[cli]") {
   // The stand-in libnvidia-ml.so.1 reports two GPUs; CUDA has no driver here, so the GPUs are
   // listed from NVML alone and the GPU benchmarks say why they cannot use them.
@@ -359,28 +299,6 @@ TEST_CASE("storage and CPU benchmarks measure, verify and clean up", "[cli]") {
   // The test files are gone; the folder the user named is left as it was.
   CHECK(fs::is_empty(scratch));
   fs::remove(scratch);
-}
-
-TEST_CASE("SIGINT while a storage benchmark runs removes its test file", "[cli]") {
-  temp_dir dir;
-  const fs::path scratch = fs::current_path() / ("scratch-int-" + std::to_string(getpid()));
-  fs::create_directories(scratch);
-  const pid_t pid =
-      start_gpubench({"run", "--only", "nvme.seq_read", "--scratch", scratch.string(), "--axis",
-                      "nvme.seq_read:file_bytes=2GiB", "--out", (dir.path / "o").string()},
-                     dir.path);
-  bool file_seen = false;
-  for (int i = 0; i < 600 && !file_seen; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    file_seen = !fs::is_empty(scratch);
-  }
-  REQUIRE(file_seen);
-  kill(pid, SIGINT);
-  CHECK(wait_for(pid) == 3);
-  CHECK(fs::is_empty(scratch));
-  fs::remove(scratch);
-  const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
-  CHECK(doc["meta"]["interrupted"] == true);
 }
 
 TEST_CASE("size --json gives gpubench.sizing/1 with every component", "[cli][model]") {

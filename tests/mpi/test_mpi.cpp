@@ -2,9 +2,11 @@
 // ranks given different node names to stand for nodes.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "../cli/doc_table.hpp"
 #include "../cli/process.hpp"
 
 using namespace gpubench::testing;
@@ -28,6 +30,7 @@ struct rank_spec {
   std::string node;
   std::vector<std::string> env;
   std::vector<std::string> args;
+  std::vector<std::string> wrapper = {};  // runs gpubench (its path and args follow)
 };
 
 process_result mpirun(const std::vector<rank_spec>& ranks) {
@@ -38,6 +41,7 @@ process_result mpirun(const std::vector<rank_spec>& ranks) {
     for (const auto& e : ranks[i].env) {
       argv.insert(argv.end(), {"-x", e});
     }
+    argv.insert(argv.end(), ranks[i].wrapper.begin(), ranks[i].wrapper.end());
     argv.push_back(GPUBENCH_EXE);
     argv.insert(argv.end(), ranks[i].args.begin(), ranks[i].args.end());
   }
@@ -143,4 +147,41 @@ TEST_CASE("ranks that disagree stop with exit 2, naming the ranks", "[mpi]") {
   CHECK(bad.exit_code == 2);
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') >= 1);
   CHECK_THAT(bad.err, Catch::Contains("rank 0: --only: expected a known benchmark id"));
+}
+
+TEST_CASE(
+    "a rank killed mid-run ends the job without a hang, rank 0 keeping its results, as "
+    "docs/reliability.md lists",
+    "[mpi][reliability]") {
+  temp_dir dir;
+  const fs::path out = dir.path / "o";
+  const auto args = plus({"run", "--suite", "quick", "--only", "host.membw", "--axis",
+                          "host.membw:array_bytes=16MiB,32MiB,48MiB,64MiB", "--out", out.string()},
+                         {});
+  // Rank 1 is SIGKILLed once rank 0 has saved its first result. Open MPI then signals rank 0
+  // (SIGTERM, SIGKILL a second later) and ends the job.
+  const std::string results = (out / "results.json").string();
+  const std::vector<std::string> killer{"/bin/sh", "-c",
+                                        "\"$@\" & p=$!; until grep -qs '\"id\"' " + results +
+                                            "; do sleep 0.05; done; kill -9 $p; wait $p",
+                                        "sh"};
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = mpirun({{"a", {}, args}, {"b", {}, args, killer}});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  INFO(r.err);
+  CHECK(r.exit_code != 0);
+  CHECK(seconds < 60);
+  const json doc = json::parse(read_file(out / "results.json"));
+  CHECK(doc["meta"]["interrupted"] == true);
+  REQUIRE_FALSE(doc["results"].empty());
+  for (const auto& res : doc["results"]) CHECK(res["status"] == "ok");
+  CHECK_THAT(r.err, Catch::Contains("holds rank 0's finished results only"));
+  check_docs_table("mpi fault", "tests/mpi/test_mpi.cpp",
+                   "| fault | how the test provokes it | what gpubench did |\n|---|---|---|\n"
+                   "| an MPI rank dies mid-run | `kill -9` of rank 1 (of 2, under mpirun) once "
+                   "rank 0 saved its first result | mpirun ends the job at once, exit non-zero; "
+                   "rank 0 leaves its barrier on the launcher's SIGTERM, exits 3 and keeps its "
+                   "finished results in results.json marked interrupted (no gather: the other "
+                   "ranks' results are lost) |\n");
 }

@@ -32,6 +32,8 @@ class job {
   static std::unique_ptr<job> start();
   job(const job&) = delete;
   job& operator=(const job&) = delete;
+  // Finalizes MPI, except after SIGINT/SIGTERM: MPI_Finalize synchronizes with every rank, and
+  // one of them may be gone.
   ~job();
 
   [[nodiscard]] const job_layout& layout() const noexcept { return layout_; }
@@ -40,7 +42,10 @@ class job {
   [[nodiscard]] std::vector<std::string> all_gather(const std::string& mine) const;
   // Every rank's string on rank 0, in rank order; empty on the other ranks. Collective.
   [[nodiscard]] std::vector<std::string> gather_to_root(const std::string& mine) const;
-  void barrier() const;
+  // Waits for every rank, sleeping rather than spinning. Returns false, without waiting any
+  // longer, once SIGINT/SIGTERM has arrived: a launcher tearing the job down after a rank died
+  // signals the others, and a rank must not wait for one that will never come.
+  bool barrier() const;
   // Rank 0's bytes to every rank (the NCCL unique id). Collective.
   void broadcast_bytes(void* data, int bytes) const;
 

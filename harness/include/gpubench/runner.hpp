@@ -15,6 +15,9 @@ namespace gpubench {
 struct progress_listener {
   std::function<void(std::size_t index, std::size_t total, const std::string& label)> started;
   std::function<void(std::size_t index, std::size_t total, const result& r)> finished;
+  // Writing results_path failed (the first time after a success): the run goes on in memory
+  // and tries again after the next case.
+  std::function<void(const std::string& error)> save_failed;
 };
 
 // How a rank of a multi-rank job takes part (the defaults suit a single process).
@@ -31,12 +34,17 @@ struct run_outcome {
   std::size_t skipped = 0;
   std::size_t failed = 0;
   bool interrupted = false;
+  // Set when the last attempt to write results_path failed: what failed, and how many results
+  // the file on disk (the last good write) holds.
+  std::string save_error;
+  std::size_t results_saved = 0;
 };
 
 // Runs every case of the plan in order, appends one result per case (one per benchmark when it
 // is skipped) to `document`, and rewrites `results_path` atomically after each (unless the path
 // is empty: ranks other than 0 keep their results in memory for the gather). An exception in
-// a case becomes a failed result; the run goes on. Stops early, marking the document
+// a case becomes a failed result; the run goes on, and so it does when results_path cannot be
+// written (outcome.save_error says so at the end). Stops early, marking the document
 // interrupted, once interrupt_requested() is true.
 run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& ctx,
                      results_document& document, const std::filesystem::path& results_path,

@@ -1,0 +1,34 @@
+#include "gpubench/gpu_memory.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace gpubench {
+
+std::optional<std::uint64_t> largest_fitting_buffer(std::uint64_t requested, int buffers,
+                                                    std::uint64_t free_bytes, std::uint64_t minimum,
+                                                    std::uint64_t granularity) {
+  if (buffers < 1 || granularity == 0) return std::nullopt;
+  const auto usable = static_cast<std::uint64_t>(
+      std::floor(static_cast<double>(free_bytes) * usable_free_fraction));
+  std::uint64_t per_buffer = std::min(requested, usable / static_cast<std::uint64_t>(buffers));
+  if (per_buffer < requested) per_buffer = per_buffer / granularity * granularity;
+  if (per_buffer == 0 || per_buffer < minimum) return std::nullopt;
+  return per_buffer;
+}
+
+namespace {
+std::string gib(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1ULL << 30));
+  return text;
+}
+}  // namespace
+
+std::string gpu_memory_shortage(int device, std::uint64_t free_bytes, std::uint64_t total_bytes,
+                                const std::string& what) {
+  return "GPU " + std::to_string(device) + " has " + gib(free_bytes) + " free of " +
+         gib(total_bytes) + ": too little for " + what;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,298 @@
+// Faults during a run, provoked on the real binary: signals, a file size limit, a scratch folder
+// that vanishes, an output folder gpubench may not write to (from the start or from the middle
+// of a run), a results folder that already exists. Each must end in a clear skip or error with
+// the rest of the suite run where it can, nothing measured lost and nothing left in the scratch
+// folder. What gpubench did becomes the faults table of docs/reliability.md.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "doc_table.hpp"
+#include "process.hpp"
+
+using namespace gpubench::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The uid and gid the permission faults run as when the tests run as root (root may write
+// anywhere, so a read-only folder would prove nothing): nobody/nogroup.
+constexpr unsigned unprivileged_id = 65534;
+
+struct fault_row {
+  std::string fault;
+  std::string provoked;
+  std::string outcome;
+};
+
+// A scratch folder on the disk the tests run from (the temp folder may be tmpfs, where the
+// storage benchmarks are skipped), removed at scope exit.
+struct scratch_dir {
+  fs::path path;
+  explicit scratch_dir(const std::string& name)
+      : path(fs::current_path() / (name + "-" + std::to_string(::getpid()))) {
+    fs::create_directories(path);
+  }
+  scratch_dir(const scratch_dir&) = delete;
+  scratch_dir& operator=(const scratch_dir&) = delete;
+  ~scratch_dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+// The results file once it holds at least `count` results (waits up to 60 s); null if never.
+json wait_for_results(const fs::path& file, std::size_t count) {
+  for (int i = 0; i < 1200; ++i) {
+    try {
+      json doc = json::parse(read_file(file));
+      if (doc.at("results").size() >= count) return doc;
+    } catch (const json::exception&) {
+      // not written yet
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return nullptr;
+}
+
+std::map<std::string, json> results_by_id(const json& doc) {
+  std::map<std::string, json> by_id;
+  for (const auto& r : doc.at("results")) by_id[r.at("id").get<std::string>()] = r;
+  return by_id;
+}
+
+constexpr fs::perms readable_by_all = fs::perms::owner_all | fs::perms::group_read |
+                                      fs::perms::group_exec | fs::perms::others_read |
+                                      fs::perms::others_exec;
+
+// A copy of the binary and its configs under `root` (made readable by all), so the unprivileged
+// user can run it wherever the build lives; returns the argv prefix that runs it as that user
+// (or as the current user, when that is not root).
+std::vector<std::string> unprivileged_gpubench(const fs::path& root) {
+  fs::permissions(root, readable_by_all);
+  const fs::path dir = root / "install";
+  fs::create_directories(dir / "bin");
+  fs::copy_file(GPUBENCH_EXE, dir / "bin" / "gpubench");
+  fs::copy(fs::path(GPUBENCH_SOURCE_DIR) / "configs", dir / "configs", fs::copy_options::recursive);
+  const std::string exe = (dir / "bin" / "gpubench").string();
+  if (::geteuid() != 0) return {exe};
+  const std::string id = std::to_string(unprivileged_id);
+  return {"/usr/bin/setpriv", "--reuid=" + id, "--regid=" + id, "--clear-groups", exe};
+}
+
+// A folder the unprivileged user owns.
+fs::path owned_folder(const fs::path& path) {
+  fs::create_directories(path);
+  if (::geteuid() == 0) REQUIRE(::chown(path.c_str(), unprivileged_id, unprivileged_id) == 0);
+  return path;
+}
+
+std::vector<std::string> with(std::vector<std::string> head, const std::vector<std::string>& tail) {
+  head.insert(head.end(), tail.begin(), tail.end());
+  return head;
+}
+
+const std::vector<std::string> four_membw_cases{
+    "--suite", "quick", "--only", "host.membw", "--axis", "host.membw:array_bytes=16MiB,48MiB"};
+
+fault_row sigint_during_a_run() {
+  temp_dir dir;
+  const fs::path out = dir.path / "out";
+  const pid_t pid =
+      start_gpubench(with({"run", "--out", out.string()}, four_membw_cases), dir.path);
+  REQUIRE(wait_for_results(out / "results.json", 1) != nullptr);
+  kill(pid, SIGINT);
+  CHECK(wait_for(pid) == 3);
+  const json doc = json::parse(read_file(out / "results.json"));
+  CHECK(doc["meta"]["interrupted"] == true);
+  CHECK_FALSE(doc["results"].empty());
+  CHECK(doc["results"].size() < 4);
+  for (const auto& r : doc["results"]) CHECK(r["status"] == "ok");
+  return {"SIGINT during a run", "`kill -INT` after the first of four host.membw cases",
+          "exit 3; results.json valid, `meta.interrupted` true, every finished case kept, the "
+          "case cut short dropped"};
+}
+
+fault_row sigterm_while_writing_the_test_file() {
+  temp_dir dir;
+  const scratch_dir scratch("scratch-term");
+  const pid_t pid = start_gpubench(
+      {"run", "--only", "nvme.seq_read", "--scratch", scratch.path.string(), "--axis",
+       "nvme.seq_read:file_bytes=2GiB", "--out", (dir.path / "o").string()},
+      dir.path);
+  bool file_seen = false;
+  for (int i = 0; i < 3000 && !file_seen; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    file_seen = !fs::is_empty(scratch.path);
+  }
+  REQUIRE(file_seen);
+  kill(pid, SIGTERM);
+  CHECK(wait_for(pid) == 3);
+  CHECK(fs::is_empty(scratch.path));
+  const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
+  CHECK(doc["meta"]["interrupted"] == true);
+  return {"SIGTERM while the NVMe test file is written",
+          "`kill -TERM` once the 2 GiB file appears in --scratch",
+          "exit 3; the partly written test file removed, --scratch left empty; results.json "
+          "valid and marked interrupted"};
+}
+
+fault_row file_size_limit() {
+  temp_dir dir;
+  const scratch_dir scratch("scratch-fsize");
+  const fs::path out = dir.path / "o";
+  // 32 MiB: the results and reports fit, the 256 MiB test file does not.
+  const auto r = run_program(
+      with({"/usr/bin/prlimit", "--fsize=33554432", GPUBENCH_EXE},
+           {"run", "--suite", "quick", "--only", "nvme.seq_read,cpu.augment", "--scratch",
+            scratch.path.string(), "--axis", "nvme.seq_read:file_bytes=256MiB", "--axis",
+            "cpu.augment:threads=1", "--out", out.string()}));
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(fs::is_empty(scratch.path));
+  const auto by_id = results_by_id(json::parse(read_file(out / "results.json")));
+  REQUIRE(by_id.count("nvme.seq_read") == 1);
+  const json& nvme = by_id.at("nvme.seq_read");
+  CHECK(nvme["status"] == "skipped");
+  const std::string reason = nvme.value("reason", "");
+  CHECK_THAT(reason, Catch::Contains("EFBIG") && Catch::Contains(scratch.path.string()));
+  CHECK(by_id.at("cpu.augment")["status"] == "ok");
+  return {"out of room while creating the NVMe test file",
+          "`prlimit --fsize=32MiB` (a file size limit) with a 256 MiB test file",
+          "exit 0; nvme.seq_read skipped: \"" +
+              replace_all(reason, scratch.path.string(), "SCRATCH") +
+              "\"; the partial file removed; cpu.augment after it measured"};
+}
+
+fault_row scratch_folder_vanishes() {
+  temp_dir dir;
+  auto scratch = std::make_unique<scratch_dir>("scratch-gone");
+  const std::string scratch_path = scratch->path.string();
+  const fs::path out = dir.path / "o";
+  const pid_t pid =
+      start_gpubench(with({"run", "--scratch", scratch_path, "--out", out.string(), "--axis",
+                           "nvme.*:file_bytes=64MiB", "--axis", "cpu.augment:threads=1"},
+                          {"--suite", "quick", "--only", "host.membw,nvme.*,cpu.augment", "--axis",
+                           "host.membw:array_bytes=16MiB,48MiB"}),
+                     dir.path);
+  // host.membw runs first; the folder goes while it does.
+  REQUIRE(wait_for_results(out / "results.json", 1) != nullptr);
+  scratch.reset();
+  CHECK(wait_for(pid) == 1);
+  const json doc = json::parse(read_file(out / "results.json"));
+  const auto by_id = results_by_id(doc);
+  std::string error;
+  for (const char* id : {"nvme.seq_read", "nvme.rand_read"}) {
+    INFO(id);
+    REQUIRE(by_id.count(id) == 1);
+    CHECK(by_id.at(id)["status"] == "failed");
+    error = by_id.at(id).value("error", "");
+    CHECK_THAT(error, Catch::Contains(scratch_path) && Catch::Contains("is gone"));
+  }
+  CHECK(by_id.at("host.membw")["status"] == "ok");
+  CHECK(by_id.at("cpu.augment")["status"] == "ok");
+  return {"the --scratch folder removed during the run",
+          "`rm -r` of the folder while host.membw runs, before the NVMe benchmarks",
+          "exit 1; each NVMe case failed: \"" + replace_all(error, scratch_path, "SCRATCH") +
+              "\"; the cases before and after (host.membw, cpu.augment) measured"};
+}
+
+fault_row output_folder_not_writable() {
+  temp_dir dir;
+  const auto gpubench = unprivileged_gpubench(dir.path);
+  // Owned by the test's user, 0755: the unprivileged user may read it, not write to it.
+  const fs::path theirs = dir.path / "theirs";
+  fs::create_directories(theirs);
+  fs::permissions(theirs, readable_by_all);
+  if (::geteuid() != 0) fs::permissions(theirs, fs::perms::owner_write, fs::perm_options::remove);
+  const auto r =
+      run_program(with(gpubench, with({"run", "--out", theirs.string()}, four_membw_cases)));
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_THAT(r.err, Catch::Contains("--out " + theirs.string()));
+  CHECK(fs::is_empty(theirs));
+  return {"an output folder gpubench may not write to",
+          "--out a folder of another user (mode 0755), run as an unprivileged user",
+          "exit 2 before anything runs: \"" + md_cell(replace_all(r.err, theirs.string(), "OUT")) +
+              "\""};
+}
+
+fault_row output_folder_turns_read_only() {
+  temp_dir dir;
+  const auto gpubench = unprivileged_gpubench(dir.path);
+  const fs::path out = owned_folder(dir.path / "o");
+  const pid_t pid = start_program(
+      with(gpubench, with({"run", "--out", out.string()}, four_membw_cases)), dir.path, dir.path);
+  REQUIRE(wait_for_results(out / "results.json", 1) != nullptr);
+  fs::permissions(out, fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                  fs::perm_options::remove);
+  const int exit_code = wait_for(pid);
+  const std::string err = read_file(dir.path / "stderr.log");
+  INFO(err);
+  CHECK(exit_code == 1);
+  CHECK_THAT(err, Catch::Contains("results not saved") &&
+                      Catch::Contains("the run goes on and tries again after each case"));
+  CHECK_THAT(err, Catch::Contains("of the 4 results: the last write failed"));
+  // Every case ran; the file on disk is the last whole one written.
+  CHECK_THAT(read_file(dir.path / "stdout.log"), Catch::Contains("4 ok, 0 failed"));
+  const json doc = json::parse(read_file(out / "results.json"));
+  CHECK(doc["results"].size() >= 1);
+  CHECK(doc["results"].size() < 4);
+  return {"the output folder turns read-only during the run",
+          "`chmod a-w` on the results folder after the first of four cases (unprivileged user)",
+          "a warning, every case still run; exit 1 naming how many results the file holds; "
+          "results.json stays the last whole file written (writes are atomic)"};
+}
+
+fault_row earlier_results_folder() {
+  temp_dir dir;
+  const fs::path out = dir.path / "o";
+  const std::vector<std::string> small{"--suite", "quick",
+                                       "--only",  "host.membw",
+                                       "--axis",  "host.membw:array_bytes=16MiB",
+                                       "--axis",  "host.membw:kernel=copy"};
+  REQUIRE(run_gpubench(with({"run", "--out", out.string()}, small)).exit_code == 0);
+  const std::string before = read_file(out / "results.json");
+  const auto again = run_gpubench(with({"run", "--out", out.string()}, small));
+  CHECK(again.exit_code == 2);
+  CHECK(read_file(out / "results.json") == before);
+  // Without --out, each run makes a new folder under gpubench-results/.
+  REQUIRE(run_gpubench(with({"run"}, small), dir.path).exit_code == 0);
+  REQUIRE(run_gpubench(with({"run"}, small), dir.path).exit_code == 0);
+  std::size_t folders = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path / "gpubench-results")) {
+    folders += fs::exists(entry.path() / "results.json") ? 1 : 0;
+  }
+  CHECK(folders == 2);
+  return {"a results folder from an earlier run",
+          "--out a folder holding results.json; two runs without --out",
+          "exit 2, the earlier file untouched: \"" +
+              md_cell(replace_all(again.err, out.string(), "OUT")) +
+              "\"; without --out each run gets its own new folder"};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "faults end in a clear skip or error, keep what was measured, as docs/reliability.md "
+    "lists",
+    "[cli][reliability]") {
+  std::string table = "| fault | how the test provokes it | what gpubench did |\n|---|---|---|\n";
+  for (const auto& scenario : {sigint_during_a_run, sigterm_while_writing_the_test_file,
+                               file_size_limit, scratch_folder_vanishes, output_folder_not_writable,
+                               output_folder_turns_read_only, earlier_results_folder}) {
+    const fault_row row = scenario();
+    table += "| " + md_cell(row.fault) + " | " + md_cell(row.provoked) + " | " +
+             md_cell(row.outcome) + " |\n";
+  }
+  check_docs_table("fault", "tests/cli/test_faults.cpp", table);
+}
