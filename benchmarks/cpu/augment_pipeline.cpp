@@ -169,16 +169,21 @@ void flip_horizontal(rgb_image& image) {
 }
 
 void normalize_to_chw(const rgb_image& image, float* out) {
+  // The passes torchvision makes, in its order: ToTensor (HWC uint8 to CHW float, then / 255),
+  // then Normalize (per channel: - mean, then / std). One fused multiply-add pass would be several
+  // times faster than the loaders this pipeline stands for (docs/methodology.md).
   const std::size_t plane = static_cast<std::size_t>(image.width) * image.height;
   for (int c = 0; c < 3; ++c) {
-    // (v / 255 - mean) / std as one multiply-add per value.
-    const float scale = 1.0f / (255.0f * imagenet_std[c]);
-    const float offset = -imagenet_mean[c] / imagenet_std[c];
     float* dst = out + static_cast<std::size_t>(c) * plane;
     for (std::size_t i = 0; i < plane; ++i) {
-      dst[i] =
-          static_cast<float>(image.pixels[i * 3 + static_cast<std::size_t>(c)]) * scale + offset;
+      dst[i] = static_cast<float>(image.pixels[i * 3 + static_cast<std::size_t>(c)]);
     }
+  }
+  for (std::size_t i = 0; i < 3 * plane; ++i) out[i] /= 255.0f;
+  for (int c = 0; c < 3; ++c) {
+    float* dst = out + static_cast<std::size_t>(c) * plane;
+    for (std::size_t i = 0; i < plane; ++i) dst[i] -= imagenet_mean[c];
+    for (std::size_t i = 0; i < plane; ++i) dst[i] /= imagenet_std[c];
   }
 }
 
