@@ -226,6 +226,28 @@ fault_row output_folder_not_writable() {
               "\""};
 }
 
+fault_row scratch_folder_not_writable() {
+  temp_dir dir;
+  const auto gpubench = unprivileged_gpubench(dir.path);
+  const fs::path theirs = dir.path / "theirs";
+  fs::create_directories(theirs);
+  fs::permissions(theirs, readable_by_all);
+  if (::geteuid() != 0) fs::permissions(theirs, fs::perms::owner_write, fs::perm_options::remove);
+  const fs::path out = owned_folder(dir.path / "o");
+  const auto r = run_program(with(gpubench, {"run", "--only", "nvme.seq_read", "--scratch",
+                                             theirs.string(), "--out", out.string()}));
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_THAT(r.err, Catch::Contains("--scratch " + theirs.string()));
+  CHECK(fs::is_empty(theirs));
+  CHECK(fs::is_empty(out));
+  return {"a --scratch folder gpubench may not write to",
+          "--scratch a folder of another user (mode 0755), run as an unprivileged user",
+          "exit 2 before anything runs: \"" +
+              md_cell(replace_all(r.err, theirs.string(), "SCRATCH")) + "\""};
+}
+
 fault_row output_folder_turns_read_only() {
   temp_dir dir;
   const auto gpubench = unprivileged_gpubench(dir.path);
@@ -287,9 +309,10 @@ TEST_CASE(
     "lists",
     "[cli][reliability]") {
   std::string table = "| fault | how the test provokes it | what gpubench did |\n|---|---|---|\n";
-  for (const auto& scenario : {sigint_during_a_run, sigterm_while_writing_the_test_file,
-                               file_size_limit, scratch_folder_vanishes, output_folder_not_writable,
-                               output_folder_turns_read_only, earlier_results_folder}) {
+  for (const auto& scenario :
+       {sigint_during_a_run, sigterm_while_writing_the_test_file, file_size_limit,
+        scratch_folder_vanishes, scratch_folder_not_writable, output_folder_not_writable,
+        output_folder_turns_read_only, earlier_results_folder}) {
     const fault_row row = scenario();
     table += "| " + md_cell(row.fault) + " | " + md_cell(row.provoked) + " | " +
              md_cell(row.outcome) + " |\n";
