@@ -205,28 +205,11 @@ fault_row scratch_folder_vanishes() {
               "\"; the cases before and after (host.membw, cpu.augment) measured"};
 }
 
-fault_row output_folder_not_writable() {
-  temp_dir dir;
-  const auto gpubench = unprivileged_gpubench(dir.path);
-  // Owned by the test's user, 0755: the unprivileged user may read it, not write to it.
-  const fs::path theirs = dir.path / "theirs";
-  fs::create_directories(theirs);
-  fs::permissions(theirs, readable_by_all);
-  if (::geteuid() != 0) fs::permissions(theirs, fs::perms::owner_write, fs::perm_options::remove);
-  const auto r =
-      run_program(with(gpubench, with({"run", "--out", theirs.string()}, four_membw_cases)));
-  INFO(r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK_THAT(r.err, Catch::Contains("--out " + theirs.string()));
-  CHECK(fs::is_empty(theirs));
-  return {"an output folder gpubench may not write to",
-          "--out a folder of another user (mode 0755), run as an unprivileged user",
-          "exit 2 before anything runs: \"" + md_cell(replace_all(r.err, theirs.string(), "OUT")) +
-              "\""};
-}
-
-fault_row scratch_folder_not_writable() {
+// Runs gpubench as the unprivileged user with `flag` naming a folder of another user (mode 0755:
+// readable, not writable) and, unless the flag is --out, a results folder of its own; it must
+// stop with exit 2 before anything runs, naming the flag.
+fault_row refused_folder(const std::string& flag, const std::string& placeholder,
+                         const std::vector<std::string>& other_args) {
   temp_dir dir;
   const auto gpubench = unprivileged_gpubench(dir.path);
   const fs::path theirs = dir.path / "theirs";
@@ -234,18 +217,27 @@ fault_row scratch_folder_not_writable() {
   fs::permissions(theirs, readable_by_all);
   if (::geteuid() != 0) fs::permissions(theirs, fs::perms::owner_write, fs::perm_options::remove);
   const fs::path out = owned_folder(dir.path / "o");
-  const auto r = run_program(with(gpubench, {"run", "--only", "nvme.seq_read", "--scratch",
-                                             theirs.string(), "--out", out.string()}));
+  std::vector<std::string> args = with({"run", flag, theirs.string()}, other_args);
+  if (flag != "--out") args = with(args, {"--out", out.string()});
+  const auto r = run_program(with(gpubench, args));
   INFO(r.err);
   CHECK(r.exit_code == 2);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK_THAT(r.err, Catch::Contains("--scratch " + theirs.string()));
+  CHECK_THAT(r.err, Catch::Contains(flag + " " + theirs.string()));
   CHECK(fs::is_empty(theirs));
   CHECK(fs::is_empty(out));
-  return {"a --scratch folder gpubench may not write to",
-          "--scratch a folder of another user (mode 0755), run as an unprivileged user",
+  return {"a " + flag + " folder gpubench may not write to",
+          flag + " a folder of another user (mode 0755), run as an unprivileged user",
           "exit 2 before anything runs: \"" +
-              md_cell(replace_all(r.err, theirs.string(), "SCRATCH")) + "\""};
+              md_cell(replace_all(r.err, theirs.string(), placeholder)) + "\""};
+}
+
+fault_row output_folder_not_writable() {
+  return refused_folder("--out", "OUT", four_membw_cases);
+}
+
+fault_row scratch_folder_not_writable() {
+  return refused_folder("--scratch", "SCRATCH", {"--only", "nvme.seq_read"});
 }
 
 fault_row output_folder_turns_read_only() {
