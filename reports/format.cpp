@@ -6,23 +6,6 @@
 
 namespace gpubench::reports {
 
-std::string format_bytes(std::uint64_t bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 5) {
-    value /= 1024;
-    ++unit;
-  }
-  char buffer[32];
-  if (unit == 0) {
-    std::snprintf(buffer, sizeof buffer, "%llu B", static_cast<unsigned long long>(bytes));
-  } else {
-    std::snprintf(buffer, sizeof buffer, value >= 100 ? "%.0f %s" : "%.1f %s", value, units[unit]);
-  }
-  return buffer;
-}
-
 std::string format_number(double value) {
   char buffer[48];
   const double magnitude = std::abs(value);

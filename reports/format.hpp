@@ -6,11 +6,12 @@
 #include <vector>
 
 #include "gpubench/json.hpp"
+#include "gpubench/text.hpp"
 
 namespace gpubench::reports {
 
-// 1536 -> "1.5 KiB" (sizes use binary units, labelled as such).
-[[nodiscard]] std::string format_bytes(std::uint64_t bytes);
+// 1536 -> "1.5 KiB" (the harness's, shared with its messages).
+using gpubench::format_bytes;
 // Three significant digits at most, no exponent below 1e9: 12.3456 -> "12.3", 0.01234 -> "0.0123".
 [[nodiscard]] std::string format_number(double value);
 // "kernel=triad threads=8" from a results file's axes object.

@@ -1,7 +1,9 @@
 #include "gpubench/gpu_memory.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
+
+#include "gpubench/text.hpp"
 
 namespace gpubench {
 
@@ -17,18 +19,10 @@ std::optional<std::uint64_t> largest_fitting_buffer(std::uint64_t requested, int
   return per_buffer;
 }
 
-namespace {
-std::string gib(std::uint64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1ULL << 30));
-  return text;
-}
-}  // namespace
-
 std::string gpu_memory_shortage(int device, std::uint64_t free_bytes, std::uint64_t total_bytes,
                                 const std::string& what) {
-  return "GPU " + std::to_string(device) + " has " + gib(free_bytes) + " free of " +
-         gib(total_bytes) + ": too little for " + what;
+  return "GPU " + std::to_string(device) + " has " + format_bytes(free_bytes) + " free of " +
+         format_bytes(total_bytes) + ": too little for " + what;
 }
 
 }  // namespace gpubench

@@ -23,7 +23,7 @@ inline constexpr double usable_free_fraction = 0.9;
                                                                   std::uint64_t minimum,
                                                                   std::uint64_t granularity);
 
-// "GPU 0 has 2.0 GiB free of 80.0 GiB: too little for <what>".
+// "GPU 0 has 2.0 GiB free of 80.0 GiB: too little for <what>" (sizes as format_bytes writes them).
 [[nodiscard]] std::string gpu_memory_shortage(int device, std::uint64_t free_bytes,
                                               std::uint64_t total_bytes, const std::string& what);
 
