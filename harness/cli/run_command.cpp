@@ -420,7 +420,7 @@ int run_command(const run_args& args) {
     hooks.runs_here = [&](const benchmark_definition& def) {
       return def.scope() == run_scope::per_rank || layout.node_leader;
     };
-    hooks.after_benchmark = [&] { (void)the_job->barrier(); };  // run_plan sees an interrupt
+    hooks.after_benchmark = [&] { the_job->barrier(); };
   }
   run_outcome outcome =
       run_plan(plan, ctx, doc, results_path, root ? make_progress() : progress_listener{}, hooks);
@@ -454,12 +454,7 @@ int run_command(const run_args& args) {
     }
     outcome.interrupted = doc.meta.interrupted = interrupt_requested();
     doc.meta.finished = iso8601_now();
-    try {
-      write_file_atomically(results_path, json(doc).dump(1) + "\n");
-      outcome.results_saved = doc.results.size();
-    } catch (const std::exception& e) {
-      outcome.save_error = e.what();
-    }
+    save_results(results_path, doc, outcome);
   }
   reports::print_summary(std::cout, doc);
   // One sizing of the workloads serves the printed summary and the written reports.

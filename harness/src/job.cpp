@@ -172,9 +172,9 @@ std::vector<std::string> job::gather_to_root(const std::string& mine) const {
 #endif
 }
 
-bool job::barrier() const {
+void job::barrier() const {
 #if GPUBENCH_HAVE_MPI
-  if (layout_.size <= 1) return true;
+  if (layout_.size <= 1) return;
   // Waiting ranks sleep instead of spinning (MPI_Barrier busy-polls): they share the node with
   // a rank that may be measuring its cores or memory.
   MPI_Request request = MPI_REQUEST_NULL;
@@ -182,12 +182,9 @@ bool job::barrier() const {
   int done = 0;
   while (true) {
     GPUBENCH_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
-    if (done != 0) return true;
-    if (interrupt_requested()) return false;  // the request is abandoned with the job
+    if (done != 0 || interrupt_requested()) return;  // interrupted: abandoned with the job
     ::usleep(1000);
   }
-#else
-  return true;
 #endif
 }
 

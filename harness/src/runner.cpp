@@ -232,6 +232,17 @@ void clear_interrupt() noexcept {
   interrupt_flag.store(false, std::memory_order_relaxed);
 }
 
+void save_results(const std::filesystem::path& results_path, const results_document& document,
+                  run_outcome& outcome) {
+  try {
+    write_file_atomically(results_path, json(document).dump(1) + "\n");
+    outcome.save_error.clear();
+    outcome.results_saved = document.results.size();
+  } catch (const std::exception& e) {
+    outcome.save_error = e.what();
+  }
+}
+
 run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& ctx,
                      results_document& document, const std::filesystem::path& results_path,
                      const progress_listener& progress, const run_hooks& hooks) {
@@ -241,15 +252,11 @@ run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& 
   const auto save = [&] {
     document.meta.finished = iso8601_now();
     if (results_path.empty()) return;
-    try {
-      write_file_atomically(results_path, json(document).dump(1) + "\n");
-      outcome.save_error.clear();
-      outcome.results_saved = document.results.size();
-    } catch (const std::exception& e) {
-      // A full or read-only output disk loses no measurement: the results stay in memory and
-      // the next save tries again; the earlier file stays whole (the writes are atomic).
-      if (outcome.save_error.empty() && progress.save_failed) progress.save_failed(e.what());
-      outcome.save_error = e.what();
+    // A full or read-only output disk loses no measurement: the next save tries again.
+    const bool was_failing = !outcome.save_error.empty();
+    save_results(results_path, document, outcome);
+    if (!was_failing && !outcome.save_error.empty() && progress.save_failed) {
+      progress.save_failed(outcome.save_error);
     }
   };
   const auto record = [&](result r) {

@@ -42,10 +42,10 @@ class job {
   [[nodiscard]] std::vector<std::string> all_gather(const std::string& mine) const;
   // Every rank's string on rank 0, in rank order; empty on the other ranks. Collective.
   [[nodiscard]] std::vector<std::string> gather_to_root(const std::string& mine) const;
-  // Waits for every rank, sleeping rather than spinning. Returns false, without waiting any
-  // longer, once SIGINT/SIGTERM has arrived: a launcher tearing the job down after a rank died
-  // signals the others, and a rank must not wait for one that will never come.
-  bool barrier() const;
+  // Waits for every rank, sleeping rather than spinning; stops waiting once SIGINT/SIGTERM has
+  // arrived (interrupt_requested()): a launcher tearing the job down after a rank died signals
+  // the others, and a rank must not wait for one that will never come.
+  void barrier() const;
   // Rank 0's bytes to every rank (the NCCL unique id). Collective.
   void broadcast_bytes(void* data, int bytes) const;
 

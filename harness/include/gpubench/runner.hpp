@@ -40,6 +40,12 @@ struct run_outcome {
   std::size_t results_saved = 0;
 };
 
+// Writes the document to `results_path` atomically and records how that went in `outcome`:
+// results_saved and save_error cleared on success, save_error set (the earlier file left whole)
+// on failure. Never throws for a failed write: the run keeps its results in memory.
+void save_results(const std::filesystem::path& results_path, const results_document& document,
+                  run_outcome& outcome);
+
 // Runs every case of the plan in order, appends one result per case (one per benchmark when it
 // is skipped) to `document`, and rewrites `results_path` atomically after each (unless the path
 // is empty: ranks other than 0 keep their results in memory for the gather). An exception in
