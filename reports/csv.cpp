@@ -44,8 +44,8 @@ void csv_writer::write(std::ostream& out, const machine_report& report) const {
     const model::sizing& s = *w.sizing;
     const std::string unit = samples_unit(s);
     const std::string config = std::to_string(s.gpus_per_node) + " GPU(s) x " +
-                               std::to_string(s.nodes) + " node(s), batch " +
-                               std::to_string(s.batch_per_gpu) + ", " + s.precision;
+                               std::to_string(s.nodes) + " node(s), " + model::batch_text(s) +
+                               ", " + s.precision;
     line(out, {"sizing", w.workload, config, "predicted_samples_per_s",
                number(s.predicted_samples_per_s), unit, "", "", "", "", "",
                "limited by " + s.limiting_component});

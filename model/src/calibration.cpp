@@ -22,6 +22,7 @@ struct model_rule {
 
 struct mapping {
   std::vector<model_rule> models;
+  std::map<std::size_t, json> row_details;  // row index -> merge patch of its workload
   std::vector<std::pair<std::string, std::string>> unusable;    // match -> why
   std::vector<std::pair<std::string, std::string>> gpus;        // row gpu prefix -> catalog
   std::vector<std::pair<std::string, std::string>> precisions;  // prefix -> precision
@@ -32,11 +33,20 @@ mapping load_mapping() {
   const auto path = config_dir() / "calibration" / "models.json";
   const json doc = read_json_file(path);
   const json_reader root(doc, path.string());
-  root.expect_object({"schema", "about", "models", "unusable", "gpus", "precisions", "networks"});
+  root.expect_object(
+      {"schema", "about", "models", "row_details", "unusable", "gpus", "precisions", "networks"});
   mapping m;
   for (const json_reader& e : root.elements("models", 1)) {
     e.expect_object({"match", "family", "workload"});
     m.models.push_back({e.get_string("match"), e.get_string("family"), e.node().at("workload")});
+  }
+  for (const json_reader& e : root.elements("row_details")) {
+    e.expect_object({"rows", "workload", "why"});
+    if (!e.node().at("workload").is_object()) e.member("workload").fail_here("an object");
+    for (const json_reader& row : e.elements("rows", 1)) {
+      if (!row.node().is_number_unsigned()) row.fail_here("a row index");
+      m.row_details[row.node().get<std::size_t>()] = e.node().at("workload");
+    }
   }
   for (const json_reader& e : root.elements("unusable")) {
     e.expect_object({"match", "why"});
@@ -74,6 +84,11 @@ std::vector<prepared_row> prepare(const json& published, const std::string& file
   std::vector<prepared_row> rows;
   std::map<std::string, hardware_profile> catalog;
   const auto entries = root.elements("rows", 1);
+  if (!map.row_details.empty() && map.row_details.rbegin()->first >= entries.size()) {
+    throw input_error("configs/calibration/models.json: row_details names row " +
+                      std::to_string(map.row_details.rbegin()->first) + ", but " + file + " has " +
+                      std::to_string(entries.size()) + " rows");
+  }
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const json_reader& e = entries[i];
     prepared_row p;
@@ -134,6 +149,9 @@ std::vector<prepared_row> prepare(const json& published, const std::string& file
     wdoc["name"] = r.model;
     wdoc["precision"] = r.precision;
     wdoc["batch_per_gpu"] = r.batch;
+    if (const auto detail = map.row_details.find(i); detail != map.row_details.end()) {
+      wdoc.merge_patch(detail->second);
+    }
     if (!wdoc.contains("data")) wdoc["data"] = json::object();
     wdoc["data"]["source"] = "synthetic";  // the rows are GPU-bound benchmark runs
     p.w = parse_workload(wdoc, file + " row " + std::to_string(i));
@@ -167,6 +185,14 @@ std::vector<prepared_row> prepare(const json& published, const std::string& file
     rows.push_back(std::move(p));
   }
   return rows;
+}
+
+// A reference is the same training job on other hardware: the same model settings (an
+// activation-checkpointed run is not a reference for one without); batch and accumulation may
+// differ.
+bool same_model(const workload& a, const workload& b) {
+  return a.model.preset == b.model.preset && a.model.params == b.model.params &&
+         a.model.flags == b.model.flags && a.strategy == b.strategy && a.optimizer == b.optimizer;
 }
 
 double abs_error(double predicted, double published) {
@@ -242,13 +268,15 @@ calibration_report calibrate(const json& published, const std::string& file, con
     for (const prepared_row& q : rows) {
       if (!q.row.usable || q.row.gpu == p.row.gpu || q.row.source != p.row.source ||
           q.row.model != p.row.model || q.row.gpus != p.row.gpus ||
-          q.row.framework != p.row.framework || q.row.precision != p.row.precision) {
+          q.row.framework != p.row.framework || q.row.precision != p.row.precision ||
+          !same_model(q.w, p.w)) {
         continue;
       }
       p.row.reference = q.row.index;
       workload anchored = p.w;
-      anchored.reference = reference_point{"catalog:" + q.row.gpu, q.row.gpus, q.row.batch,
-                                           q.row.published, q.row.precision};
+      anchored.reference =
+          reference_point{"catalog:" + q.row.gpu, q.row.gpus,      q.row.batch,
+                          q.row.published,        q.row.precision, q.w.gradient_accumulation};
       // The reference machine's network is the same cluster's.
       hardware_profile hw = p.hw;
       p.row.anchored = predict(hw, anchored, c, p.options).predicted_samples_per_s;

@@ -184,8 +184,9 @@ struct gpu_times {
   double busy() const { return std::max(work(), step.host_s); }
 };
 
+// One micro-batch on one GPU; the optimizer runs once per `accumulation` micro-batches.
 gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constants& c,
-                   const std::string& precision, int batch, int ranks,
+                   const std::string& precision, int batch, int accumulation, int ranks,
                    std::vector<std::string>& assumed) {
   gpu_times out;
   workload at = w;
@@ -227,7 +228,7 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   }
   const double sharding = w.strategy == "fsdp" ? ranks : 1;  // FSDP shards optimizer state
   const double optimizer_bytes =
-      ops.params * optimizer_bytes_per_param(w.optimizer, precision) / sharding;
+      ops.params * optimizer_bytes_per_param(w.optimizer, precision) / sharding / accumulation;
   out.step.optimizer_s = optimizer_bytes / (hbm * c.memory_efficiency);
   out.step.bytes += optimizer_bytes;
   const double launch_latency =
@@ -351,6 +352,14 @@ double gemm_tflops(const hardware_profile& hw, const std::string& dtype, std::in
   return *peak * efficiency * wave_efficiency;
 }
 
+std::string batch_text(const sizing& s) {
+  std::string text = "batch " + std::to_string(s.batch_per_gpu);
+  if (s.gradient_accumulation > 1) {
+    text += " x " + std::to_string(s.gradient_accumulation) + " accumulated";
+  }
+  return text;
+}
+
 sizing predict(const hardware_profile& hw, const workload& w, const constants& c,
                const run_options& options) {
   sizing s;
@@ -365,6 +374,7 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
   }
   check_runs(hw, s.precision);
   s.batch_per_gpu = options.batch.value_or(w.batch_per_gpu);
+  s.gradient_accumulation = w.gradient_accumulation;
   // GPUs per node: the command line, else the workload (for a bare GPU entry), else the machine.
   if (options.gpus) {
     if (!hw.scalable && *options.gpus > hw.gpus_per_node) {
@@ -388,7 +398,8 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
   s.notes = hw.notes;
 
   // --- GPU step ---------------------------------------------------------------------------
-  gpu_times gpu = gpu_step(hw, w, c, s.precision, s.batch_per_gpu, ranks, s.assumed);
+  gpu_times gpu =
+      gpu_step(hw, w, c, s.precision, s.batch_per_gpu, w.gradient_accumulation, ranks, s.assumed);
   step_breakdown& step = gpu.step;
   s.tokens_per_sample = gpu.tokens_per_sample;
 
@@ -398,7 +409,9 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
   if (ranks > 1) {
     if (w.strategy == "fsdp") {
       // All-gather the parameters for forward and backward, reduce-scatter the gradients: three
-      // passes of the parameters, each moving (n-1)/n of them through every GPU's links.
+      // passes of the parameters, each moving (n-1)/n of them through every GPU's links. All
+      // three run for every micro-batch: FSDP reduce-scatters each micro-batch's gradients
+      // unless no_sync() keeps unsharded gradients, which full sharding exists to avoid.
       const double param_bytes = activation_bytes(s.precision);
       const double volume = 3.0 * gpu.params * param_bytes * (ranks - 1) / ranks;
       double busbw = ar.busbw_GBps;
@@ -417,6 +430,10 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
       // The last bucket is reduced after the backward pass ends: it can never be hidden.
       step.communication_exposed_s = std::max(step.communication_s - c.comm_overlap * backward_s,
                                               allreduce_seconds(ar, c, last, ranks));
+      // With accumulation the gradients are exchanged after the last micro-batch only
+      // (DDP's no_sync()): one exchange per `gradient_accumulation` micro-batches.
+      step.communication_s /= w.gradient_accumulation;
+      step.communication_exposed_s /= w.gradient_accumulation;
     }
   }
 
@@ -431,8 +448,9 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
     std::vector<std::string> ignored;
     workload ref_w = w;
     ref_w.reference.reset();
-    const gpu_times ref_gpu =
-        gpu_step(ref_hw, ref_w, c, ref_precision, ref.batch_per_gpu, ref.gpus, ignored);
+    ref_w.gradient_accumulation = ref.gradient_accumulation.value_or(w.gradient_accumulation);
+    const gpu_times ref_gpu = gpu_step(ref_hw, ref_w, c, ref_precision, ref.batch_per_gpu,
+                                       ref_w.gradient_accumulation, ref.gpus, ignored);
     run_options ref_options;
     ref_options.gpus = ref_per_node;
     ref_options.nodes = ref_nodes;
@@ -636,7 +654,10 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
   }
   if (limit == "communication") {
     const double hidden_budget = c.comm_overlap * backward_s;
-    const double factor = step.communication_s / std::max(hidden_budget, 1e-12);
+    // Only the last micro-batch's backward pass can hide the exchange.
+    const double exchange_s =
+        step.communication_s * (w.strategy == "fsdp" ? 1 : w.gradient_accumulation);
+    const double factor = exchange_s / std::max(hidden_budget, 1e-12);
     rec.push_back("gradient exchange limits the job: " + fmt(step.communication_exposed_s * 1e3) +
                   " ms per step is not hidden; about " + fmt(factor, 2) + "x the bus bandwidth (" +
                   fmt(ar.busbw_GBps * factor) + " GB/s) would hide it under the backward pass");
@@ -721,10 +742,11 @@ json to_json(const sizing& s, const hardware_profile& hw, const workload& w, con
   out["notes"] = s.notes;
   out["assumed"] = s.assumed;
   out["anchored"] = s.anchored;
-  out["inputs"] = {{"gpus_per_node", s.gpus_per_node}, {"nodes", s.nodes},
-                   {"batch_per_gpu", s.batch_per_gpu}, {"precision", s.precision},
-                   {"workload", to_json(w)},           {"hardware", to_json(hw)},
-                   {"constants", to_json(c)}};
+  out["inputs"] = {
+      {"gpus_per_node", s.gpus_per_node}, {"nodes", s.nodes},
+      {"batch_per_gpu", s.batch_per_gpu}, {"gradient_accumulation", s.gradient_accumulation},
+      {"precision", s.precision},         {"workload", to_json(w)},
+      {"hardware", to_json(hw)},          {"constants", to_json(c)}};
   return out;
 }
 

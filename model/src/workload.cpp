@@ -25,6 +25,7 @@ constexpr double max_sample_bytes = 1e10;   // 10 GB per sample
 constexpr std::int64_t max_gpus_per_node = 1024;
 constexpr std::int64_t max_nodes = 100000;
 constexpr std::int64_t max_batch = 1 << 24;
+constexpr std::int64_t max_accumulation = 1 << 20;
 
 model_spec parse_model(const json_reader& m, std::string& family, std::string& unit) {
   model_spec spec;
@@ -210,7 +211,7 @@ workload parse_workload(const json& doc, const std::string& file) {
   const json_reader root(doc, file);
   if (!doc.is_object()) root.fail_here("a gpubench.workload/1 object");
   root.expect_object({"schema", "name", "description", "model", "precision", "batch_per_gpu",
-                      "optimizer", "data", "parallel", "reference"});
+                      "gradient_accumulation", "optimizer", "data", "parallel", "reference"});
   if (root.get_string("schema") != workload_schema) {
     root.fail("schema", std::string("\"") + workload_schema + "\"");
   }
@@ -231,6 +232,8 @@ workload parse_workload(const json& doc, const std::string& file) {
   }
   w.batch_per_gpu =
       static_cast<int>(root.find_int("batch_per_gpu", 1, max_batch).value_or(w.batch_per_gpu));
+  w.gradient_accumulation =
+      static_cast<int>(root.find_int("gradient_accumulation", 1, max_accumulation).value_or(1));
   if (auto o = root.find_string("optimizer")) {
     if (*o != "sgd" && *o != "adam" && *o != "adamw" && *o != "lamb") {
       root.fail("optimizer", "\"sgd\", \"adam\", \"adamw\" or \"lamb\"");
@@ -254,12 +257,16 @@ workload parse_workload(const json& doc, const std::string& file) {
   }
   if (root.has("reference")) {
     const json_reader r = root.member("reference");
-    r.expect_object({"hardware", "gpus", "batch_per_gpu", "samples_per_s", "precision"});
+    r.expect_object({"hardware", "gpus", "batch_per_gpu", "gradient_accumulation", "samples_per_s",
+                     "precision"});
     reference_point ref;
     ref.hardware = r.get_string("hardware");
     ref.gpus = static_cast<int>(r.find_int("gpus", 1, max_gpus_per_node * max_nodes).value_or(1));
     ref.batch_per_gpu =
         static_cast<int>(r.find_int("batch_per_gpu", 1, max_batch).value_or(w.batch_per_gpu));
+    if (auto a = r.find_int("gradient_accumulation", 1, max_accumulation)) {
+      ref.gradient_accumulation = static_cast<int>(*a);
+    }
     ref.samples_per_s = r.get_number("samples_per_s", 1e-9, 1e12);
     if (auto p = r.find_string("precision")) {
       if (std::find(precision_names().begin(), precision_names().end(), *p) ==
@@ -371,6 +378,7 @@ json to_json(const workload& w) {
               {"sample", w.sample_unit},
               {"precision", w.precision},
               {"batch_per_gpu", w.batch_per_gpu},
+              {"gradient_accumulation", w.gradient_accumulation},
               {"optimizer", w.optimizer},
               {"data", data},
               {"strategy", w.strategy}};
@@ -378,6 +386,8 @@ json to_json(const workload& w) {
     out["reference"] = {{"hardware", w.reference->hardware},
                         {"gpus", w.reference->gpus},
                         {"batch_per_gpu", w.reference->batch_per_gpu},
+                        {"gradient_accumulation",
+                         w.reference->gradient_accumulation.value_or(w.gradient_accumulation)},
                         {"samples_per_s", w.reference->samples_per_s},
                         {"precision", w.reference->precision}};
   }

@@ -69,6 +69,8 @@ std::vector<bad_case> cases() {
   c.push_back({"workload: missing field", size_w, without(workload, "/model"), "/model"});
   c.push_back({"workload: zero batch", size_w, with_change(workload, "/batch_per_gpu", 0),
                "/batch_per_gpu"});
+  c.push_back({"workload: zero gradient accumulation", size_w,
+               with_change(workload, "/gradient_accumulation", 0), "/gradient_accumulation"});
   c.push_back({"workload: negative size", size_w,
                with_change(workload, "/data/bytes_per_sample_stored", -1),
                "/data/bytes_per_sample_stored"});

@@ -82,6 +82,7 @@ struct sizing {
   int gpus_per_node = 1;
   int nodes = 1;
   int batch_per_gpu = 1;
+  int gradient_accumulation = 1;  // micro-batches per optimizer step
   std::string precision;
   double predicted_samples_per_s = 0;
   double per_gpu_samples_per_s = 0;
@@ -94,6 +95,9 @@ struct sizing {
   bool anchored = false;
   double tokens_per_sample = 1;
 };
+
+// "batch 16", or "batch 16 x 4096 accumulated" when micro-batches are accumulated.
+[[nodiscard]] std::string batch_text(const sizing& s);
 
 // Throws input_error when the profile cannot run the workload (no GPU figures, precision the GPU
 // lacks, more GPUs than the machine has).

@@ -73,6 +73,7 @@ struct reference_point {
   int batch_per_gpu = 0;
   double samples_per_s = 0;
   std::optional<std::string> precision;  // when it differs from the workload's (V100 has no tf32)
+  std::optional<int> gradient_accumulation;  // when it differs from the workload's
 };
 
 struct workload {
@@ -83,7 +84,10 @@ struct workload {
   std::string family;       // cnn | transformer | custom
   std::string sample_unit;  // image | sequence | sample
   std::string precision = "amp_bf16";
-  int batch_per_gpu = 32;
+  int batch_per_gpu = 32;  // the micro-batch: samples per forward/backward pass on one GPU
+  // Micro-batches per optimizer step: the optimizer and the gradient exchange run once for
+  // this many forward/backward passes.
+  int gradient_accumulation = 1;
   std::string optimizer = "adamw";
   data_spec data;
   std::optional<int> gpus;  // per node
