@@ -184,9 +184,9 @@ struct gpu_times {
   double busy() const { return std::max(work(), step.host_s); }
 };
 
-// One micro-batch on one GPU; the optimizer runs once per `accumulation` micro-batches.
+// One micro-batch on one GPU; the optimizer runs once per w.gradient_accumulation of them.
 gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constants& c,
-                   const std::string& precision, int batch, int accumulation, int ranks,
+                   const std::string& precision, int batch, int ranks,
                    std::vector<std::string>& assumed) {
   gpu_times out;
   workload at = w;
@@ -227,8 +227,8 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
     }
   }
   const double sharding = w.strategy == "fsdp" ? ranks : 1;  // FSDP shards optimizer state
-  const double optimizer_bytes =
-      ops.params * optimizer_bytes_per_param(w.optimizer, precision) / sharding / accumulation;
+  const double optimizer_bytes = ops.params * optimizer_bytes_per_param(w.optimizer, precision) /
+                                 sharding / w.gradient_accumulation;
   out.step.optimizer_s = optimizer_bytes / (hbm * c.memory_efficiency);
   out.step.bytes += optimizer_bytes;
   const double launch_latency =
@@ -398,14 +398,14 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
   s.notes = hw.notes;
 
   // --- GPU step ---------------------------------------------------------------------------
-  gpu_times gpu =
-      gpu_step(hw, w, c, s.precision, s.batch_per_gpu, w.gradient_accumulation, ranks, s.assumed);
+  gpu_times gpu = gpu_step(hw, w, c, s.precision, s.batch_per_gpu, ranks, s.assumed);
   step_breakdown& step = gpu.step;
   s.tokens_per_sample = gpu.tokens_per_sample;
 
   // --- Communication ----------------------------------------------------------------------
   const allreduce_model ar = allreduce_for(hw, c, s.gpus_per_node, s.nodes, s.assumed);
   const double backward_s = (step.compute_s + step.memory_s) * 2.0 / 3.0;
+  double exchange_s = 0;  // one whole gradient exchange (per micro-batch, or per accumulation)
   if (ranks > 1) {
     if (w.strategy == "fsdp") {
       // All-gather the parameters for forward and backward, reduce-scatter the gradients: three
@@ -416,7 +416,7 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
       const double volume = 3.0 * gpu.params * param_bytes * (ranks - 1) / ranks;
       double busbw = ar.busbw_GBps;
       if (!ar.measured.empty()) busbw = std::min(busbw, interpolate_log(ar.measured, 64e6));
-      step.communication_s = volume / (busbw * giga);
+      exchange_s = step.communication_s = volume / (busbw * giga);
       step.communication_exposed_s =
           std::max(step.communication_s - c.comm_overlap * gpu.busy(), 0.05 * step.communication_s);
     } else {
@@ -425,15 +425,15 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
       const double bucket = std::min(c.ddp_bucket_bytes, grad_bytes);
       const double buckets = std::ceil(grad_bytes / bucket);
       const double last = grad_bytes - (buckets - 1) * bucket;
-      step.communication_s = (buckets - 1) * allreduce_seconds(ar, c, bucket, ranks) +
-                             allreduce_seconds(ar, c, last, ranks);
-      // The last bucket is reduced after the backward pass ends: it can never be hidden.
-      step.communication_exposed_s = std::max(step.communication_s - c.comm_overlap * backward_s,
-                                              allreduce_seconds(ar, c, last, ranks));
-      // With accumulation the gradients are exchanged after the last micro-batch only
-      // (DDP's no_sync()): one exchange per `gradient_accumulation` micro-batches.
-      step.communication_s /= w.gradient_accumulation;
-      step.communication_exposed_s /= w.gradient_accumulation;
+      exchange_s = (buckets - 1) * allreduce_seconds(ar, c, bucket, ranks) +
+                   allreduce_seconds(ar, c, last, ranks);
+      // The last bucket is reduced after the backward pass ends: it can never be hidden. With
+      // accumulation the gradients are exchanged after the last micro-batch only (DDP's
+      // no_sync()): one exchange per `gradient_accumulation` micro-batches.
+      step.communication_s = exchange_s / w.gradient_accumulation;
+      step.communication_exposed_s = std::max(exchange_s - c.comm_overlap * backward_s,
+                                              allreduce_seconds(ar, c, last, ranks)) /
+                                     w.gradient_accumulation;
     }
   }
 
@@ -449,8 +449,8 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
     workload ref_w = w;
     ref_w.reference.reset();
     ref_w.gradient_accumulation = ref.gradient_accumulation.value_or(w.gradient_accumulation);
-    const gpu_times ref_gpu = gpu_step(ref_hw, ref_w, c, ref_precision, ref.batch_per_gpu,
-                                       ref_w.gradient_accumulation, ref.gpus, ignored);
+    const gpu_times ref_gpu =
+        gpu_step(ref_hw, ref_w, c, ref_precision, ref.batch_per_gpu, ref.gpus, ignored);
     run_options ref_options;
     ref_options.gpus = ref_per_node;
     ref_options.nodes = ref_nodes;
@@ -655,8 +655,6 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
   if (limit == "communication") {
     const double hidden_budget = c.comm_overlap * backward_s;
     // Only the last micro-batch's backward pass can hide the exchange.
-    const double exchange_s =
-        step.communication_s * (w.strategy == "fsdp" ? 1 : w.gradient_accumulation);
     const double factor = exchange_s / std::max(hidden_budget, 1e-12);
     rec.push_back("gradient exchange limits the job: " + fmt(step.communication_exposed_s * 1e3) +
                   " ms per step is not hidden; about " + fmt(factor, 2) + "x the bus bandwidth (" +
