@@ -1,4 +1,7 @@
-# Finds NCCL, which ships no CMake package. Defines NCCL_FOUND, NCCL_VERSION and NCCL::nccl.
+# Finds NCCL's header, which gpubench compiles against; the library itself is loaded at run time
+# (dlopen, harness/src/cuda_libraries.cpp), so a binary starts where NCCL is absent. Defines
+# NCCL_FOUND, NCCL_VERSION, NCCL_LIBRARY_DIR (where the build found libnccl, the loader's last
+# resort; may be empty) and NCCL::headers.
 find_path(NCCL_INCLUDE_DIR nccl.h
   HINTS ${NCCL_ROOT} $ENV{NCCL_ROOT} ${CUDAToolkit_INCLUDE_DIRS}
   PATH_SUFFIXES include)
@@ -16,13 +19,15 @@ endif()
 
 include(FindPackageHandleStandardArgs)
 find_package_handle_standard_args(NCCL
-  REQUIRED_VARS NCCL_LIBRARY NCCL_INCLUDE_DIR
+  REQUIRED_VARS NCCL_INCLUDE_DIR
   VERSION_VAR NCCL_VERSION)
 
-if(NCCL_FOUND AND NOT TARGET NCCL::nccl)
-  add_library(NCCL::nccl UNKNOWN IMPORTED)
-  set_target_properties(NCCL::nccl PROPERTIES
-    IMPORTED_LOCATION "${NCCL_LIBRARY}"
-    INTERFACE_INCLUDE_DIRECTORIES "${NCCL_INCLUDE_DIR}")
+set(NCCL_LIBRARY_DIR "")
+if(NCCL_LIBRARY)
+  get_filename_component(NCCL_LIBRARY_DIR "${NCCL_LIBRARY}" DIRECTORY)
+endif()
+if(NCCL_FOUND AND NOT TARGET NCCL::headers)
+  add_library(NCCL::headers INTERFACE IMPORTED)
+  set_target_properties(NCCL::headers PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${NCCL_INCLUDE_DIR}")
 endif()
 mark_as_advanced(NCCL_INCLUDE_DIR NCCL_LIBRARY)

@@ -1,4 +1,6 @@
 #include <memory>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 
 #include "gpubench/cuda.hpp"
@@ -75,22 +77,28 @@ __global__ void spin_kernel(const volatile int* flag, volatile int* timed_out,
 }  // namespace
 
 void enqueue_fill_pattern(std::uint32_t* data, std::size_t words, std::uint32_t seed,
-                          cudaStream_t stream) {
-  fill_pattern_kernel<<<pattern_blocks, pattern_threads, 0, stream>>>(data, words, seed);
+                          const cuda::stream& stream) {
+  const cuda::device_scope scope(stream.device());
+  fill_pattern_kernel<<<pattern_blocks, pattern_threads, 0, stream.get()>>>(data, words, seed);
 }
 
 void enqueue_check_pattern(const std::uint32_t* data, std::size_t words, std::uint32_t seed,
-                           unsigned long long* wrong, cudaStream_t stream) {
-  check_pattern_kernel<<<pattern_blocks, pattern_threads, 0, stream>>>(data, words, seed, wrong);
+                           unsigned long long* wrong, const cuda::stream& stream) {
+  const cuda::device_scope scope(stream.device());
+  check_pattern_kernel<<<pattern_blocks, pattern_threads, 0, stream.get()>>>(data, words, seed,
+                                                                             wrong);
 }
 
-void enqueue_fill_float(float* data, std::size_t n, float value, cudaStream_t stream) {
-  fill_float_kernel<<<pattern_blocks, pattern_threads, 0, stream>>>(data, n, value);
+void enqueue_fill_float(float* data, std::size_t n, float value, const cuda::stream& stream) {
+  const cuda::device_scope scope(stream.device());
+  fill_float_kernel<<<pattern_blocks, pattern_threads, 0, stream.get()>>>(data, n, value);
 }
 
 void enqueue_count_not_equal(const float* data, std::size_t n, float value,
-                             unsigned long long* wrong, cudaStream_t stream) {
-  count_not_equal_kernel<<<pattern_blocks, pattern_threads, 0, stream>>>(data, n, value, wrong);
+                             unsigned long long* wrong, const cuda::stream& stream) {
+  const cuda::device_scope scope(stream.device());
+  count_not_equal_kernel<<<pattern_blocks, pattern_threads, 0, stream.get()>>>(data, n, value,
+                                                                               wrong);
 }
 
 void fill_pattern_host(std::uint32_t* data, std::size_t words, std::uint32_t seed) {
@@ -104,37 +112,47 @@ std::size_t check_pattern_host(const std::uint32_t* data, std::size_t words, std
 }
 
 void enqueue_sm_copy(void* dst, const void* src, std::size_t bytes, int blocks,
-                     cudaStream_t stream) {
-  sm_copy_kernel<<<blocks, 512, 0, stream>>>(static_cast<uint4*>(dst),
-                                             static_cast<const uint4*>(src), bytes / 16);
+                     const cuda::stream& stream) {
+  const cuda::device_scope scope(stream.device());
+  sm_copy_kernel<<<blocks, 512, 0, stream.get()>>>(static_cast<uint4*>(dst),
+                                                   static_cast<const uint4*>(src), bytes / 16);
 }
 
-release_flag::release_flag() {
-  const unsigned flags = cudaHostAllocMapped | cudaHostAllocPortable;
-  GPUBENCH_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&flag_), sizeof(int), flags));
-  GPUBENCH_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&timeout_), sizeof(int), flags));
-  *flag_ = 0;
-  *timeout_ = 0;
+void load_copy_kernels(int device) {
+  static std::mutex mutex;
+  static std::set<int> loaded;  // guarded by mutex
+  const std::lock_guard lock(mutex);
+  if (loaded.count(device) != 0) return;
+  const cuda::device_scope scope(device);
+  cudaFuncAttributes attributes{};
+  for (const void* kernel : {reinterpret_cast<const void*>(&fill_pattern_kernel),
+                             reinterpret_cast<const void*>(&check_pattern_kernel),
+                             reinterpret_cast<const void*>(&fill_float_kernel),
+                             reinterpret_cast<const void*>(&count_not_equal_kernel),
+                             reinterpret_cast<const void*>(&sm_copy_kernel),
+                             reinterpret_cast<const void*>(&spin_kernel)}) {
+    GPUBENCH_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  }
+  loaded.insert(device);
 }
 
-release_flag::~release_flag() {
-  cudaFreeHost(flag_);
-  cudaFreeHost(timeout_);
+release_flag::release_flag() : words_(2 * sizeof(int)) {
+  arm();
 }
 
 // Device code reads these through mapped memory; sequentially consistent host stores make them
 // visible in order. (std::atomic_ref is C++20; device files build as C++17.)
 void release_flag::arm() {
-  __atomic_store_n(flag_, 0, __ATOMIC_SEQ_CST);
-  __atomic_store_n(timeout_, 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(device_flag(), 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(device_timeout(), 0, __ATOMIC_SEQ_CST);
 }
 
 void release_flag::release() {
-  __atomic_store_n(flag_, 1, __ATOMIC_SEQ_CST);
+  __atomic_store_n(device_flag(), 1, __ATOMIC_SEQ_CST);
 }
 
 bool release_flag::timed_out() const {
-  return __atomic_load_n(timeout_, __ATOMIC_SEQ_CST) != 0;
+  return __atomic_load_n(device_timeout(), __ATOMIC_SEQ_CST) != 0;
 }
 
 std::vector<double> time_held(std::vector<held_work>& work, release_flag& flag,
@@ -143,19 +161,22 @@ std::vector<double> time_held(std::vector<held_work>& work, release_flag& flag,
     cuda::event start;
     cuda::event stop;
   };
-  std::vector<std::unique_ptr<event_pair>> events;
+  for (const auto& w : work) load_copy_kernels(w.stream->device());
+  std::vector<event_pair> events;
+  events.reserve(work.size());
   flag.arm();
   try {
     for (auto& w : work) {
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(w.device));
-      events.push_back(std::make_unique<event_pair>());
-      spin_kernel<<<1, 1, 0, w.stream>>>(flag.device_flag(), flag.device_timeout(),
-                                         spin_timeout_ns);
+      const cuda::stream& stream = *w.stream;
+      const cuda::device_scope scope(stream.device());
+      events.push_back({cuda::event(stream.device()), cuda::event(stream.device())});
+      spin_kernel<<<1, 1, 0, stream.get()>>>(flag.device_flag(), flag.device_timeout(),
+                                             spin_timeout_ns);
       GPUBENCH_CUDA_CHECK(cudaGetLastError());
-      GPUBENCH_CUDA_CHECK(cudaEventRecord(events.back()->start.get(), w.stream));
+      events.back().start.record(stream);
       w.enqueue();
       GPUBENCH_CUDA_CHECK(cudaGetLastError());
-      GPUBENCH_CUDA_CHECK(cudaEventRecord(events.back()->stop.get(), w.stream));
+      events.back().stop.record(stream);
     }
   } catch (...) {
     flag.release();  // never leave a spinning kernel behind
@@ -164,10 +185,8 @@ std::vector<double> time_held(std::vector<held_work>& work, release_flag& flag,
   flag.release();
   if (on_released) on_released();
   std::vector<double> seconds;
-  for (std::size_t i = 0; i < work.size(); ++i) {
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(work[i].device));
-    seconds.push_back(cuda::elapsed_seconds(events[i]->start, events[i]->stop));
-  }
+  seconds.reserve(events.size());
+  for (const auto& pair : events) seconds.push_back(cuda::elapsed_seconds(pair.start, pair.stop));
   if (flag.timed_out()) {
     throw std::runtime_error(
         "a spin kernel stopped waiting before the copies were queued; the timing is not valid");

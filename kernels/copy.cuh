@@ -1,6 +1,7 @@
 // Copy-engine and SM copy timing in the way nvbandwidth does it: a spin kernel holds each stream
 // while the timed copies are queued, so the copies run back to back once released and the host's
 // enqueue cost is not timed. Also the SM copy kernel and the data pattern used to check copies.
+// Every launch goes to the device of the stream it is given.
 #pragma once
 
 #include <cstddef>
@@ -8,7 +9,7 @@
 #include <functional>
 #include <vector>
 
-#include <cuda_runtime_api.h>
+#include "gpubench/cuda.hpp"
 
 namespace gpubench::kernels {
 
@@ -22,9 +23,9 @@ __host__ __device__ inline std::uint32_t pattern_word(std::uint64_t index, std::
 
 // Device: fill words [0, words) with the pattern; count mismatches into *wrong.
 void enqueue_fill_pattern(std::uint32_t* data, std::size_t words, std::uint32_t seed,
-                          cudaStream_t stream);
+                          const cuda::stream& stream);
 void enqueue_check_pattern(const std::uint32_t* data, std::size_t words, std::uint32_t seed,
-                           unsigned long long* wrong, cudaStream_t stream);
+                           unsigned long long* wrong, const cuda::stream& stream);
 // Host: the same, single-threaded.
 void fill_pattern_host(std::uint32_t* data, std::size_t words, std::uint32_t seed);
 [[nodiscard]] std::size_t check_pattern_host(const std::uint32_t* data, std::size_t words,
@@ -32,14 +33,20 @@ void fill_pattern_host(std::uint32_t* data, std::size_t words, std::uint32_t see
 
 // Device: set n floats to `value`; count those that differ from it into *wrong (collective
 // checks use exactly representable values, so equality is the right test).
-void enqueue_fill_float(float* data, std::size_t n, float value, cudaStream_t stream);
+void enqueue_fill_float(float* data, std::size_t n, float value, const cuda::stream& stream);
 void enqueue_count_not_equal(const float* data, std::size_t n, float value,
-                             unsigned long long* wrong, cudaStream_t stream);
+                             unsigned long long* wrong, const cuda::stream& stream);
 
 // SM copy: `blocks` x 512 threads copy 16-byte words from src to dst (either may be a peer's
 // memory). bytes must be a multiple of 16.
 void enqueue_sm_copy(void* dst, const void* src, std::size_t bytes, int blocks,
-                     cudaStream_t stream);
+                     const cuda::stream& stream);
+
+// Loads this file's kernels on `device` (once per device and process). Since CUDA 12.2 a kernel
+// is loaded at its first launch, and loading may wait for the device to go idle: behind a
+// spinning kernel that wait lasts until the spin gives up. nvbandwidth loads its kernels first
+// for the same reason.
+void load_copy_kernels(int device);
 
 // Copies of `bytes` per timed iteration: enough that events resolve the time well, at most 16
 // (nvbandwidth's default loop count).
@@ -52,24 +59,19 @@ inline std::size_t copies_per_iteration(std::size_t bytes) {
 class release_flag {
  public:
   release_flag();
-  release_flag(const release_flag&) = delete;
-  release_flag& operator=(const release_flag&) = delete;
-  ~release_flag();
   void arm();                            // set to 0: spin kernels launched now will wait
   void release();                        // set to 1: every waiting spin kernel ends
   [[nodiscard]] bool timed_out() const;  // whether a spin kernel gave up waiting
-  [[nodiscard]] int* device_flag() const { return flag_; }
-  [[nodiscard]] int* device_timeout() const { return timeout_; }
+  [[nodiscard]] int* device_flag() const { return words_.as<int>(); }
+  [[nodiscard]] int* device_timeout() const { return words_.as<int>() + 1; }
 
  private:
-  int* flag_ = nullptr;  // pinned, mapped, portable: the same address on every GPU (UVA)
-  int* timeout_ = nullptr;
+  cuda::mapped_host_memory words_;  // [0] the flag, [1] set by a spin kernel that gave up
 };
 
-// Work to time on one stream: `enqueue` queues it (the stream's device is current).
+// Work to time on one stream: `enqueue` queues it there (the stream's device is current).
 struct held_work {
-  int device = 0;
-  cudaStream_t stream = nullptr;
+  const cuda::stream* stream = nullptr;
   std::function<void()> enqueue;
 };
 

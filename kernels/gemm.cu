@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpubench/cuda.hpp"
+#include "gpubench/cuda_libraries.hpp"
 #include "gpubench/errors.hpp"
 #include "kernels/copy.cuh"
 #include "kernels/gemm.cuh"
@@ -19,11 +20,34 @@ namespace {
 
 void check_lt(cublasStatus_t status, const char* call, source_site where = source_site::current()) {
   if (status != CUBLAS_STATUS_SUCCESS) {
-    throw api_error("cuBLASLt", call, cublasLtGetStatusName(status),
-                    cublasLtGetStatusString(status), where);
+    const auto& lt = cuda::cublaslt();
+    throw api_error("cuBLASLt", call, lt.cublasLtGetStatusName(status),
+                    lt.cublasLtGetStatusString(status), where);
   }
 }
 #define GPUBENCH_LT_CHECK(expr) check_lt((expr), #expr)
+
+// cuBLASLt objects, destroyed through the loaded library (which outlives them: it stays loaded).
+struct lt_handle_deleter {
+  void operator()(cublasLtHandle_t handle) const noexcept {
+    (void)cuda::cublaslt().cublasLtDestroy(handle);
+  }
+};
+struct lt_matmul_deleter {
+  void operator()(cublasLtMatmulDesc_t desc) const noexcept {
+    (void)cuda::cublaslt().cublasLtMatmulDescDestroy(desc);
+  }
+};
+struct lt_layout_deleter {
+  void operator()(cublasLtMatrixLayout_t layout) const noexcept {
+    (void)cuda::cublaslt().cublasLtMatrixLayoutDestroy(layout);
+  }
+};
+struct lt_preference_deleter {
+  void operator()(cublasLtMatmulPreference_t preference) const noexcept {
+    (void)cuda::cublaslt().cublasLtMatmulPreferenceDestroy(preference);
+  }
+};
 
 struct type_set {
   cudaDataType_t ab;
@@ -121,6 +145,40 @@ __global__ void reference_kernel(const AB* a, const AB* b, const D* d, std::int6
   }
 }
 
+// Counts the elements of `result` that differ from `reference` bit for bit: cuBLAS gives the
+// same bits every run for the same algorithm, inputs and GPU, so any difference is a fault.
+// 16-byte vectors; the bytes past the last whole vector, element by element.
+__global__ void count_mismatches_kernel(const unsigned char* result, const unsigned char* reference,
+                                        std::size_t bytes, int element_bytes,
+                                        unsigned long long* mismatches) {
+  const auto* r = reinterpret_cast<const uint4*>(result);
+  const auto* e = reinterpret_cast<const uint4*>(reference);
+  const std::size_t vectors = bytes / 16;
+  unsigned long long bad = 0;
+  const auto count_word = [element_bytes](unsigned difference) -> unsigned {
+    if (element_bytes == 4) return difference != 0 ? 1u : 0u;
+    return ((difference & 0xffffu) != 0 ? 1u : 0u) + ((difference >> 16) != 0 ? 1u : 0u);
+  };
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < vectors;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    const uint4 x = r[i];
+    const uint4 y = e[i];
+    bad += count_word(x.x ^ y.x) + count_word(x.y ^ y.y) + count_word(x.z ^ y.z) +
+           count_word(x.w ^ y.w);
+  }
+  if (blockIdx.x == 0) {
+    const std::size_t tail_elements =
+        (bytes - vectors * 16) / static_cast<std::size_t>(element_bytes);
+    for (std::size_t t = threadIdx.x; t < tail_elements; t += blockDim.x) {
+      const std::size_t at = vectors * 16 + t * static_cast<std::size_t>(element_bytes);
+      bool differs = false;
+      for (int b = 0; b < element_bytes; ++b) differs |= result[at + b] != reference[at + b];
+      bad += differs ? 1 : 0;
+    }
+  }
+  if (bad != 0) atomicAdd(mismatches, bad);
+}
+
 template <class T>
 void fill(void* p, std::size_t n, std::uint32_t seed, cudaStream_t stream) {
   fill_uniform_kernel<T><<<1024, 256, 0, stream>>>(static_cast<T*>(p), n, seed);
@@ -182,152 +240,229 @@ int gemm_min_compute_capability(gemm_dtype dtype) {
                                                                     : 70;
 }
 
+int compute_capability(int device) {
+  int major = 0;
+  int minor = 0;
+  GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  return major * 10 + minor;
+}
+
+void require_gemm_dtype(gemm_dtype dtype, int device) {
+  const int capability = compute_capability(device);
+  const int needed = gemm_min_compute_capability(dtype);
+  if (capability < needed) {
+    throw skip_case(std::string(gemm_dtype_name(dtype)) + " needs compute capability " +
+                    std::to_string(needed / 10) + "." + std::to_string(needed % 10) + "; GPU " +
+                    std::to_string(device) + " has " + std::to_string(capability / 10) + "." +
+                    std::to_string(capability % 10));
+  }
+}
+
 struct lt_gemm::impl {
-  int device = 0;
   gemm_dtype dtype{};
   type_set types{};
   std::int64_t m = 0, n = 0, k = 0;
   std::uint32_t seed = 0;
-  cublasLtHandle_t handle = nullptr;
-  cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t a_layout = nullptr, b_layout = nullptr, d_layout = nullptr;
-  cublasLtMatmulPreference_t preference = nullptr;
+  cuda::device_handle<cublasLtHandle_t, lt_handle_deleter> handle;
+  cuda::device_handle<cublasLtMatmulDesc_t, lt_matmul_deleter> op;
+  cuda::device_handle<cublasLtMatrixLayout_t, lt_layout_deleter> a_layout, b_layout, d_layout;
+  cuda::device_handle<cublasLtMatmulPreference_t, lt_preference_deleter> preference;
   cublasLtMatmulAlgo_t algo{};
   bool have_algo = false;
   cuda::device_buffer a, b, d, workspace;
   float alpha = 1.0f;
   float beta = 0.0f;
 
-  ~impl() {
-    if (preference) cublasLtMatmulPreferenceDestroy(preference);
-    if (d_layout) cublasLtMatrixLayoutDestroy(d_layout);
-    if (b_layout) cublasLtMatrixLayoutDestroy(b_layout);
-    if (a_layout) cublasLtMatrixLayoutDestroy(a_layout);
-    if (op) cublasLtMatmulDescDestroy(op);
-    if (handle) cublasLtDestroy(handle);
-  }
-
-  void run(const cublasLtMatmulAlgo_t& with, cudaStream_t stream) {
-    GPUBENCH_LT_CHECK(cublasLtMatmul(handle, op, &alpha, a.get(), a_layout, b.get(), b_layout,
-                                     &beta, d.get(), d_layout, d.get(), d_layout, &with,
-                                     workspace.get(), workspace.size(), stream));
+  void run(const cublasLtMatmulAlgo_t& with, void* out, cudaStream_t stream) {
+    GPUBENCH_LT_CHECK(cuda::cublaslt().cublasLtMatmul(
+        handle.get(), op.get(), &alpha, a.get(), a_layout.get(), b.get(), b_layout.get(), &beta,
+        out, d_layout.get(), out, d_layout.get(), &with, workspace.get(), workspace.size(),
+        stream));
   }
 };
 
-lt_gemm::lt_gemm(int device, gemm_dtype dtype, std::int64_t m, std::int64_t n, std::int64_t k,
-                 std::size_t workspace_bytes, std::uint32_t seed)
-    : impl_(std::make_unique<impl>()),
+lt_gemm::lt_gemm(const cuda::stream& stream, gemm_dtype dtype, std::int64_t m, std::int64_t n,
+                 std::int64_t k, std::size_t workspace_bytes, std::uint32_t seed)
+    : stream_(stream),
+      impl_(std::make_unique<impl>()),
       m_(static_cast<double>(m)),
       n_(static_cast<double>(n)),
       k_(static_cast<double>(k)) {
   if (m <= 0 || n <= 0 || k <= 0) throw std::invalid_argument("gemm: M, N and K must be positive");
+  const auto& lt = cuda::cublaslt();  // skip_case, naming what is missing, before any allocation
   impl& s = *impl_;
-  s.device = device;
+  const int device = stream.device();
   s.dtype = dtype;
   s.types = types_of(dtype);
   s.m = m;
   s.n = n;
   s.k = k;
   s.seed = seed;
-  GPUBENCH_CUDA_CHECK(cudaSetDevice(device));
   const auto um = static_cast<std::size_t>(m);
   const auto un = static_cast<std::size_t>(n);
   const auto uk = static_cast<std::size_t>(k);
-  s.a = cuda::device_buffer(uk * um * s.types.ab_bytes);
-  s.b = cuda::device_buffer(uk * un * s.types.ab_bytes);
-  s.d = cuda::device_buffer(um * un * s.types.cd_bytes);
-  s.workspace = cuda::device_buffer(workspace_bytes);
+  s.a = cuda::device_buffer(device, uk * um * s.types.ab_bytes);
+  s.b = cuda::device_buffer(device, uk * un * s.types.ab_bytes);
+  s.d = cuda::device_buffer(device, um * un * s.types.cd_bytes);
+  s.workspace = cuda::device_buffer(device, workspace_bytes);
+  const cuda::device_scope scope(device);
+  cudaStream_t st = stream.get();
   switch (dtype) {
     case gemm_dtype::fp16:
-      fill<__half>(s.a.get(), uk * um, seed, nullptr);
-      fill<__half>(s.b.get(), uk * un, seed + 1, nullptr);
+      fill<__half>(s.a.get(), uk * um, seed, st);
+      fill<__half>(s.b.get(), uk * un, seed + 1, st);
       break;
     case gemm_dtype::bf16:
-      fill<__nv_bfloat16>(s.a.get(), uk * um, seed, nullptr);
-      fill<__nv_bfloat16>(s.b.get(), uk * un, seed + 1, nullptr);
+      fill<__nv_bfloat16>(s.a.get(), uk * um, seed, st);
+      fill<__nv_bfloat16>(s.b.get(), uk * un, seed + 1, st);
       break;
     case gemm_dtype::tf32:
     case gemm_dtype::fp32:
-      fill<float>(s.a.get(), uk * um, seed, nullptr);
-      fill<float>(s.b.get(), uk * un, seed + 1, nullptr);
+      fill<float>(s.a.get(), uk * um, seed, st);
+      fill<float>(s.b.get(), uk * un, seed + 1, st);
       break;
     case gemm_dtype::fp8:
-      fill<__nv_fp8_e4m3>(s.a.get(), uk * um, seed, nullptr);
-      fill<__nv_fp8_e4m3>(s.b.get(), uk * un, seed + 1, nullptr);
+      fill<__nv_fp8_e4m3>(s.a.get(), uk * um, seed, st);
+      fill<__nv_fp8_e4m3>(s.b.get(), uk * un, seed + 1, st);
       break;
   }
   GPUBENCH_CUDA_CHECK(cudaGetLastError());
-  GPUBENCH_CUDA_CHECK(cudaMemset(s.d.get(), 0, s.d.size()));
-  GPUBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+  GPUBENCH_CUDA_CHECK(cudaMemsetAsync(s.d.get(), 0, s.d.size(), st));
+  stream.synchronize();
 
-  GPUBENCH_LT_CHECK(cublasLtCreate(&s.handle));
-  GPUBENCH_LT_CHECK(cublasLtMatmulDescCreate(&s.op, s.types.compute, CUDA_R_32F));
+  cublasLtHandle_t handle = nullptr;
+  GPUBENCH_LT_CHECK(lt.cublasLtCreate(&handle));
+  s.handle = {device, handle};
+  cublasLtMatmulDesc_t op = nullptr;
+  GPUBENCH_LT_CHECK(lt.cublasLtMatmulDescCreate(&op, s.types.compute, CUDA_R_32F));
+  s.op = {device, op};
   const cublasOperation_t transpose = CUBLAS_OP_T;
   const cublasOperation_t no_transpose = CUBLAS_OP_N;
-  GPUBENCH_LT_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &transpose,
-                                                   sizeof transpose));
-  GPUBENCH_LT_CHECK(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &no_transpose,
-                                                   sizeof no_transpose));
-  GPUBENCH_LT_CHECK(cublasLtMatrixLayoutCreate(
-      &s.a_layout, s.types.ab, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(m), k));
-  GPUBENCH_LT_CHECK(cublasLtMatrixLayoutCreate(
-      &s.b_layout, s.types.ab, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(n), k));
-  GPUBENCH_LT_CHECK(cublasLtMatrixLayoutCreate(
-      &s.d_layout, s.types.cd, static_cast<std::uint64_t>(m), static_cast<std::uint64_t>(n), m));
-  GPUBENCH_LT_CHECK(cublasLtMatmulPreferenceCreate(&s.preference));
+  GPUBENCH_LT_CHECK(lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &transpose,
+                                                      sizeof transpose));
+  GPUBENCH_LT_CHECK(lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB,
+                                                      &no_transpose, sizeof no_transpose));
+  const auto make_layout = [&](cudaDataType_t type, std::int64_t rows, std::int64_t cols) {
+    cublasLtMatrixLayout_t layout = nullptr;
+    GPUBENCH_LT_CHECK(lt.cublasLtMatrixLayoutCreate(&layout, type, static_cast<std::uint64_t>(rows),
+                                                    static_cast<std::uint64_t>(cols), rows));
+    return cuda::device_handle<cublasLtMatrixLayout_t, lt_layout_deleter>(device, layout);
+  };
+  s.a_layout = make_layout(s.types.ab, k, m);
+  s.b_layout = make_layout(s.types.ab, k, n);
+  s.d_layout = make_layout(s.types.cd, m, n);
+  cublasLtMatmulPreference_t preference = nullptr;
+  GPUBENCH_LT_CHECK(lt.cublasLtMatmulPreferenceCreate(&preference));
+  s.preference = {device, preference};
   const std::uint64_t workspace_limit = workspace_bytes;
-  GPUBENCH_LT_CHECK(cublasLtMatmulPreferenceSetAttribute(s.preference,
-                                                         CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                         &workspace_limit, sizeof workspace_limit));
+  GPUBENCH_LT_CHECK(
+      lt.cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                              &workspace_limit, sizeof workspace_limit));
 }
 
 lt_gemm::~lt_gemm() = default;
 
-double lt_gemm::autotune(int candidates, cudaStream_t stream) {
+std::size_t lt_gemm::d_bytes() const noexcept {
+  return impl_->d.size();
+}
+
+std::size_t lt_gemm::d_elements() const noexcept {
+  return impl_->d.size() / impl_->types.cd_bytes;
+}
+
+namespace {
+// Median of three timings of `runs` back-to-back multiplies with `algo`, seconds per multiply.
+double median_seconds(lt_gemm::impl& s, const cuda::stream& stream,
+                      const cublasLtMatmulAlgo_t& algo, int runs) {
+  const cuda::event start(stream.device());
+  const cuda::event stop(stream.device());
+  std::vector<double> timings;
+  for (int t = 0; t < 3; ++t) {
+    start.record(stream);
+    for (int r = 0; r < runs; ++r) s.run(algo, s.d.get(), stream.get());
+    stop.record(stream);
+    timings.push_back(cuda::elapsed_seconds(start, stop) / runs);
+  }
+  std::sort(timings.begin(), timings.end());
+  return timings[1];
+}
+}  // namespace
+
+gemm_tuning lt_gemm::autotune(int candidates, double warmup_s) {
   impl& s = *impl_;
-  GPUBENCH_CUDA_CHECK(cudaSetDevice(s.device));
+  const auto& lt = cuda::cublaslt();
   std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(candidates));
   int returned = 0;
-  GPUBENCH_LT_CHECK(cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.a_layout, s.b_layout,
-                                                   s.d_layout, s.d_layout, s.preference, candidates,
-                                                   results.data(), &returned));
-  if (returned == 0) {
+  GPUBENCH_LT_CHECK(lt.cublasLtMatmulAlgoGetHeuristic(
+      s.handle.get(), s.op.get(), s.a_layout.get(), s.b_layout.get(), s.d_layout.get(),
+      s.d_layout.get(), s.preference.get(), candidates, results.data(), &returned));
+  results.resize(static_cast<std::size_t>(std::max(returned, 0)));
+  results.erase(std::remove_if(results.begin(), results.end(),
+                               [](const auto& r) { return r.state != CUBLAS_STATUS_SUCCESS; }),
+                results.end());
+  if (results.empty()) {
     throw std::runtime_error(std::string("cuBLASLt offers no algorithm for ") +
                              gemm_dtype_name(s.dtype) + " at this shape");
   }
-  cuda::event start;
-  cuda::event stop;
-  double best = 0;
-  algorithms_tried_ = 0;
-  for (int i = 0; i < returned; ++i) {
-    if (results[static_cast<std::size_t>(i)].state != CUBLAS_STATUS_SUCCESS) continue;
-    const auto& algo = results[static_cast<std::size_t>(i)].algo;
-    s.run(algo, stream);  // warm-up
-    constexpr int timed_runs = 3;
-    GPUBENCH_CUDA_CHECK(cudaEventRecord(start.get(), stream));
-    for (int r = 0; r < timed_runs; ++r) s.run(algo, stream);
-    GPUBENCH_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
-    const double seconds = cuda::elapsed_seconds(start, stop) / timed_runs;
-    ++algorithms_tried_;
-    if (!s.have_algo || seconds < best) {
-      best = seconds;
-      s.algo = algo;
+  gemm_tuning tuning;
+  // A cold GPU (low clocks, kernels not loaded yet) would make the first candidates look slow:
+  // load it with the heuristic's first choice until warmup_s has passed on the GPU.
+  const cuda::event start(stream_.device());
+  const cuda::event stop(stream_.device());
+  int batch = 1;
+  while (tuning.warmup_s < warmup_s) {
+    start.record(stream_);
+    for (int r = 0; r < batch; ++r) s.run(results.front().algo, s.d.get(), stream_.get());
+    stop.record(stream_);
+    tuning.warmup_s += cuda::elapsed_seconds(start, stop);
+    batch = std::min(batch * 2, 1024);
+  }
+  for (const auto& candidate : results) {
+    double seconds = 0;
+    try {
+      // One run tells how many make a timing of at least ~2 ms (events resolve ~0.5 us).
+      const int runs = static_cast<int>(
+          std::clamp(std::ceil(2e-3 / median_seconds(s, stream_, candidate.algo, 1)), 1.0, 1000.0));
+      seconds = median_seconds(s, stream_, candidate.algo, runs);
+    } catch (const api_error&) {
+      ++tuning.candidates_failed;  // the heuristic offered it; the GPU refused it: not ours to use
+      continue;
+    }
+    ++tuning.candidates_timed;
+    if (!s.have_algo || seconds < tuning.seconds_per_multiply) {
+      tuning.seconds_per_multiply = seconds;
+      s.algo = candidate.algo;
       s.have_algo = true;
     }
   }
   if (!s.have_algo) throw std::runtime_error("cuBLASLt: no heuristic candidate could run");
-  return best;
+  return tuning;
 }
 
-void lt_gemm::enqueue(cudaStream_t stream) {
+void lt_gemm::enqueue() {
+  enqueue_into(impl_->d.get());
+}
+
+void lt_gemm::enqueue_into(void* d) {
   if (!impl_->have_algo) throw std::logic_error("lt_gemm::enqueue before autotune");
-  impl_->run(impl_->algo, stream);
+  impl_->run(impl_->algo, d, stream_.get());
 }
 
-gemm_check lt_gemm::check(int samples, cudaStream_t stream) {
+void lt_gemm::enqueue_compare(const void* result, unsigned long long* mismatches) {
+  const cuda::device_scope scope(stream_.device());
+  count_mismatches_kernel<<<1024, 256, 0, stream_.get()>>>(
+      static_cast<const unsigned char*>(result), impl_->d.as<unsigned char>(), impl_->d.size(),
+      static_cast<int>(impl_->types.cd_bytes), mismatches);
+  GPUBENCH_CUDA_CHECK(cudaGetLastError());
+}
+
+gemm_check lt_gemm::check(int samples) {
   impl& s = *impl_;
-  GPUBENCH_CUDA_CHECK(cudaSetDevice(s.device));
-  cuda::device_buffer out(sizeof(double) * 3 * static_cast<std::size_t>(samples));
+  const int device = stream_.device();
+  cudaStream_t stream = stream_.get();
+  cuda::device_buffer out(device, sizeof(double) * 3 * static_cast<std::size_t>(samples));
+  const cuda::device_scope scope(device);
   const std::uint32_t sample_seed = s.seed ^ 0x5eedu;
   switch (s.dtype) {
     case gemm_dtype::fp16:
@@ -352,7 +487,7 @@ gemm_check lt_gemm::check(int samples, cudaStream_t stream) {
   std::vector<double> host(3 * static_cast<std::size_t>(samples));
   GPUBENCH_CUDA_CHECK(
       cudaMemcpyAsync(host.data(), out.get(), out.size(), cudaMemcpyDeviceToHost, stream));
-  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  stream_.synchronize();
   gemm_check result;
   result.samples = samples;
   result.tolerance = s.types.tolerance;

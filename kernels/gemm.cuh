@@ -1,14 +1,15 @@
 // One cuBLASLt matrix multiply, D = A^T B in the "TN" layout every dtype supports (FP8 requires
 // it): A stored K x M, B stored K x N, D M x N, all column-major. Random inputs, the fastest of
-// cuBLASLt's heuristic candidates (autotuned on this GPU), and a sampled check of D against a
-// float64 reference computed on the GPU from the same inputs. Shared by `gemm` and `gpu.burn`.
+// cuBLASLt's heuristic candidates (autotuned on a warm GPU), and a sampled check of D against a
+// float64 reference computed on the GPU from the same inputs. All work goes to the stream it is
+// built with. Shared by `gemm` and `gpu.burn`.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
-#include <cuda_runtime_api.h>
+#include "gpubench/cuda.hpp"
 
 namespace gpubench::kernels {
 
@@ -21,6 +22,11 @@ enum class gemm_dtype { fp16, bf16, tf32, fp32, fp8 };
 [[nodiscard]] std::string gemm_dtype_description(gemm_dtype dtype);
 // Compute capability needed (fp8: 8.9), as major*10+minor.
 [[nodiscard]] int gemm_min_compute_capability(gemm_dtype dtype);
+// The compute capability of `device`, as major*10+minor.
+[[nodiscard]] int compute_capability(int device);
+// Throws skip_case when `device` has no tensor-core path for `dtype` ("fp8 needs compute
+// capability 8.9; GPU 0 has 8.0").
+void require_gemm_dtype(gemm_dtype dtype, int device);
 
 struct gemm_check {
   int samples = 0;
@@ -29,33 +35,50 @@ struct gemm_check {
   double tolerance = 0;
 };
 
+// What autotuning found.
+struct gemm_tuning {
+  double seconds_per_multiply = 0;  // the chosen candidate's median
+  int candidates_timed = 0;
+  int candidates_failed = 0;  // offered by the heuristic but refused to run
+  double warmup_s = 0;        // how long the GPU was loaded before the first candidate was timed
+};
+
 class lt_gemm {
  public:
-  // Allocates and fills A and B on `device` (current device is set), creates the cuBLASLt
-  // descriptors. workspace_bytes: at least 32 MiB is what cuBLASLt's fastest kernels use.
-  lt_gemm(int device, gemm_dtype dtype, std::int64_t m, std::int64_t n, std::int64_t k,
-          std::size_t workspace_bytes, std::uint32_t seed);
+  // Allocates and fills A and B on the stream's device and creates the cuBLASLt descriptors.
+  // workspace_bytes: at least 32 MiB is what cuBLASLt's fastest kernels use. Throws skip_case
+  // when cuBLASLt cannot be loaded or the GPU lacks the memory.
+  lt_gemm(const cuda::stream& stream, gemm_dtype dtype, std::int64_t m, std::int64_t n,
+          std::int64_t k, std::size_t workspace_bytes, std::uint32_t seed);
   lt_gemm(const lt_gemm&) = delete;
   lt_gemm& operator=(const lt_gemm&) = delete;
   ~lt_gemm();
 
-  // Times up to `candidates` heuristic algorithms and keeps the fastest; returns its seconds
-  // per multiply. Throws when cuBLASLt offers none for this shape and dtype.
-  double autotune(int candidates, cudaStream_t stream);
-  // Queues one multiply with the chosen algorithm.
-  void enqueue(cudaStream_t stream);
-  // Compares `samples` elements of D with the float64 reference.
-  [[nodiscard]] gemm_check check(int samples, cudaStream_t stream);
+  // Loads the GPU for `warmup_s` (clocks ramp up, kernels load), then times each of up to
+  // `candidates` heuristic algorithms for at least ~2 ms, three times, and keeps the one with
+  // the lowest median. Throws when cuBLASLt offers none that runs for this shape and dtype.
+  gemm_tuning autotune(int candidates, double warmup_s);
+  // Queues one multiply with the chosen algorithm into this object's own D.
+  void enqueue();
+  // Queues one multiply into `d`, a buffer of d_bytes() on the same device.
+  void enqueue_into(void* d);
+  // Compares `samples` elements of this object's D with the float64 reference (synchronizes).
+  [[nodiscard]] gemm_check check(int samples);
+  // Queues a comparison of every element of `result` (a D written by enqueue_into) with this
+  // object's D, bit for bit, adding the number that differ to *mismatches (device memory).
+  void enqueue_compare(const void* result, unsigned long long* mismatches);
 
   [[nodiscard]] double flops() const noexcept { return 2.0 * m_ * n_ * k_; }
-  [[nodiscard]] int algorithms_tried() const noexcept { return algorithms_tried_; }
+  [[nodiscard]] std::size_t d_bytes() const noexcept;
+  [[nodiscard]] std::size_t d_elements() const noexcept;
+  [[nodiscard]] const cuda::stream& stream() const noexcept { return stream_; }
 
   struct impl;
 
  private:
+  const cuda::stream& stream_;
   std::unique_ptr<impl> impl_;
   double m_, n_, k_;
-  int algorithms_tried_ = 0;
 };
 
 }  // namespace gpubench::kernels

@@ -1,8 +1,12 @@
+#include <cstdint>
+
 #include "kernels/stream.cuh"
 
 namespace gpubench::kernels {
 
 namespace {
+
+constexpr std::size_t elements_per_block = std::size_t{stream_block_size} * stream_unroll;
 
 __global__ void init_kernel(double2* a, double2* b, double2* c, std::size_t n2) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n2;
@@ -13,52 +17,68 @@ __global__ void init_kernel(double2* a, double2* b, double2* c, std::size_t n2) 
   }
 }
 
-__global__ void copy_kernel(const double2* __restrict__ a, double2* __restrict__ c,
-                            std::size_t n2) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n2;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    c[i] = a[i];
+struct copy_op {
+  __device__ double2 operator()(double2 x, double2 /*y*/) const { return x; }
+};
+struct scale_op {
+  __device__ double2 operator()(double2 x, double2 /*y*/) const {
+    return make_double2(stream_scalar * x.x, stream_scalar * x.y);
   }
-}
-
-__global__ void scale_kernel(const double2* __restrict__ c, double2* __restrict__ b,
-                             std::size_t n2) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n2;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    const double2 v = c[i];
-    b[i] = make_double2(stream_scalar * v.x, stream_scalar * v.y);
+};
+struct add_op {
+  __device__ double2 operator()(double2 x, double2 y) const {
+    return make_double2(x.x + y.x, x.y + y.y);
   }
-}
-
-__global__ void add_kernel(const double2* __restrict__ a, const double2* __restrict__ b,
-                           double2* __restrict__ c, std::size_t n2) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n2;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    const double2 x = a[i];
-    const double2 y = b[i];
-    c[i] = make_double2(x.x + y.x, x.y + y.y);
+};
+struct triad_op {
+  __device__ double2 operator()(double2 x, double2 y) const {
+    return make_double2(x.x + stream_scalar * y.x, x.y + stream_scalar * y.y);
   }
-}
+};
+struct write_op {
+  __device__ double2 operator()(double2 /*x*/, double2 /*y*/) const {
+    return make_double2(stream_write_value, stream_write_value);
+  }
+};
 
-__global__ void triad_kernel(const double2* __restrict__ b, const double2* __restrict__ c,
-                             double2* __restrict__ a, std::size_t n2) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n2;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    const double2 x = b[i];
-    const double2 y = c[i];
-    a[i] = make_double2(x.x + stream_scalar * y.x, x.y + stream_scalar * y.y);
+// out = op(x, y) over the block's stream_unroll x stream_block_size elements: every load of the
+// thread is issued before its first store.
+template <int Inputs, class Op>
+__global__ void __launch_bounds__(stream_block_size)
+    stream_kernel(const double2* __restrict__ x, const double2* __restrict__ y,
+                  double2* __restrict__ out, std::size_t n2, Op op) {
+  const std::size_t first = blockIdx.x * elements_per_block + threadIdx.x;
+  double2 xs[stream_unroll] = {};
+  double2 ys[stream_unroll] = {};
+#pragma unroll
+  for (int u = 0; u < stream_unroll; ++u) {
+    const std::size_t i = first + std::size_t{stream_block_size} * u;
+    if (i < n2) {
+      if constexpr (Inputs >= 1) xs[u] = x[i];
+      if constexpr (Inputs >= 2) ys[u] = y[i];
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < stream_unroll; ++u) {
+    const std::size_t i = first + std::size_t{stream_block_size} * u;
+    if (i < n2) out[i] = op(xs[u], ys[u]);
   }
 }
 
 // Reads a; one partial sum per block (written once, so the bytes written are negligible).
-__global__ void read_kernel(const double2* __restrict__ a, double* partial_sums, std::size_t n2) {
+__global__ void __launch_bounds__(stream_block_size)
+    read_kernel(const double2* __restrict__ a, double* partial_sums, std::size_t n2) {
   __shared__ double block_sums[stream_block_size];
-  double sum = 0;
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n2;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    const double2 v = a[i];
-    sum += v.x + v.y;
+  const std::size_t first = blockIdx.x * elements_per_block + threadIdx.x;
+  double2 v[stream_unroll] = {};
+#pragma unroll
+  for (int u = 0; u < stream_unroll; ++u) {
+    const std::size_t i = first + std::size_t{stream_block_size} * u;
+    if (i < n2) v[u] = a[i];
   }
+  double sum = 0;
+#pragma unroll
+  for (int u = 0; u < stream_unroll; ++u) sum += v[u].x + v[u].y;
   block_sums[threadIdx.x] = sum;
   __syncthreads();
   for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
@@ -66,14 +86,6 @@ __global__ void read_kernel(const double2* __restrict__ a, double* partial_sums,
     __syncthreads();
   }
   if (threadIdx.x == 0) partial_sums[blockIdx.x] = block_sums[0];
-}
-
-// Writes c with its initial value (unchanged, so every op stays checkable).
-__global__ void write_kernel(double2* __restrict__ c, std::size_t n2) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n2;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    c[i] = make_double2(stream_init_c, stream_init_c);
-  }
 }
 
 __global__ void check_kernel(const double* a, const double* b, const double* c, std::size_t n,
@@ -87,52 +99,58 @@ __global__ void check_kernel(const double* a, const double* b, const double* c, 
   if (bad != 0) atomicAdd(wrong, bad);
 }
 
+constexpr int fill_blocks = 1024;  // initialisation and checks are untimed: any grid will do
+
 }  // namespace
 
-void enqueue_stream_init(const stream_arrays& s, int blocks, cudaStream_t stream) {
-  init_kernel<<<blocks, stream_block_size, 0, stream>>>(
+int stream_grid_blocks(std::size_t elements) {
+  const std::size_t n2 = elements / 2;
+  return static_cast<int>((n2 + elements_per_block - 1) / elements_per_block);
+}
+
+void enqueue_stream_init(const stream_arrays& s, const cuda::stream& stream) {
+  const cuda::device_scope scope(stream.device());
+  init_kernel<<<fill_blocks, stream_block_size, 0, stream.get()>>>(
       reinterpret_cast<double2*>(s.a), reinterpret_cast<double2*>(s.b),
       reinterpret_cast<double2*>(s.c), s.elements / 2);
 }
 
-void enqueue_stream_op(stream_op op, const stream_arrays& s, int blocks, cudaStream_t stream) {
+void enqueue_stream_op(stream_op op, const stream_arrays& s, const cuda::stream& stream) {
+  const cuda::device_scope scope(stream.device());
   auto* a = reinterpret_cast<double2*>(s.a);
   auto* b = reinterpret_cast<double2*>(s.b);
   auto* c = reinterpret_cast<double2*>(s.c);
   const std::size_t n2 = s.elements / 2;
+  const int blocks = stream_grid_blocks(s.elements);
+  cudaStream_t st = stream.get();
   switch (op) {
     case stream_op::copy:
-      copy_kernel<<<blocks, stream_block_size, 0, stream>>>(a, c, n2);
+      stream_kernel<1><<<blocks, stream_block_size, 0, st>>>(a, nullptr, c, n2, copy_op{});
       break;
     case stream_op::scale:
-      scale_kernel<<<blocks, stream_block_size, 0, stream>>>(c, b, n2);
+      stream_kernel<1><<<blocks, stream_block_size, 0, st>>>(c, nullptr, b, n2, scale_op{});
       break;
     case stream_op::add:
-      add_kernel<<<blocks, stream_block_size, 0, stream>>>(a, b, c, n2);
+      stream_kernel<2><<<blocks, stream_block_size, 0, st>>>(a, b, c, n2, add_op{});
       break;
     case stream_op::triad:
-      triad_kernel<<<blocks, stream_block_size, 0, stream>>>(b, c, a, n2);
+      stream_kernel<2><<<blocks, stream_block_size, 0, st>>>(b, c, a, n2, triad_op{});
       break;
     case stream_op::read:
-      read_kernel<<<blocks, stream_block_size, 0, stream>>>(a, s.partial_sums, n2);
+      read_kernel<<<blocks, stream_block_size, 0, st>>>(a, s.partial_sums, n2);
       break;
     case stream_op::write:
-      write_kernel<<<blocks, stream_block_size, 0, stream>>>(c, n2);
+      stream_kernel<0><<<blocks, stream_block_size, 0, st>>>(nullptr, nullptr, c, n2, write_op{});
       break;
   }
 }
 
 void enqueue_stream_check(stream_op op, const stream_arrays& s, unsigned long long* wrong,
-                          int blocks, cudaStream_t stream) {
-  double ea = stream_init_a;
-  double eb = stream_init_b;
-  double ec = stream_init_c;
-  if (op == stream_op::copy) ec = stream_init_a;
-  if (op == stream_op::scale) eb = stream_scalar * stream_init_c;
-  if (op == stream_op::add) ec = stream_init_a + stream_init_b;
-  if (op == stream_op::triad) ea = stream_init_b + stream_scalar * stream_init_c;
-  check_kernel<<<blocks, stream_block_size, 0, stream>>>(s.a, s.b, s.c, s.elements, ea, eb, ec,
-                                                         wrong);
+                          const cuda::stream& stream) {
+  const cuda::device_scope scope(stream.device());
+  const stream_expected e = stream_values_after(op);
+  check_kernel<<<fill_blocks, stream_block_size, 0, stream.get()>>>(s.a, s.b, s.c, s.elements, e.a,
+                                                                    e.b, e.c, wrong);
 }
 
 }  // namespace gpubench::kernels

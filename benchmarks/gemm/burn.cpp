@@ -2,8 +2,11 @@
 // gpu-burn and DCGM's targeted stress do. The run is cut into one-second slices of a fixed number
 // of multiplies per GPU; each slice is timed with CUDA events and followed by an NVML sample
 // (clocks, temperature, power, throttle reasons) taken while the next slice is already running,
-// so the GPU is never idle when it is observed. Reported: the sustained rate, its drop from the
-// first to the last tenth of the run, and every throttle reason seen (docs/methodology.md).
+// so the GPU is never idle when it is observed. Like gpu-burn, every product lands in a ring of
+// result buffers filling the GPU's memory and every element of it is compared, bit for bit, with
+// a reference product made before the load: a GPU that computes wrong when hot fails the case.
+// Reported: the sustained rate, its drop from the first to the last tenth of the run, every
+// throttle reason seen and the mismatches counted (docs/methodology.md).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +18,7 @@
 #include "gpubench/config.hpp"
 #include "gpubench/context.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/gpu_memory.hpp"
 #include "gpubench/gpu_monitor.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/statistics.hpp"
@@ -38,30 +42,49 @@ struct slice_rate {
 #if GPUBENCH_HAVE_CUDA
 constexpr std::size_t workspace_bytes = std::size_t{32} << 20;
 constexpr int autotune_candidates = 4;
+constexpr double autotune_warmup_s = 0.2;
 constexpr int check_samples = 256;
 constexpr double slice_seconds = 1.0;
+// At most this many result buffers per GPU (the memory they fill is what gpu-burn stresses; past
+// a slice's worth, more buffers change nothing).
+constexpr std::size_t max_ring_buffers = 4096;
 
 kernels::gemm_dtype burn_dtype(const std::string& name, int device) {
-  int major = 0;
-  int minor = 0;
-  GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  const int capability = major * 10 + minor;
   if (name == "auto") {
     // The widest tensor-core type the GPU has: the most power a GEMM can draw from it.
-    return capability >= kernels::gemm_min_compute_capability(kernels::gemm_dtype::bf16)
+    return kernels::compute_capability(device) >=
+                   kernels::gemm_min_compute_capability(kernels::gemm_dtype::bf16)
                ? kernels::gemm_dtype::bf16
                : kernels::gemm_dtype::fp16;
   }
   const kernels::gemm_dtype dtype = kernels::parse_gemm_dtype(name);
-  const int needed = kernels::gemm_min_compute_capability(dtype);
-  if (capability < needed) {
-    throw skip_case(name + " needs compute capability " + std::to_string(needed / 10) + "." +
-                    std::to_string(needed % 10) + "; GPU " + std::to_string(device) + " has " +
-                    std::to_string(major) + "." + std::to_string(minor));
-  }
+  kernels::require_gemm_dtype(dtype, device);
   return dtype;
 }
+
+// One GPU's share: its multiply, the reference result every product is compared with, the ring
+// of result buffers that fills its memory, and the events and counters of each slice.
+struct burn_lane {
+  explicit burn_lane(int gpu) : device(gpu), stream(gpu) {}
+  int device;
+  std::string pci_bus_id;
+  std::optional<int> sm_max_mhz;
+  kernels::gemm_dtype dtype{};
+  cuda::stream stream;
+  std::unique_ptr<kernels::lt_gemm> gemm;  // uses stream
+  kernels::gemm_check reference_check;     // the reference D against float64, before the load
+  std::vector<cuda::device_buffer> ring;   // products land here in turn
+  std::size_t next = 0;                    // the ring buffer the next product lands in
+  int multiplies_per_slice = 1;
+  cuda::device_buffer mismatches;  // one counter per slice (device)
+  struct group {                   // up to ring.size() products, then their comparisons
+    cuda::event begin;
+    cuda::event end;
+    int multiplies;
+  };
+  std::vector<std::vector<group>> slices;  // slices[s]: the groups of slice s
+  std::vector<cuda::event> slice_done;     // after slice s's comparisons
+};
 
 class gpu_burn final : public instance {
  public:
@@ -77,20 +100,24 @@ class gpu_burn final : public instance {
     monitor_problem_ = why_not;
     std::uint32_t seed = 0xb0b0u;
     for (int device : ctx.gpu_indices()) {
-      auto l = std::make_unique<lane>();
-      l->device = device;
+      auto l = std::make_unique<burn_lane>(device);
       for (const auto& gpu : ctx.system().gpus) {
-        if (gpu.index == device) l->pci_bus_id = gpu.pci_bus_id;
+        if (gpu.index == device) {
+          l->pci_bus_id = gpu.pci_bus_id;
+          l->sm_max_mhz = gpu.clocks.sm_max_mhz;
+        }
       }
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(device));
       l->dtype = burn_dtype(values.get_string("dtype"), device);
-      l->stream = std::make_unique<cuda::stream>();
-      l->gemm = std::make_unique<kernels::lt_gemm>(device, l->dtype, shape_.m, shape_.n, shape_.k,
-                                                   workspace_bytes, seed++);
-      const double seconds = l->gemm->autotune(autotune_candidates, l->stream->get());
-      l->multiplies_per_slice =
-          static_cast<int>(std::clamp(std::ceil(slice_seconds / seconds), 1.0, 1e6));
-      l->marks = std::vector<cuda::event>(static_cast<std::size_t>(slices_) + 1);
+      l->gemm = std::make_unique<kernels::lt_gemm>(l->stream, l->dtype, shape_.m, shape_.n,
+                                                   shape_.k, workspace_bytes, seed++);
+      const kernels::gemm_tuning tuning = l->gemm->autotune(autotune_candidates, autotune_warmup_s);
+      l->multiplies_per_slice = static_cast<int>(
+          std::clamp(std::ceil(slice_seconds / tuning.seconds_per_multiply), 1.0, 1e6));
+      // The reference: one product on the cool GPU, checked against float64 samples.
+      l->gemm->enqueue();
+      l->reference_check = l->gemm->check(check_samples);
+      make_ring(*l);
+      make_slices(*l);
       lanes_.push_back(std::move(l));
     }
   }
@@ -103,33 +130,46 @@ class gpu_burn final : public instance {
 
   std::optional<double> run_iteration() override {
     for (auto& l : lanes_) {
-      l->samples.clear();
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(l->device));
-      GPUBENCH_CUDA_CHECK(cudaEventRecord(l->marks[0].get(), l->stream->get()));
+      l->next = 0;
+      GPUBENCH_CUDA_CHECK(
+          cudaMemsetAsync(l->mismatches.get(), 0, l->mismatches.size(), l->stream.get()));
     }
+    samples_.assign(lanes_.size(), {});
     const auto start = std::chrono::steady_clock::now();
     enqueue_slice(0);
     for (int s = 0; s < slices_; ++s) {
       // Two slices in flight: the GPU stays busy while the host waits and samples.
       if (s + 1 < slices_) enqueue_slice(s + 1);
       for (auto& l : lanes_) {
-        GPUBENCH_CUDA_CHECK(cudaEventSynchronize(l->marks[s + 1].get()));
+        GPUBENCH_CUDA_CHECK(cudaEventSynchronize(l->slice_done[static_cast<std::size_t>(s)].get()));
       }
       const double at =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      for (auto& l : lanes_) record_sample(*l, at);
+      for (std::size_t i = 0; i < lanes_.size(); ++i) record_sample(i, at);
       if (interrupt_requested()) {
-        for (auto& l : lanes_) GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(l->stream->get()));
+        for (auto& l : lanes_) l->stream.synchronize();
         throw std::runtime_error("interrupted during the sustained load");
       }
     }
     double longest = 0;
-    for (auto& l : lanes_) {
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+      burn_lane& l = *lanes_[i];
+      std::vector<unsigned long long> per_slice(static_cast<std::size_t>(slices_));
+      GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(per_slice.data(), l.mismatches.get(), l.mismatches.size(),
+                                          cudaMemcpyDeviceToHost, l.stream.get()));
+      l.stream.synchronize();
+      double total = 0;
       for (int s = 0; s < slices_; ++s) {
-        const double seconds = cuda::elapsed_seconds(l->marks[s], l->marks[s + 1]);
-        l->samples[static_cast<std::size_t>(s)].seconds = seconds;
+        double seconds = 0;
+        for (const auto& g : l.slices[static_cast<std::size_t>(s)]) {
+          seconds += cuda::elapsed_seconds(g.begin, g.end);
+        }
+        auto& slice = samples_[i][static_cast<std::size_t>(s)];
+        slice.seconds = seconds;
+        slice.mismatches = per_slice[static_cast<std::size_t>(s)];
+        total += seconds;
       }
-      longest = std::max(longest, cuda::elapsed_seconds(l->marks[0], l->marks[slices_]));
+      longest = std::max(longest, total);
     }
     return longest;
   }
@@ -137,16 +177,20 @@ class gpu_burn final : public instance {
   [[nodiscard]] verification verify() override {
     verification v;
     std::string detail;
-    for (auto& l : lanes_) {
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(l->device));
-      const kernels::gemm_check c = l->gemm->check(check_samples, l->stream->get());
-      char text[160];
-      std::snprintf(text, sizeof text, "GPU %d: %d of %d sampled outputs outside %.0e", l->device,
-                    c.wrong, c.samples, c.tolerance);
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+      const burn_lane& l = *lanes_[i];
+      const kernels::gemm_check& c = l.reference_check;
+      const unsigned long long wrong = mismatched_elements(i);
+      char text[320];
+      std::snprintf(text, sizeof text,
+                    "GPU %d: reference product %d of %d sampled outputs outside %.0e of float64; "
+                    "%llu products under load, every element compared with it bit for bit: %llu "
+                    "differ",
+                    l.device, c.wrong, c.samples, c.tolerance, products(l), wrong);
       detail += (detail.empty() ? "" : "; ") + std::string(text);
-      if (c.wrong != 0) v.passed = false;
+      if (c.wrong != 0 || wrong != 0) v.passed = false;
     }
-    v.detail = "after the sustained load, against a float64 reference: " + detail;
+    v.detail = detail;
     return v;
   }
 
@@ -154,9 +198,9 @@ class gpu_burn final : public instance {
       double /*seconds_per_iteration*/) const override {
     double worst_drop = -1e300;
     double slowest = 1e300;
-    for (const auto& l : lanes_) {
-      worst_drop = std::max(worst_drop, drop_pct(*l));
-      slowest = std::min(slowest, whole_run(*l).tflops());
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+      worst_drop = std::max(worst_drop, drop_pct(i));
+      slowest = std::min(slowest, whole_run(i).tflops());
     }
     if (lanes_.empty()) return {};
     return {{"min_gpu_TFLOPs", slowest}, {"drop_pct", worst_drop}};
@@ -164,7 +208,8 @@ class gpu_burn final : public instance {
 
   [[nodiscard]] json info() const override {
     json gpus = json::array();
-    for (const auto& l : lanes_) {
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+      const burn_lane& l = *lanes_[i];
       std::set<std::string> reasons;
       std::optional<int> hottest;
       std::optional<double> most_power;
@@ -172,8 +217,9 @@ class gpu_burn final : public instance {
       std::optional<int> sm_high;
       std::vector<double> sm_clocks;
       json timeline = json::array();
-      for (const auto& s : l->samples) {
-        json point{{"t_s", s.at_s}, {"TFLOPs", s.tflops(*l)}};
+      const auto& samples = i < samples_.size() ? samples_[i] : std::vector<sample>{};
+      for (const auto& s : samples) {
+        json point{{"t_s", s.at_s}, {"TFLOPs", s.tflops(l)}, {"mismatches", s.mismatches}};
         if (s.gpu) {
           for (const auto& r : s.gpu->throttle_reasons) reasons.insert(r);
           const auto& c = s.gpu->clocks;
@@ -195,23 +241,33 @@ class gpu_burn final : public instance {
         }
         timeline.push_back(std::move(point));
       }
-      const auto tenths = tenth_rates(*l);
+      const auto tenths = tenth_rates(i);
       gpus.push_back(
-          json{{"gpu", l->device},
-               {"pci_bus_id", l->pci_bus_id},
-               {"dtype", kernels::gemm_dtype_name(l->dtype)},
-               {"TFLOPs", whole_run(*l).tflops()},
+          json{{"gpu", l.device},
+               {"pci_bus_id", l.pci_bus_id},
+               {"dtype", kernels::gemm_dtype_name(l.dtype)},
+               {"TFLOPs", whole_run(i).tflops()},
                {"first_tenth_TFLOPs", tenths.first.tflops()},
                {"last_tenth_TFLOPs", tenths.second.tflops()},
-               {"drop_pct", drop_pct(*l)},
+               {"drop_pct", drop_pct(i)},
                {"throttle_reasons_seen", std::vector<std::string>(reasons.begin(), reasons.end())},
                {"sm_mhz_min", sm_low},
                {"sm_mhz_max", sm_high},
                {"sm_mhz_median", sm_clocks.empty() ? json() : json(summarize(sm_clocks).median)},
-               {"sm_max_mhz", l->sm_max_mhz},
+               {"sm_max_mhz", l.sm_max_mhz},
                {"temperature_C_max", hottest},
                {"power_W_max", most_power},
-               {"multiplies_per_slice", l->multiplies_per_slice},
+               {"multiplies_per_slice", l.multiplies_per_slice},
+               {"result_buffers", l.ring.size()},
+               {"result_buffer_bytes", l.gemm->d_bytes()},
+               {"products_compared", products(l)},
+               {"elements_compared",
+                static_cast<double>(products(l)) * static_cast<double>(l.gemm->d_elements())},
+               {"mismatched_elements", mismatched_elements(i)},
+               {"reference_check", json{{"samples", l.reference_check.samples},
+                                        {"wrong", l.reference_check.wrong},
+                                        {"worst_error", l.reference_check.worst_error},
+                                        {"tolerance", l.reference_check.tolerance}}},
                {"samples", std::move(timeline)}});
     }
     json out{{"m", shape_.m},
@@ -221,78 +277,132 @@ class gpu_burn final : public instance {
              {"slices", slices_},
              {"slice_target_s", slice_seconds},
              {"drop", "100 * (first tenth - last tenth) / first tenth of the run's slices"},
+             {"check",
+              "every product under load compared bit for bit with a reference product made before "
+              "the load (itself checked against float64 samples)"},
              {"gpus", std::move(gpus)}};
     if (!monitor_) out["nvml"] = "not sampled: " + monitor_problem_;
     return out;
   }
 
  private:
-  struct lane;
   struct sample {
     double at_s = 0;     // host time since the start when the slice ended
-    double seconds = 0;  // the slice's GPU time
+    double seconds = 0;  // the slice's GPU time in multiplies (comparisons excluded)
+    unsigned long long mismatches = 0;
     std::optional<gpu_sample> gpu;
-    [[nodiscard]] double tflops(const lane& l) const {
+    [[nodiscard]] double tflops(const burn_lane& l) const {
       return seconds > 0 ? l.gemm->flops() * l.multiplies_per_slice / seconds / 1e12 : 0;
     }
   };
-  struct lane {
-    int device = 0;
-    std::string pci_bus_id;
-    kernels::gemm_dtype dtype{};
-    std::unique_ptr<cuda::stream> stream;
-    std::unique_ptr<kernels::lt_gemm> gemm;
-    int multiplies_per_slice = 1;
-    std::vector<cuda::event> marks;  // marks[s] .. marks[s + 1] bound slice s
-    std::vector<sample> samples;
-    std::optional<int> sm_max_mhz;
-  };
 
-  void enqueue_slice(int s) {
-    for (auto& l : lanes_) {
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(l->device));
-      for (int i = 0; i < l->multiplies_per_slice; ++i) l->gemm->enqueue(l->stream->get());
-      GPUBENCH_CUDA_CHECK(cudaEventRecord(l->marks[s + 1].get(), l->stream->get()));
+  // As many result buffers as fit in the usable share of the GPU's free memory (gpu-burn fills
+  // memory the same way), at least one.
+  static void make_ring(burn_lane& l) {
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    {
+      const cuda::device_scope scope(l.device);
+      GPUBENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    }
+    const std::size_t bytes = l.gemm->d_bytes();
+    const auto usable =
+        static_cast<std::size_t>(static_cast<double>(free_bytes) * usable_free_fraction);
+    const std::size_t count = std::clamp<std::size_t>(
+        usable / bytes, 1, std::min<std::size_t>(max_ring_buffers, l.multiplies_per_slice));
+    l.ring.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) l.ring.emplace_back(l.device, bytes);
+  }
+
+  // Each slice: groups of up to ring-size products, each group timed by its own events, its
+  // products compared after its end event (so comparisons are not timed as multiplies).
+  void make_slices(burn_lane& l) const {
+    const int per_group = static_cast<int>(l.ring.size());
+    l.mismatches = cuda::device_buffer(
+        l.device, sizeof(unsigned long long) * static_cast<std::size_t>(slices_));
+    for (int s = 0; s < slices_; ++s) {
+      std::vector<burn_lane::group> groups;
+      for (int done = 0; done < l.multiplies_per_slice; done += per_group) {
+        groups.push_back({cuda::event(l.device), cuda::event(l.device),
+                          std::min(per_group, l.multiplies_per_slice - done)});
+      }
+      l.slices.push_back(std::move(groups));
+      l.slice_done.emplace_back(l.device);
     }
   }
 
-  void record_sample(lane& l, double at) const {
+  void enqueue_slice(int s) {
+    for (auto& lp : lanes_) {
+      burn_lane& l = *lp;
+      auto* counter = l.mismatches.as<unsigned long long>() + s;
+      for (auto& g : l.slices[static_cast<std::size_t>(s)]) {
+        g.begin.record(l.stream);
+        for (int i = 0; i < g.multiplies; ++i) {
+          l.gemm->enqueue_into(
+              l.ring[(l.next + static_cast<std::size_t>(i)) % l.ring.size()].get());
+        }
+        g.end.record(l.stream);
+        for (int i = 0; i < g.multiplies; ++i) {
+          l.gemm->enqueue_compare(l.ring[l.next].get(), counter);
+          l.next = (l.next + 1) % l.ring.size();
+        }
+      }
+      l.slice_done[static_cast<std::size_t>(s)].record(l.stream);
+    }
+  }
+
+  void record_sample(std::size_t lane_index, double at) {
+    const burn_lane& l = *lanes_[lane_index];
     sample s;
     s.at_s = at;
     if (monitor_) {
       s.gpu = monitor_->sample(l.pci_bus_id);
-      if (s.gpu && s.gpu->clocks.sm_max_mhz) l.sm_max_mhz = s.gpu->clocks.sm_max_mhz;
       if (s.gpu && s.gpu->throttle_reasons == std::vector<std::string>{"gpu_idle"}) {
         s.gpu->throttle_reasons.clear();  // sampled between kernels: not a slowdown
       }
     }
-    l.samples.push_back(std::move(s));
+    samples_[lane_index].push_back(std::move(s));
   }
 
-  [[nodiscard]] static slice_rate rate_of(const lane& l, std::size_t from, std::size_t to) {
+  [[nodiscard]] unsigned long long products(const burn_lane& l) const {
+    return static_cast<unsigned long long>(l.multiplies_per_slice) *
+           static_cast<unsigned long long>(slices_);
+  }
+  [[nodiscard]] unsigned long long mismatched_elements(std::size_t lane_index) const {
+    unsigned long long total = 0;
+    if (lane_index < samples_.size()) {
+      for (const auto& s : samples_[lane_index]) total += s.mismatches;
+    }
+    return total;
+  }
+  [[nodiscard]] slice_rate rate_of(std::size_t lane_index, std::size_t from, std::size_t to) const {
     slice_rate r;
-    for (std::size_t i = from; i < to && i < l.samples.size(); ++i) {
+    if (lane_index >= samples_.size()) return r;
+    const burn_lane& l = *lanes_[lane_index];
+    const auto& samples = samples_[lane_index];
+    for (std::size_t i = from; i < to && i < samples.size(); ++i) {
       r.flops += l.gemm->flops() * l.multiplies_per_slice;
-      r.seconds += l.samples[i].seconds;
+      r.seconds += samples[i].seconds;
     }
     return r;
   }
-  [[nodiscard]] static slice_rate whole_run(const lane& l) {
-    return rate_of(l, 0, l.samples.size());
+  [[nodiscard]] slice_rate whole_run(std::size_t lane_index) const {
+    return rate_of(lane_index, 0, static_cast<std::size_t>(slices_));
   }
-  [[nodiscard]] static std::pair<slice_rate, slice_rate> tenth_rates(const lane& l) {
-    const std::size_t n = l.samples.size();
+  [[nodiscard]] std::pair<slice_rate, slice_rate> tenth_rates(std::size_t lane_index) const {
+    const auto n = static_cast<std::size_t>(slices_);
     const std::size_t tenth = std::max<std::size_t>(1, (n + 9) / 10);
-    return {rate_of(l, 0, tenth), rate_of(l, n - std::min(n, tenth), n)};
+    return {rate_of(lane_index, 0, tenth), rate_of(lane_index, n - std::min(n, tenth), n)};
   }
-  [[nodiscard]] static double drop_pct(const lane& l) {
-    const auto [first, last] = tenth_rates(l);
+  [[nodiscard]] double drop_pct(std::size_t lane_index) const {
+    const auto [first, last] = tenth_rates(lane_index);
     return first.tflops() > 0 ? 100.0 * (first.tflops() - last.tflops()) / first.tflops() : 0;
   }
 
   gemm_shape shape_;
   int slices_;
-  std::vector<std::unique_ptr<lane>> lanes_;
+  std::vector<std::unique_ptr<burn_lane>> lanes_;
+  std::vector<std::vector<sample>> samples_;  // per lane, per slice
   std::unique_ptr<gpu_monitor> monitor_;
   std::string monitor_problem_;
 };
@@ -319,7 +429,8 @@ benchmark_definition burn_definition() {
       .add_metric("TFLOPs", metric_kind::compute_TFLOPs)
       .set_timing(timing::manual)
       .set_single_iteration()
-      .set_supported(cuda_gpu_unavailable_reason);
+      .set_needs_gpu()
+      .set_supported(cublaslt_gpu_unavailable_reason);
 #if GPUBENCH_HAVE_CUDA
   def.set_instance<gpu_burn>();
 #else

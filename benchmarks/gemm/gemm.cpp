@@ -24,33 +24,25 @@ namespace {
 #if GPUBENCH_HAVE_CUDA
 constexpr std::size_t workspace_bytes = std::size_t{32} << 20;
 constexpr int autotune_candidates = 8;
+constexpr double autotune_warmup_s = 0.2;
 constexpr int check_samples = 256;
 
 class gemm_benchmark final : public instance {
  public:
-  gemm_benchmark(const context& ctx, const axis_values& values)
+  gemm_benchmark(const context& /*ctx*/, const axis_values& values)
       : device_(static_cast<int>(values.get_int64("gpu"))),
         dtype_(kernels::parse_gemm_dtype(values.get_string("dtype"))),
-        shape_(parse_gemm_shape(values.get_string("shape"))) {
-    int major = 0;
-    int minor = 0;
-    GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device_));
-    GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device_));
-    const int needed = kernels::gemm_min_compute_capability(dtype_);
-    if (major * 10 + minor < needed) {
-      throw skip_case(std::string(kernels::gemm_dtype_name(dtype_)) + " needs compute capability " +
-                      std::to_string(needed / 10) + "." + std::to_string(needed % 10) + "; GPU " +
-                      std::to_string(device_) + " has " + std::to_string(major) + "." +
-                      std::to_string(minor));
-    }
-    (void)ctx;
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(device_));
-    stream_ = std::make_unique<cuda::stream>();
-    gemm_ = std::make_unique<kernels::lt_gemm>(device_, dtype_, shape_.m, shape_.n, shape_.k,
+        shape_(parse_gemm_shape(values.get_string("shape"))),
+        stream_(device_),
+        start_(device_),
+        stop_(device_) {
+    kernels::require_gemm_dtype(dtype_, device_);
+    gemm_ = std::make_unique<kernels::lt_gemm>(stream_, dtype_, shape_.m, shape_.n, shape_.k,
                                                workspace_bytes, 0x6e6du);
-    const double seconds = gemm_->autotune(autotune_candidates, stream_->get());
+    tuning_ = gemm_->autotune(autotune_candidates, autotune_warmup_s);
     // Several multiplies per timed iteration for small shapes, so events time >= ~2 ms.
-    multiplies_ = static_cast<int>(std::clamp(std::ceil(2e-3 / seconds), 1.0, 1000.0));
+    multiplies_ =
+        static_cast<int>(std::clamp(std::ceil(2e-3 / tuning_.seconds_per_multiply), 1.0, 1000.0));
   }
 
   [[nodiscard]] work work_per_iteration() const override {
@@ -58,15 +50,14 @@ class gemm_benchmark final : public instance {
   }
 
   std::optional<double> run_iteration() override {
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(device_));
-    GPUBENCH_CUDA_CHECK(cudaEventRecord(start_.get(), stream_->get()));
-    for (int i = 0; i < multiplies_; ++i) gemm_->enqueue(stream_->get());
-    GPUBENCH_CUDA_CHECK(cudaEventRecord(stop_.get(), stream_->get()));
+    start_.record(stream_);
+    for (int i = 0; i < multiplies_; ++i) gemm_->enqueue();
+    stop_.record(stream_);
     return cuda::elapsed_seconds(start_, stop_);
   }
 
   [[nodiscard]] verification verify() override {
-    const kernels::gemm_check c = gemm_->check(check_samples, stream_->get());
+    const kernels::gemm_check c = gemm_->check(check_samples);
     verification v;
     v.passed = c.wrong == 0;
     char text[200];
@@ -86,7 +77,9 @@ class gemm_benchmark final : public instance {
                 {"layout", "TN: A stored KxM, B KxN, D MxN, column-major"},
                 {"library", "cuBLASLt"},
                 {"workspace_bytes", workspace_bytes},
-                {"algorithms_tried", gemm_->algorithms_tried()},
+                {"algorithms_tried", tuning_.candidates_timed},
+                {"algorithms_refused", tuning_.candidates_failed},
+                {"autotune_warmup_s", tuning_.warmup_s},
                 {"multiplies_per_iteration", multiplies_},
                 {"flop_per_multiply", "2*M*N*K"}};
   }
@@ -95,12 +88,14 @@ class gemm_benchmark final : public instance {
   int device_;
   kernels::gemm_dtype dtype_;
   gemm_shape shape_;
-  std::unique_ptr<cuda::stream> stream_;
-  std::unique_ptr<kernels::lt_gemm> gemm_;
+  cuda::stream stream_;
   cuda::event start_;
   cuda::event stop_;
+  std::unique_ptr<kernels::lt_gemm> gemm_;  // uses stream_, so is declared after it
+  kernels::gemm_tuning tuning_;
   int multiplies_ = 1;
 };
+
 #endif
 
 std::vector<axis_value> square_shapes() {
@@ -122,7 +117,8 @@ benchmark_definition gemm_definition() {
                      [](const axis_value& v) { (void)parse_gemm_shape(std::get<std::string>(v)); }})
       .add_metric("TFLOPs", metric_kind::compute_TFLOPs)
       .set_timing(timing::manual)
-      .set_supported(cuda_gpu_unavailable_reason);
+      .set_needs_gpu()
+      .set_supported(cublaslt_gpu_unavailable_reason);
 #if GPUBENCH_HAVE_CUDA
   def.set_instance<gemm_benchmark>();
 #else

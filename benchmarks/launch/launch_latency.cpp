@@ -18,37 +18,42 @@ namespace gpubench {
 namespace {
 
 #if GPUBENCH_HAVE_CUDA
+struct graph_deleter {
+  void operator()(cudaGraph_t graph) const noexcept { (void)cudaGraphDestroy(graph); }
+};
+struct graph_exec_deleter {
+  void operator()(cudaGraphExec_t exec) const noexcept { (void)cudaGraphExecDestroy(exec); }
+};
+
 class launch_latency final : public instance {
  public:
   launch_latency(const context& /*ctx*/, const axis_values& values)
       : device_(static_cast<int>(values.get_int64("gpu"))),
         mode_(values.get_string("mode")),
-        batch_(values.get_int64("batch")) {
+        batch_(values.get_int64("batch")),
+        stream_(device_),
+        counter_(device_, sizeof(unsigned long long)) {
     if (batch_ < 1) {
       throw std::invalid_argument("gpu.launch_latency: batch must be at least 1");
     }
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(device_));
-    counter_ = cuda::device_buffer(sizeof(unsigned long long));
-    stream_ = std::make_unique<cuda::stream>();
-    GPUBENCH_CUDA_CHECK(cudaMemsetAsync(counter_.get(), 0, counter_.size(), stream_->get()));
-    if (mode_ == "graph") {
-      GPUBENCH_CUDA_CHECK(cudaStreamBeginCapture(stream_->get(), cudaStreamCaptureModeThreadLocal));
-      for (std::int64_t i = 0; i < batch_; ++i) {
-        kernels::enqueue_counter_kernel(counter_.as<unsigned long long>(), stream_->get());
-      }
-      GPUBENCH_CUDA_CHECK(cudaStreamEndCapture(stream_->get(), &graph_));
-      GPUBENCH_CUDA_CHECK(cudaGraphInstantiate(&graph_exec_, graph_, 0));
-    } else if (mode_ != "stream" && mode_ != "sync") {
+    if (mode_ != "graph" && mode_ != "stream" && mode_ != "sync") {
       throw std::invalid_argument("gpu.launch_latency: unknown mode '" + mode_ + "'");
     }
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
-  }
-
-  launch_latency(const launch_latency&) = delete;
-  launch_latency& operator=(const launch_latency&) = delete;
-  ~launch_latency() override {
-    if (graph_exec_ != nullptr) cudaGraphExecDestroy(graph_exec_);
-    if (graph_ != nullptr) cudaGraphDestroy(graph_);
+    const cuda::device_scope scope(device_);
+    GPUBENCH_CUDA_CHECK(cudaMemsetAsync(counter_.get(), 0, counter_.size(), stream_.get()));
+    if (mode_ == "graph") {
+      GPUBENCH_CUDA_CHECK(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal));
+      for (std::int64_t i = 0; i < batch_; ++i) {
+        kernels::enqueue_counter_kernel(counter_.as<unsigned long long>(), stream_.get());
+      }
+      cudaGraph_t graph = nullptr;
+      GPUBENCH_CUDA_CHECK(cudaStreamEndCapture(stream_.get(), &graph));
+      graph_ = {device_, graph};
+      cudaGraphExec_t exec = nullptr;
+      GPUBENCH_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+      graph_exec_ = {device_, exec};
+    }
+    stream_.synchronize();
   }
 
   [[nodiscard]] work work_per_iteration() const override {
@@ -56,28 +61,30 @@ class launch_latency final : public instance {
   }
 
   std::optional<double> run_iteration() override {
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(device_));
+    // One scope for the whole batch: what is timed is the launches, not device switching.
+    const cuda::device_scope scope(device_);
     auto* counter = counter_.as<unsigned long long>();
     if (mode_ == "graph") {
-      GPUBENCH_CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_->get()));
+      GPUBENCH_CUDA_CHECK(cudaGraphLaunch(graph_exec_.get(), stream_.get()));
     } else {
       for (std::int64_t i = 0; i < batch_; ++i) {
-        kernels::enqueue_counter_kernel(counter, stream_->get());
+        kernels::enqueue_counter_kernel(counter, stream_.get());
         if (mode_ == "sync") {
-          GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+          GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
         }
       }
       GPUBENCH_CUDA_CHECK(cudaGetLastError());
     }
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+    stream_.synchronize();
     launches_ += static_cast<unsigned long long>(batch_);
     return std::nullopt;
   }
 
   [[nodiscard]] verification verify() override {
     unsigned long long counted = 0;
-    GPUBENCH_CUDA_CHECK(
-        cudaMemcpy(&counted, counter_.get(), sizeof counted, cudaMemcpyDeviceToHost));
+    GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(&counted, counter_.get(), sizeof counted,
+                                        cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
     verification v;
     v.passed = counted == launches_;
     v.detail = "kernel runs counted on the GPU: " + std::to_string(counted) + " of " +
@@ -93,10 +100,10 @@ class launch_latency final : public instance {
   int device_;
   std::string mode_;
   std::int64_t batch_;
+  cuda::stream stream_;
   cuda::device_buffer counter_;
-  std::unique_ptr<cuda::stream> stream_;
-  cudaGraph_t graph_ = nullptr;
-  cudaGraphExec_t graph_exec_ = nullptr;
+  cuda::device_handle<cudaGraph_t, graph_deleter> graph_;
+  cuda::device_handle<cudaGraphExec_t, graph_exec_deleter> graph_exec_;
   unsigned long long launches_ = 0;
 };
 #endif
@@ -110,6 +117,7 @@ benchmark_definition launch_latency_definition() {
       .add_axis("batch", axis_kind::integer, {std::int64_t{1000}}, "launches per timed iteration")
       .add_metric("us", metric_kind::us_per_item)
       .set_timing(timing::host_wall)
+      .set_needs_gpu()
       .set_supported(cuda_gpu_unavailable_reason);
 #if GPUBENCH_HAVE_CUDA
   def.set_instance<launch_latency>();

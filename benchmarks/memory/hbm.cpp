@@ -1,5 +1,6 @@
 // hbm.copy, hbm.scale, hbm.add, hbm.triad, hbm.read, hbm.write: device-memory bandwidth with
-// BabelStream's kernels, 16-byte vector accesses, a grid-stride grid of one full wave of blocks.
+// BabelStream's kernels, 16-byte vector accesses, a grid covering the array, 4 loads in flight
+// per thread and input.
 // Bytes counted: arrays read + arrays written (docs/methodology.md).
 #include <stdexcept>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include "gpubench/cuda.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/gpu_memory.hpp"
+#include "gpubench/text.hpp"
 #include "kernels/stream.cuh"
 #endif
 
@@ -46,12 +48,15 @@ kernels::stream_op to_kernel_op(std::string_view id) {
 
 class hbm_benchmark final : public instance {
  public:
-  hbm_benchmark(const hbm_op& op, const context& ctx, const axis_values& values)
+  hbm_benchmark(const hbm_op& op, const context& /*ctx*/, const axis_values& values)
       : op_(op),
         kernel_op_(to_kernel_op(op.id)),
         device_(static_cast<int>(values.get_int64("gpu"))),
-        array_bytes_(static_cast<std::size_t>(values.get_int64("array_bytes")) / 16 * 16) {
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(device_));
+        array_bytes_(static_cast<std::size_t>(values.get_int64("array_bytes")) / 16 * 16),
+        stream_(device_),
+        start_(device_),
+        stop_(device_) {
+    const cuda::device_scope scope(device_);
     std::size_t free_bytes = 0;
     std::size_t total_bytes = 0;
     GPUBENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -64,33 +69,26 @@ class hbm_benchmark final : public instance {
     if (!fitting) {
       throw skip_case(gpu_memory_shortage(
           device_, free_bytes, total_bytes,
-          "3 arrays of at least 4x the L2 (" + std::to_string(minimum) + " bytes each)"));
+          "3 arrays of at least 4x the L2 (" + format_bytes(minimum) + " each)"));
     }
     if (*fitting < array_bytes_) {
-      note_ = "stepped down from 3 arrays of " + std::to_string(array_bytes_) +
-              " bytes: " + gpu_memory_shortage(device_, free_bytes, total_bytes, "them");
+      note_ = "stepped down from 3 arrays of " + format_bytes(array_bytes_) + ": " +
+              gpu_memory_shortage(device_, free_bytes, total_bytes, "them");
       requested_bytes_ = array_bytes_;
       array_bytes_ = static_cast<std::size_t>(*fitting);
     }
-    int sms = 0;
-    int threads_per_sm = 0;
-    GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
-    GPUBENCH_CUDA_CHECK(
-        cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device_));
-    // One full wave: every SM holds as many blocks as its thread limit allows.
-    blocks_ = sms * std::max(1, threads_per_sm / kernels::stream_block_size);
-    (void)ctx;
+    const std::size_t elements = array_bytes_ / sizeof(double);
+    blocks_ = kernels::stream_grid_blocks(elements);
 
-    a_ = cuda::device_buffer(array_bytes_);
-    b_ = cuda::device_buffer(array_bytes_);
-    c_ = cuda::device_buffer(array_bytes_);
-    partial_ = cuda::device_buffer(sizeof(double) * static_cast<std::size_t>(blocks_));
-    wrong_ = cuda::device_buffer(sizeof(unsigned long long));
-    arrays_ = {a_.as<double>(), b_.as<double>(), c_.as<double>(), partial_.as<double>(),
-               array_bytes_ / sizeof(double)};
-    kernels::enqueue_stream_init(arrays_, blocks_, stream_.get());
+    a_ = cuda::device_buffer(device_, array_bytes_);
+    b_ = cuda::device_buffer(device_, array_bytes_);
+    c_ = cuda::device_buffer(device_, array_bytes_);
+    partial_ = cuda::device_buffer(device_, sizeof(double) * static_cast<std::size_t>(blocks_));
+    wrong_ = cuda::device_buffer(device_, sizeof(unsigned long long));
+    arrays_ = {a_.as<double>(), b_.as<double>(), c_.as<double>(), partial_.as<double>(), elements};
+    kernels::enqueue_stream_init(arrays_, stream_);
     GPUBENCH_CUDA_CHECK(cudaGetLastError());
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    stream_.synchronize();
   }
 
   [[nodiscard]] work work_per_iteration() const override {
@@ -99,24 +97,21 @@ class hbm_benchmark final : public instance {
   }
 
   std::optional<double> run_iteration() override {
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(device_));
-    GPUBENCH_CUDA_CHECK(cudaEventRecord(start_.get(), stream_.get()));
-    kernels::enqueue_stream_op(kernel_op_, arrays_, blocks_, stream_.get());
+    start_.record(stream_);
+    kernels::enqueue_stream_op(kernel_op_, arrays_, stream_);
     GPUBENCH_CUDA_CHECK(cudaGetLastError());
-    GPUBENCH_CUDA_CHECK(cudaEventRecord(stop_.get(), stream_.get()));
+    stop_.record(stream_);
     return cuda::elapsed_seconds(start_, stop_);
   }
 
   [[nodiscard]] verification verify() override {
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(device_));
     GPUBENCH_CUDA_CHECK(cudaMemsetAsync(wrong_.get(), 0, wrong_.size(), stream_.get()));
-    kernels::enqueue_stream_check(kernel_op_, arrays_, wrong_.as<unsigned long long>(), blocks_,
-                                  stream_.get());
+    kernels::enqueue_stream_check(kernel_op_, arrays_, wrong_.as<unsigned long long>(), stream_);
     GPUBENCH_CUDA_CHECK(cudaGetLastError());
     unsigned long long wrong = 0;
     GPUBENCH_CUDA_CHECK(
         cudaMemcpyAsync(&wrong, wrong_.get(), sizeof wrong, cudaMemcpyDeviceToHost, stream_.get()));
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    stream_.synchronize();
     verification v;
     v.passed = wrong == 0;
     v.detail = "checked all " + std::to_string(3 * arrays_.elements) +
@@ -124,8 +119,9 @@ class hbm_benchmark final : public instance {
     if (kernel_op_ == kernels::stream_op::read) {
       // The partial sums of the last pass must add up to exactly elements x init_a.
       std::vector<double> partial(static_cast<std::size_t>(blocks_));
-      GPUBENCH_CUDA_CHECK(
-          cudaMemcpy(partial.data(), partial_.get(), partial_.size(), cudaMemcpyDeviceToHost));
+      GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(partial.data(), partial_.get(), partial_.size(),
+                                          cudaMemcpyDeviceToHost, stream_.get()));
+      stream_.synchronize();
       double sum = 0;
       for (double p : partial) sum += p;
       const double expected = static_cast<double>(arrays_.elements) * kernels::stream_init_a;
@@ -137,12 +133,14 @@ class hbm_benchmark final : public instance {
   }
 
   [[nodiscard]] json info() const override {
-    json out{{"array_bytes", array_bytes_},
-             {"operation", op_.what},
-             {"blocks", blocks_},
-             {"threads_per_block", kernels::stream_block_size},
-             {"access", "double2 (16-byte) loads and stores, grid-stride"},
-             {"bytes_counted", "arrays read + arrays written (BabelStream)"}};
+    json out{
+        {"array_bytes", array_bytes_},
+        {"operation", op_.what},
+        {"blocks", blocks_},
+        {"threads_per_block", kernels::stream_block_size},
+        {"access", "double2 (16-byte) loads and stores, " + std::to_string(kernels::stream_unroll) +
+                       " per thread and array, grid covering the array"},
+        {"bytes_counted", "arrays read + arrays written (BabelStream)"}};
     if (!note_.empty()) {
       out["array_bytes_requested"] = requested_bytes_;
       out["notes"] = json::array({note_});
@@ -183,6 +181,7 @@ benchmark_definition hbm_definition(const hbm_op& op) {
                      default_array_bytes})
       .add_metric("GBps", metric_kind::bandwidth_GBps)
       .set_timing(timing::manual)
+      .set_needs_gpu()
       .set_supported(cuda_gpu_unavailable_reason);
 #if GPUBENCH_HAVE_CUDA
   def.set_factory([&op](const context& ctx, const axis_values& values) {

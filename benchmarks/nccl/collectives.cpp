@@ -18,9 +18,13 @@
 #include "gpubench/runner.hpp"
 
 #if GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
-#include <nccl.h>
+#include <functional>
+#include <thread>
 
 #include "gpubench/cuda.hpp"
+#include "gpubench/cuda_libraries.hpp"
+#include "gpubench/gpu_memory.hpp"
+#include "gpubench/text.hpp"
 #include "kernels/copy.cuh"
 #endif
 
@@ -39,32 +43,103 @@ int participants(const context& ctx) {
 
 std::optional<std::string> collective_supported(const context& ctx) {
   if (auto reason = cuda_gpu_unavailable_reason(ctx)) return reason;
-  if (!GPUBENCH_HAVE_NCCL) return std::string("built without NCCL (not found at build time)");
   const int n = participants(ctx);
   if (n < 2)
     return "needs 2 or more GPUs (one process, or one MPI rank each); found " + std::to_string(n);
-  return std::nullopt;
+#if GPUBENCH_HAVE_NCCL
+  return cuda::nccl_unavailable_reason();
+#else
+  return std::string("built without NCCL (not found at build time)");
+#endif
 }
 
 #if GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
+// Collectives per timed iteration, queued back to back and waited for once afterwards, as
+// nccl-tests times its 20 iterations: the host's launch cost overlaps the GPU's work.
+constexpr int collectives_per_iteration = 20;
+
 void check_nccl(ncclResult_t rc, const char* call, source_site where = source_site::current()) {
   if (rc != ncclSuccess && rc != ncclInProgress) {
     throw api_error("NCCL", call, "ncclResult " + std::to_string(static_cast<int>(rc)),
-                    ncclGetErrorString(rc), where);
+                    cuda::nccl().ncclGetErrorString(rc), where);
   }
 }
 #define GPUBENCH_NCCL_CHECK(expr) check_nccl((expr), #expr)
 
-// This process's share of the collective: one GPU, its communicator, stream and buffers.
+// A communicator ends with ncclCommDestroy, or with ncclCommAbort after SIGINT/SIGTERM (a peer
+// may be gone, and destroy would wait for it).
+struct communicator_deleter {
+  void operator()(ncclComm_t comm) const noexcept {
+    const auto& nccl = cuda::nccl();
+    (void)(interrupt_requested() ? nccl.ncclCommAbort(comm) : nccl.ncclCommDestroy(comm));
+  }
+};
+using communicator = cuda::device_handle<ncclComm_t, communicator_deleter>;
+
+// This process's communicators for one set of GPUs, shared by every case of the run that uses
+// that set (context::resources()).
+struct communicator_set {
+  std::vector<communicator> comms;  // one per local GPU, in the run's GPU order
+  bool nonblocking = false;
+  void abort() {
+    for (auto& c : comms) {
+      if (ncclComm_t comm = c.release()) (void)cuda::nccl().ncclCommAbort(comm);
+    }
+  }
+};
+
+// Memory for NCCL's buffers: ncclMemAlloc where the library has it (2.19+: what NVLS and
+// user-buffer registration need, and what nccl-tests allocates with), else cudaMalloc.
+struct nccl_memory_deleter {
+  void operator()(void* memory) const noexcept { (void)cuda::nccl().ncclMemFree(memory); }
+};
+class nccl_buffer {
+ public:
+  nccl_buffer() = default;
+  nccl_buffer(int device, std::size_t bytes) : bytes_(bytes) {
+    const auto& nccl = cuda::nccl();
+    if (nccl.ncclMemAlloc == nullptr || nccl.ncclMemFree == nullptr) {
+      plain_ = cuda::device_buffer(device, bytes);
+      return;
+    }
+    const cuda::device_scope scope(device);
+    void* memory = nullptr;
+    if (const ncclResult_t rc = nccl.ncclMemAlloc(&memory, bytes); rc != ncclSuccess) {
+      std::size_t free_bytes = 0;
+      std::size_t total_bytes = 0;
+      (void)cudaMemGetInfo(&free_bytes, &total_bytes);
+      if (static_cast<double>(bytes) > static_cast<double>(free_bytes) * usable_free_fraction) {
+        throw skip_case(gpu_memory_shortage(device, free_bytes, total_bytes,
+                                            "an NCCL buffer of " + format_bytes(bytes)));
+      }
+      GPUBENCH_NCCL_CHECK(rc);
+    }
+    owned_ = {device, memory};
+  }
+  [[nodiscard]] float* floats() const noexcept {
+    return static_cast<float*>(owned_ ? owned_.get() : plain_.get());
+  }
+  [[nodiscard]] std::size_t size() const noexcept { return bytes_; }
+  [[nodiscard]] bool from_nccl() const noexcept { return static_cast<bool>(owned_); }
+
+ private:
+  std::size_t bytes_ = 0;
+  cuda::device_handle<void*, nccl_memory_deleter> owned_;
+  cuda::device_buffer plain_;
+};
+
+// This process's share of the collective: one GPU, its stream, events and buffers.
 struct member {
-  int device = 0;
-  int rank = 0;  // in the communicator
-  ncclComm_t comm = nullptr;
-  std::unique_ptr<cuda::stream> stream;
-  cuda::device_buffer send;
-  cuda::device_buffer recv;
-  std::unique_ptr<cuda::event> start;
-  std::unique_ptr<cuda::event> stop;
+  member(int gpu, int comm_rank)
+      : device(gpu), rank(comm_rank), stream(gpu), start(gpu), stop(gpu) {}
+  int device;
+  int rank;                   // in the communicator
+  ncclComm_t comm = nullptr;  // owned by the communicator_set
+  cuda::stream stream;
+  cuda::event start;
+  cuda::event stop;
+  nccl_buffer send;
+  nccl_buffer recv;
 };
 
 class nccl_collective final : public instance {
@@ -73,7 +148,8 @@ class nccl_collective final : public instance {
       : spec_(spec),
         in_place_(values.get_string("placement") == "in_place"),
         bytes_(static_cast<std::size_t>(values.get_int64("bytes"))),
-        timeout_s_(ctx.options().timeout_s) {
+        timeout_s_(ctx.options().timeout_s),
+        resources_(ctx.resources()) {
     ranks_ = participants(ctx);
     if (spec.op == collective::alltoall && in_place_) {
       throw skip_case("NCCL has no in-place alltoall");
@@ -88,13 +164,8 @@ class nccl_collective final : public instance {
 
     const job* j = ctx.mpi_job();
     if (j != nullptr && j->distributed()) {
-      // One rank per GPU: the unique id travels over MPI; the communicator is non-blocking so a
-      // dead peer shows as a timeout, not a hang.
-      ncclUniqueId id{};
-      if (j->layout().rank == 0) GPUBENCH_NCCL_CHECK(ncclGetUniqueId(&id));
-      j->broadcast_bytes(&id, sizeof id);
       // Every rank learns whether every other could set up its buffers before any of them
-      // waits in the communicator's set-up for a rank that has already given up.
+      // waits in a collective (or in the communicator's set-up) for a rank that has given up.
       std::string problem = "-";  // '-': none; 'S': a skip (too little GPU memory); 'F': failed
       try {
         members_.push_back(make_member(ctx.gpu_indices().at(0), j->layout().rank));
@@ -110,65 +181,44 @@ class nccl_collective final : public instance {
         if (problems[r].front() == 'S') throw skip_case(what);
         throw std::runtime_error(what);
       }
-      ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-      config.blocking = 0;
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(members_[0].device));
-      GPUBENCH_NCCL_CHECK(
-          ncclCommInitRankConfig(&members_[0].comm, ranks_, id, j->layout().rank, &config));
-      wait_for_comms("ncclCommInitRankConfig");
+      comms_key_ = "nccl:mpi:" + std::to_string(ranks_);
+      comms_ = mpi_communicators(*j);
       mode_ = "one MPI rank per GPU";
     } else {
       const auto gpus = ctx.gpu_indices();
-      std::vector<ncclComm_t> comms(gpus.size());
-      GPUBENCH_NCCL_CHECK(
-          ncclCommInitAll(comms.data(), static_cast<int>(gpus.size()), gpus.data()));
       for (std::size_t i = 0; i < gpus.size(); ++i) {
         members_.push_back(make_member(gpus[i], static_cast<int>(i)));
-        members_.back().comm = comms[i];
       }
+      comms_key_ = "nccl:local:" + join(gpus_text(gpus), ",");
+      comms_ = local_communicators(gpus);
       mode_ = "one process, every GPU";
+    }
+    for (std::size_t i = 0; i < members_.size(); ++i) {
+      members_[i]->comm = comms_->comms.at(i).get();
     }
     fill_inputs();
   }
 
-  nccl_collective(const nccl_collective&) = delete;
-  nccl_collective& operator=(const nccl_collective&) = delete;
-  ~nccl_collective() override {
-    for (auto& m : members_) {
-      if (m.comm == nullptr) continue;
-      if (aborted_) {
-        ncclCommAbort(m.comm);
-      } else {
-        ncclCommDestroy(m.comm);
-      }
-    }
-  }
-
   [[nodiscard]] work work_per_iteration() const override {
-    return work{.bytes_read = static_cast<double>(bytes_used()), .items = 1};
+    return work{.bytes_read = static_cast<double>(bytes_used()) * collectives_per_iteration,
+                .items = collectives_per_iteration};
   }
 
   [[nodiscard]] std::vector<std::pair<std::string, double>> extra_metrics(
       double seconds) const override {
-    const double algbw = static_cast<double>(bytes_used()) / seconds / 1e9;
+    const double algbw =
+        static_cast<double>(bytes_used()) * collectives_per_iteration / seconds / 1e9;
     return {{"busbw_GBps", algbw * collectives::bus_factor(spec_.op, ranks_)}};
   }
 
   std::optional<double> run_iteration() override {
-    for (auto& m : members_) {
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-      GPUBENCH_CUDA_CHECK(cudaEventRecord(m.start->get(), m.stream->get()));
-    }
-    launch();
-    for (auto& m : members_) {
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-      GPUBENCH_CUDA_CHECK(cudaEventRecord(m.stop->get(), m.stream->get()));
-    }
+    for (auto& m : members_) m->start.record(m->stream);
+    for (int i = 0; i < collectives_per_iteration; ++i) launch();
+    for (auto& m : members_) m->stop.record(m->stream);
     wait_for_streams();
     double slowest = 0;
     for (auto& m : members_) {
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-      slowest = std::max(slowest, cuda::elapsed_seconds(*m.start, *m.stop));
+      slowest = std::max(slowest, cuda::elapsed_seconds(m->start, m->stop));
     }
     return slowest;
   }
@@ -180,18 +230,17 @@ class nccl_collective final : public instance {
     wait_for_streams();
     unsigned long long wrong = 0;
     for (auto& m : members_) {
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-      cuda::device_buffer counter(sizeof(unsigned long long));
-      GPUBENCH_CUDA_CHECK(cudaMemsetAsync(counter.get(), 0, counter.size(), m.stream->get()));
-      for (const auto& [offset, count, value] : expected(m.rank)) {
-        kernels::enqueue_count_not_equal(output(m) + offset, count, value,
-                                         counter.as<unsigned long long>(), m.stream->get());
+      cuda::device_buffer counter(m->device, sizeof(unsigned long long));
+      GPUBENCH_CUDA_CHECK(cudaMemsetAsync(counter.get(), 0, counter.size(), m->stream.get()));
+      for (const auto& [offset, count, value] : expected(m->rank)) {
+        kernels::enqueue_count_not_equal(output(*m) + offset, count, value,
+                                         counter.as<unsigned long long>(), m->stream);
       }
       GPUBENCH_CUDA_CHECK(cudaGetLastError());
       unsigned long long bad = 0;
       GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(&bad, counter.get(), sizeof bad, cudaMemcpyDeviceToHost,
-                                          m.stream->get()));
-      GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(m.stream->get()));
+                                          m->stream.get()));
+      m->stream.synchronize();
       wrong += bad;
     }
     wrong_elements_ = wrong;
@@ -214,15 +263,20 @@ class nccl_collective final : public instance {
           "NCCL_MAX_CTAS", "NCCL_NET_PLUGIN"}) {
       if (const char* value = std::getenv(name)) settings[name] = value;
     }
-    int version = 0;
-    ncclGetVersion(&version);
+    const bool nccl_memory = !members_.empty() && members_.front()->recv.from_nccl();
     return json{{"mode", mode_},
-                {"nccl_version_code", version},
+                {"nccl_version", cuda::nccl().version},
+                {"nccl_library", cuda::nccl().path},
                 {"nccl_settings", std::move(settings)},
                 {"ranks", ranks_},
                 {"placement", in_place_ ? "in place" : "out of place"},
                 {"bytes_means", spec_.size_means},
                 {"dtype", "float32"},
+                {"collectives_per_iteration", collectives_per_iteration},
+                {"buffers", nccl_memory ? "ncclMemAlloc" : "cudaMalloc"},
+                {"alltoall", cuda::nccl().ncclAlltoAll != nullptr
+                                 ? "ncclAlltoAll"
+                                 : "grouped ncclSend/ncclRecv (this NCCL has no ncclAlltoAll)"},
                 {"busbw_factor", collectives::bus_factor(spec_.op, ranks_)},
                 {"wrong_elements", wrong_elements_},
                 {"timeout_s", timeout_s_}};
@@ -231,58 +285,105 @@ class nccl_collective final : public instance {
  private:
   [[nodiscard]] std::size_t bytes_used() const { return total_ * sizeof(float); }
 
-  member make_member(int device, int rank) {
-    member m;
-    m.device = device;
-    m.rank = rank;
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(device));
-    m.stream = std::make_unique<cuda::stream>();
-    m.start = std::make_unique<cuda::event>();
-    m.stop = std::make_unique<cuda::event>();
+  static std::vector<std::string> gpus_text(const std::vector<int>& gpus) {
+    std::vector<std::string> out;
+    out.reserve(gpus.size());
+    for (int g : gpus) out.push_back(std::to_string(g));
+    return out;
+  }
+
+  // One communicator per local GPU, made once per run for this set (ncclCommInitAll).
+  communicator_set* local_communicators(const std::vector<int>& gpus) {
+    if (auto* existing = resources_.find<communicator_set>(comms_key_)) return existing;
+    const auto& nccl = cuda::nccl();
+    std::vector<ncclComm_t> raw(gpus.size(), nullptr);
+    GPUBENCH_NCCL_CHECK(
+        nccl.ncclCommInitAll(raw.data(), static_cast<int>(gpus.size()), gpus.data()));
+    auto set = std::make_unique<communicator_set>();
+    for (std::size_t i = 0; i < gpus.size(); ++i) set->comms.emplace_back(gpus[i], raw[i]);
+    return &resources_.add(comms_key_, std::move(set));
+  }
+
+  // This rank's communicator, made once per run: the unique id travels over MPI, and the
+  // communicator is non-blocking so a dead peer shows as a timeout, not a hang. Every rank must
+  // hold one for any to use it; if one lacks it (a case aborted it), all make a new one.
+  communicator_set* mpi_communicators(const job& j) {
+    auto* existing = resources_.find<communicator_set>(comms_key_);
+    const auto held = j.all_gather(existing != nullptr ? "1" : "0");
+    if (std::all_of(held.begin(), held.end(), [](const std::string& h) { return h == "1"; })) {
+      return existing;
+    }
+    if (existing != nullptr) {
+      existing->abort();
+      resources_.remove(comms_key_);
+    }
+    const auto& nccl = cuda::nccl();
+    ncclUniqueId id{};
+    if (j.layout().rank == 0) GPUBENCH_NCCL_CHECK(nccl.ncclGetUniqueId(&id));
+    j.broadcast_bytes(&id, sizeof id);
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    const int device = members_.front()->device;
+    ncclComm_t comm = nullptr;
+    {
+      const cuda::device_scope scope(device);
+      GPUBENCH_NCCL_CHECK(nccl.ncclCommInitRankConfig(&comm, ranks_, id, j.layout().rank, &config));
+    }
+    auto set = std::make_unique<communicator_set>();
+    set->comms.emplace_back(device, comm);
+    set->nonblocking = true;
+    auto& stored = resources_.add(comms_key_, std::move(set));
+    comms_ = &stored;
+    members_.front()->comm = comm;
+    wait_for_comms("ncclCommInitRankConfig");
+    return &stored;
+  }
+
+  std::unique_ptr<member> make_member(int device, int rank) {
+    auto m = std::make_unique<member>(device, rank);
     const std::size_t send_elems = spec_.op == collective::all_gather ? part_ : total_;
     const std::size_t recv_elems = spec_.op == collective::reduce_scatter ? part_ : total_;
     if (in_place_) {
-      m.recv = cuda::device_buffer(std::max(send_elems, recv_elems) * sizeof(float));
+      m->recv = nccl_buffer(device, std::max(send_elems, recv_elems) * sizeof(float));
     } else {
-      m.send = cuda::device_buffer(send_elems * sizeof(float));
-      m.recv = cuda::device_buffer(recv_elems * sizeof(float));
+      m->send = nccl_buffer(device, send_elems * sizeof(float));
+      m->recv = nccl_buffer(device, recv_elems * sizeof(float));
     }
     return m;
   }
 
-  [[nodiscard]] float* output(const member& m) const { return m.recv.as<float>(); }
+  [[nodiscard]] float* output(const member& m) const { return m.recv.floats(); }
 
   // Where the input of member m lives (in place: inside its output, where NCCL expects it).
   [[nodiscard]] float* input(const member& m) const {
-    if (!in_place_) return m.send.as<float>();
+    if (!in_place_) return m.send.floats();
     if (spec_.op == collective::all_gather)
-      return m.recv.as<float>() + static_cast<std::size_t>(m.rank) * part_;
-    return m.recv.as<float>();
+      return m.recv.floats() + static_cast<std::size_t>(m.rank) * part_;
+    return m.recv.floats();
   }
 
   // Rank r sends r+1 everywhere (alltoall: part p of rank r holds r*n + p + 1).
   void fill_inputs() {
-    for (auto& m : members_) {
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
+    for (auto& mp : members_) {
+      member& m = *mp;
       if (!in_place_) {
-        kernels::enqueue_fill_float(m.recv.as<float>(), m.recv.size() / sizeof(float), 0.0f,
-                                    m.stream->get());
+        kernels::enqueue_fill_float(m.recv.floats(), m.recv.size() / sizeof(float), 0.0f, m.stream);
       }
       if (spec_.op == collective::alltoall) {
         for (int p = 0; p < ranks_; ++p) {
           kernels::enqueue_fill_float(input(m) + static_cast<std::size_t>(p) * part_, part_,
-                                      static_cast<float>(m.rank * ranks_ + p + 1), m.stream->get());
+                                      static_cast<float>(m.rank * ranks_ + p + 1), m.stream);
         }
       } else if (spec_.op == collective::broadcast) {
         if (in_place_ || m.rank == 0) {
-          kernels::enqueue_fill_float(input(m), total_, m.rank == 0 ? 1.0f : 0.0f, m.stream->get());
+          kernels::enqueue_fill_float(input(m), total_, m.rank == 0 ? 1.0f : 0.0f, m.stream);
         }
       } else {
         const std::size_t n = spec_.op == collective::all_gather ? part_ : total_;
-        kernels::enqueue_fill_float(input(m), n, static_cast<float>(m.rank + 1), m.stream->get());
+        kernels::enqueue_fill_float(input(m), n, static_cast<float>(m.rank + 1), m.stream);
       }
       GPUBENCH_CUDA_CHECK(cudaGetLastError());
-      GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(m.stream->get()));
+      m.stream.synchronize();
     }
   }
 
@@ -321,54 +422,78 @@ class nccl_collective final : public instance {
     return {};
   }
 
+  // Queues one collective on every local GPU (one group), and returns once NCCL has queued it.
   void launch() {
-    GPUBENCH_NCCL_CHECK(ncclGroupStart());
-    for (auto& m : members_) {
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
+    const auto& nccl = cuda::nccl();
+    GPUBENCH_NCCL_CHECK(nccl.ncclGroupStart());
+    for (auto& mp : members_) {
+      member& m = *mp;
+      const cuda::device_scope scope(m.device);
       const void* in = input(m);
       void* out = output(m);
+      cudaStream_t stream = m.stream.get();
       switch (spec_.op) {
         case collective::all_reduce:
           GPUBENCH_NCCL_CHECK(
-              ncclAllReduce(in, out, total_, ncclFloat32, ncclSum, m.comm, m.stream->get()));
+              nccl.ncclAllReduce(in, out, total_, ncclFloat32, ncclSum, m.comm, stream));
           break;
         case collective::all_gather:
-          GPUBENCH_NCCL_CHECK(ncclAllGather(in, out, part_, ncclFloat32, m.comm, m.stream->get()));
+          GPUBENCH_NCCL_CHECK(nccl.ncclAllGather(in, out, part_, ncclFloat32, m.comm, stream));
           break;
         case collective::reduce_scatter:
-          GPUBENCH_NCCL_CHECK(ncclReduceScatter(
+          GPUBENCH_NCCL_CHECK(nccl.ncclReduceScatter(
               in, in_place_ ? output(m) + static_cast<std::size_t>(m.rank) * part_ : out, part_,
-              ncclFloat32, ncclSum, m.comm, m.stream->get()));
+              ncclFloat32, ncclSum, m.comm, stream));
           break;
         case collective::broadcast:
-          GPUBENCH_NCCL_CHECK(
-              ncclBroadcast(in, out, total_, ncclFloat32, 0, m.comm, m.stream->get()));
+          GPUBENCH_NCCL_CHECK(nccl.ncclBroadcast(in, out, total_, ncclFloat32, 0, m.comm, stream));
           break;
         case collective::alltoall:
-          GPUBENCH_NCCL_CHECK(ncclAlltoAll(in, out, part_, ncclFloat32, m.comm, m.stream->get()));
+          if (nccl.ncclAlltoAll != nullptr) {
+            GPUBENCH_NCCL_CHECK(nccl.ncclAlltoAll(in, out, part_, ncclFloat32, m.comm, stream));
+          } else {
+            // What nccl-tests does where the library has no alltoall: a send and a receive per
+            // peer, in the same group.
+            for (int p = 0; p < ranks_; ++p) {
+              const std::size_t offset = static_cast<std::size_t>(p) * part_;
+              GPUBENCH_NCCL_CHECK(nccl.ncclSend(static_cast<const float*>(in) + offset, part_,
+                                                ncclFloat32, p, m.comm, stream));
+              GPUBENCH_NCCL_CHECK(nccl.ncclRecv(static_cast<float*>(out) + offset, part_,
+                                                ncclFloat32, p, m.comm, stream));
+            }
+          }
           break;
       }
     }
-    GPUBENCH_NCCL_CHECK(ncclGroupEnd());
-    wait_for_comms("the collective's enqueue");
+    GPUBENCH_NCCL_CHECK(nccl.ncclGroupEnd());
+    // A non-blocking communicator may still be queueing: no NCCL call until it has finished.
+    if (comms_->nonblocking) wait_for_comms("the collective's enqueue");
   }
 
-  // Marks the communicators for ncclCommAbort (in the destructor) and throws: the failure a
-  // communicator reported, or the timeout.
+  // Aborts the communicators (every case after this makes new ones) and throws: the failure a
+  // communicator reported, the timeout, or the interrupt.
+  [[noreturn]] void abort_comms(const std::function<void()>& throw_reason) {
+    comms_->abort();
+    resources_.remove(comms_key_);
+    comms_ = nullptr;
+    throw_reason();
+    throw std::logic_error("abort_comms: no reason thrown");
+  }
   [[noreturn]] void abort_on_error(const std::string& what, ncclResult_t state) {
-    aborted_ = true;
-    throw api_error("NCCL", what, "ncclResult " + std::to_string(static_cast<int>(state)),
-                    ncclGetErrorString(state), source_site::current());
+    abort_comms([&] {
+      throw api_error("NCCL", what, "ncclResult " + std::to_string(static_cast<int>(state)),
+                      cuda::nccl().ncclGetErrorString(state), source_site::current());
+    });
   }
   [[noreturn]] void abort_on_timeout(const std::string& what) {
-    aborted_ = true;
-    throw std::runtime_error(what + " did not finish within " + std::to_string(timeout_s_) +
-                             " s (a peer dead or stuck?); communicator aborted");
+    abort_comms([&] {
+      throw std::runtime_error(what + " did not finish within " + std::to_string(timeout_s_) +
+                               " s (a peer dead or stuck?); communicator aborted");
+    });
   }
   // SIGINT/SIGTERM (a user, or a launcher ending the job after a rank died) ends the wait too.
   [[noreturn]] void abort_on_interrupt(const std::string& what) {
-    aborted_ = true;
-    throw std::runtime_error(what + " interrupted; communicator aborted");
+    abort_comms([&] { throw std::runtime_error(what + " interrupted; communicator aborted"); });
   }
   [[nodiscard]] std::chrono::steady_clock::time_point deadline() const {
     return std::chrono::steady_clock::now() +
@@ -378,11 +503,12 @@ class nccl_collective final : public instance {
 
   // Non-blocking communicators finish calls asynchronously: wait until none is in progress.
   void wait_for_comms(const char* what) {
+    const auto& nccl = cuda::nccl();
     const auto until = deadline();
     for (auto& m : members_) {
       ncclResult_t state = ncclInProgress;
       while (state == ncclInProgress) {
-        GPUBENCH_NCCL_CHECK(ncclCommGetAsyncError(m.comm, &state));
+        GPUBENCH_NCCL_CHECK(nccl.ncclCommGetAsyncError(m->comm, &state));
         if (state != ncclSuccess && state != ncclInProgress) abort_on_error(what, state);
         if (state == ncclInProgress && std::chrono::steady_clock::now() > until) {
           abort_on_timeout(what);
@@ -392,21 +518,23 @@ class nccl_collective final : public instance {
     }
   }
 
-  // Streams done, or a communicator error, or the timeout: never a hang.
+  // Streams done, or a communicator error, or the timeout: never a hang. Polled only after every
+  // collective of the iteration is queued.
   void wait_for_streams() {
+    const auto& nccl = cuda::nccl();
     const auto until = deadline();
     const std::string what(spec_.id);
     for (auto& m : members_) {
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
       while (true) {
-        const cudaError_t status = cudaStreamQuery(m.stream->get());
+        const cudaError_t status = cudaStreamQuery(m->stream.get());
         if (status == cudaSuccess) break;
         if (status != cudaErrorNotReady) GPUBENCH_CUDA_CHECK(status);
         ncclResult_t state = ncclSuccess;
-        GPUBENCH_NCCL_CHECK(ncclCommGetAsyncError(m.comm, &state));
+        GPUBENCH_NCCL_CHECK(nccl.ncclCommGetAsyncError(m->comm, &state));
         if (state != ncclSuccess && state != ncclInProgress) abort_on_error(what, state);
         if (std::chrono::steady_clock::now() > until) abort_on_timeout(what);
         if (interrupt_requested()) abort_on_interrupt(what);
+        std::this_thread::yield();  // NCCL's own threads may need this core
       }
     }
   }
@@ -415,12 +543,14 @@ class nccl_collective final : public instance {
   bool in_place_;
   std::size_t bytes_;
   double timeout_s_;
+  shared_resources& resources_;
   int ranks_ = 0;
   std::size_t part_ = 0;
   std::size_t total_ = 0;
-  std::vector<member> members_;
+  std::vector<std::unique_ptr<member>> members_;
+  std::string comms_key_;
+  communicator_set* comms_ = nullptr;  // in resources_
   std::string mode_;
-  bool aborted_ = false;
   unsigned long long wrong_elements_ = 0;
 };
 #endif
@@ -445,9 +575,10 @@ benchmark_definition collective_definition(const collective_spec& spec) {
       .add_axis(axis{"bytes", axis_kind::bytes, std::string(spec.size_means), default_sizes})
       .add_choice_axis("placement", {"out_of_place", "in_place"},
                        "separate or shared send/receive buffers")
-      .add_metric("us", metric_kind::us_per_iteration)
+      .add_metric("us", metric_kind::us_per_item)
       .add_metric("algbw_GBps", metric_kind::bandwidth_GBps)
       .set_timing(timing::manual)
+      .set_needs_gpu()
       .set_supported(collective_supported);
 #if GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
   def.set_factory([&spec](const context& ctx, const axis_values& values) {

@@ -42,7 +42,7 @@ bool can_access(int from, int to) {
 }
 
 void enable_peer_access(int from, int to) {
-  GPUBENCH_CUDA_CHECK(cudaSetDevice(from));
+  const cuda::device_scope scope(from);
   const cudaError_t status = cudaDeviceEnablePeerAccess(to, 0);
   if (status == cudaErrorPeerAccessAlreadyEnabled) {
     (void)cudaGetLastError();  // clear the sticky-free error: already on is what we want
@@ -51,15 +51,23 @@ void enable_peer_access(int from, int to) {
   GPUBENCH_CUDA_CHECK(status);
 }
 
-// One direction of the pair: a buffer on each side and a stream on the source.
+// One direction of the pair: a buffer on each side, the copies' stream on the source and the
+// check's on the destination.
 struct route {
-  int src = 0;
-  int dst = 0;
-  std::uint32_t seed = 0;
-  std::unique_ptr<cuda::stream> stream;  // on src
-  cuda::device_buffer from;              // on src
-  cuda::device_buffer to;                // on dst
-  int blocks = 0;                        // SM copy grid on src
+  route(int source, int destination, std::uint32_t pattern_seed)
+      : src(source),
+        dst(destination),
+        seed(pattern_seed),
+        stream(source),
+        check_stream(destination) {}
+  int src;
+  int dst;
+  std::uint32_t seed;
+  cuda::stream stream;
+  cuda::stream check_stream;
+  cuda::device_buffer from;  // on src
+  cuda::device_buffer to;    // on dst
+  int blocks = 0;            // SM copy grid on src
 };
 
 class p2p_copy final : public instance {
@@ -109,8 +117,8 @@ class p2p_copy final : public instance {
 
   std::optional<double> run_iteration() override {
     std::vector<kernels::held_work> work;
-    for (route& r : routes_) {
-      work.push_back({r.src, r.stream->get(), [this, &r] { enqueue(r); }});
+    for (const auto& r : routes_) {
+      work.push_back({&r->stream, [this, &one = *r] { enqueue(one); }});
     }
     const auto seconds = kernels::time_held(work, flag_);
     return *std::max_element(seconds.begin(), seconds.end());
@@ -118,15 +126,17 @@ class p2p_copy final : public instance {
 
   [[nodiscard]] verification verify() override {
     unsigned long long wrong = 0;
-    for (route& r : routes_) {
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(r.dst));
-      cuda::device_buffer counter(sizeof(unsigned long long));
-      GPUBENCH_CUDA_CHECK(cudaMemset(counter.get(), 0, counter.size()));
+    for (const auto& rp : routes_) {
+      const route& r = *rp;
+      cuda::device_buffer counter(r.dst, sizeof(unsigned long long));
+      GPUBENCH_CUDA_CHECK(cudaMemsetAsync(counter.get(), 0, counter.size(), r.check_stream.get()));
       kernels::enqueue_check_pattern(r.to.as<std::uint32_t>(), bytes_ / 4, r.seed,
-                                     counter.as<unsigned long long>(), nullptr);
+                                     counter.as<unsigned long long>(), r.check_stream);
       GPUBENCH_CUDA_CHECK(cudaGetLastError());
       unsigned long long bad = 0;
-      GPUBENCH_CUDA_CHECK(cudaMemcpy(&bad, counter.get(), sizeof bad, cudaMemcpyDeviceToHost));
+      GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(&bad, counter.get(), sizeof bad, cudaMemcpyDeviceToHost,
+                                          r.check_stream.get()));
+      r.check_stream.synchronize();
       wrong += bad;
     }
     verification v;
@@ -150,34 +160,28 @@ class p2p_copy final : public instance {
   }
 
  private:
-  route make_route(int src, int dst, std::uint32_t seed) {
-    route r;
-    r.src = src;
-    r.dst = dst;
-    r.seed = seed;
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(dst));
-    r.to = cuda::device_buffer(bytes_);
-    GPUBENCH_CUDA_CHECK(cudaMemset(r.to.get(), 0, bytes_));
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(src));
-    r.stream = std::make_unique<cuda::stream>();
-    r.from = cuda::device_buffer(bytes_);
-    kernels::enqueue_fill_pattern(r.from.as<std::uint32_t>(), bytes_ / 4, seed, r.stream->get());
+  std::unique_ptr<route> make_route(int src, int dst, std::uint32_t seed) {
+    auto r = std::make_unique<route>(src, dst, seed);
+    r->to = cuda::device_buffer(dst, bytes_);
+    GPUBENCH_CUDA_CHECK(cudaMemsetAsync(r->to.get(), 0, bytes_, r->check_stream.get()));
+    r->from = cuda::device_buffer(src, bytes_);
+    kernels::enqueue_fill_pattern(r->from.as<std::uint32_t>(), bytes_ / 4, seed, r->stream);
     GPUBENCH_CUDA_CHECK(cudaGetLastError());
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(r.stream->get()));
+    r->stream.synchronize();
+    r->check_stream.synchronize();
     int sms = 0;
     GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, src));
-    r.blocks = 2 * sms;
-    GPUBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+    r->blocks = 2 * sms;
     return r;
   }
 
-  void enqueue(route& r) {
+  void enqueue(const route& r) {
     for (std::size_t i = 0; i < copies_; ++i) {
       if (engine_ == "ce") {
         GPUBENCH_CUDA_CHECK(
-            cudaMemcpyPeerAsync(r.to.get(), r.dst, r.from.get(), r.src, bytes_, r.stream->get()));
+            cudaMemcpyPeerAsync(r.to.get(), r.dst, r.from.get(), r.src, bytes_, r.stream.get()));
       } else {
-        kernels::enqueue_sm_copy(r.to.get(), r.from.get(), bytes_, r.blocks, r.stream->get());
+        kernels::enqueue_sm_copy(r.to.get(), r.from.get(), bytes_, r.blocks, r.stream);
       }
     }
   }
@@ -187,7 +191,7 @@ class p2p_copy final : public instance {
   std::size_t bytes_;
   std::size_t copies_ = 1;
   bool peer_access_ = false;
-  std::vector<route> routes_;
+  std::vector<std::unique_ptr<route>> routes_;
   json peer_matrix_ = json::array();
   kernels::release_flag flag_;
 };
@@ -223,6 +227,7 @@ benchmark_definition p2p_definition() {
       .add_axis("bytes", axis_kind::bytes, {std::int64_t{256} << 20}, "bytes per copy")
       .add_metric("GBps", metric_kind::bandwidth_GBps)
       .set_timing(timing::manual)
+      .set_needs_gpu()
       .set_supported(p2p_supported);
 #if GPUBENCH_HAVE_CUDA
   def.set_instance<p2p_copy>();

@@ -1,12 +1,17 @@
 // pcie.h2d, pcie.d2h, pcie.bidir (one GPU) and pcie.h2d_all, pcie.d2h_all (every GPU at once):
 // host <-> GPU bandwidth through the copy engines. Pinned host memory on the GPU's own NUMA node;
 // pinned copies are held behind a spin kernel while they are queued (as nvbandwidth does) and
-// timed with events; pageable copies are timed by the host clock, as an application sees them.
+// timed with events; pageable copies are timed by the host clock, as an application sees them,
+// each direction issued from a host thread of its own so both directions really run at once.
 // Each byte transferred is counted once (docs/methodology.md).
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <functional>
+#include <latch>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
 
 #include "gpubench/benchmark.hpp"
 #include "gpubench/config.hpp"
@@ -48,32 +53,57 @@ constexpr std::uint32_t d2h_seed = 0xabcdu;
 #if GPUBENCH_HAVE_CUDA
 // One GPU's side of the benchmark: its buffers and streams.
 struct lane {
-  int device = 0;
+  explicit lane(int gpu) : device(gpu), h2d_stream(gpu), d2h_stream(gpu) {}
+  int device;
   std::string pci_bus_id;
   std::optional<int> numa_node;
-  std::unique_ptr<cuda::stream> h2d_stream;
-  std::unique_ptr<cuda::stream> d2h_stream;
+  cuda::stream h2d_stream;
+  cuda::stream d2h_stream;
   cuda::device_buffer h2d_dst;
   cuda::device_buffer d2h_src;
   std::unique_ptr<host_buffer> h2d_src;
   std::unique_ptr<host_buffer> d2h_dst;
+  std::optional<cuda::host_registration> h2d_pinned;  // set for pinned host memory
+  std::optional<cuda::host_registration> d2h_pinned;
+  pcie_link_info max_link;  // the link's maxima, from discovery (live samples carry current only)
   bool host_bound = true;
   std::vector<double> seconds;  // per timed iteration (after warm-up)
 };
 
-// Keeps host memory registered (pinned) with CUDA for the lifetime of the benchmark.
-class registration {
- public:
-  explicit registration(void* p, std::size_t bytes) : p_(p) {
-    GPUBENCH_CUDA_CHECK(cudaHostRegister(p, bytes, cudaHostRegisterPortable));
+// Runs each job on a host thread of its own, all released at once; returns the seconds from the
+// release to the last job's end. Pageable copies block the thread that issues them while the
+// driver stages the data, so directions that an application would drive from separate threads
+// (pcie.bidir) must be issued from separate threads to run at once. Threads are started before
+// the clock, so their start-up is not timed.
+double run_at_once(const std::vector<std::function<void()>>& jobs) {
+  std::latch ready(static_cast<std::ptrdiff_t>(jobs.size()) + 1);
+  std::latch go(1);
+  std::vector<std::chrono::steady_clock::time_point> finished(jobs.size());
+  std::vector<std::exception_ptr> errors(jobs.size());
+  std::vector<std::thread> threads;
+  threads.reserve(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    threads.emplace_back([&, i] {
+      ready.count_down();
+      go.wait();
+      try {
+        jobs[i]();
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+      finished[i] = std::chrono::steady_clock::now();
+    });
   }
-  registration(const registration&) = delete;
-  registration& operator=(const registration&) = delete;
-  ~registration() { cudaHostUnregister(p_); }
-
- private:
-  void* p_;
-};
+  ready.arrive_and_wait();
+  const auto start = std::chrono::steady_clock::now();
+  go.count_down();
+  for (auto& t : threads) t.join();
+  for (const auto& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+  return std::chrono::duration<double>(*std::max_element(finished.begin(), finished.end()) - start)
+      .count();
+}
 
 class pcie_copy final : public instance {
  public:
@@ -108,7 +138,7 @@ class pcie_copy final : public instance {
   }
 
   void warmup_done() override {
-    for (auto& l : lanes_) l.seconds.clear();
+    for (auto& l : lanes_) l->seconds.clear();
   }
 
   std::optional<double> run_iteration() override {
@@ -117,16 +147,18 @@ class pcie_copy final : public instance {
       std::vector<kernels::held_work> work;
       std::vector<std::size_t> owner;  // lane of each held_work
       for (std::size_t i = 0; i < lanes_.size(); ++i) {
-        lane& l = lanes_[i];
+        lane& l = *lanes_[i];
         if (spec_.dir != direction::d2h) {
-          work.push_back({l.device, l.h2d_stream->get(), [this, &l] { enqueue_h2d(l); }});
+          work.push_back({&l.h2d_stream, [this, &l] { enqueue_h2d(l); }});
           owner.push_back(i);
         }
         if (spec_.dir != direction::h2d) {
-          work.push_back({l.device, l.d2h_stream->get(), [this, &l] { enqueue_d2h(l); }});
+          work.push_back({&l.d2h_stream, [this, &l] { enqueue_d2h(l); }});
           owner.push_back(i);
         }
       }
+      // NVML is read while the copies run: events time the GPU, so the host's calls cost the
+      // measurement nothing.
       const std::vector<double> seconds =
           kernels::time_held(work, flag_, [this] { sample_links(); });
       per_lane.assign(lanes_.size(), 0);
@@ -134,25 +166,26 @@ class pcie_copy final : public instance {
         per_lane[owner[w]] = std::max(per_lane[owner[w]], seconds[w]);
       }
     } else {
-      // Pageable copies block the host while they are staged, so they cannot be held behind a
-      // spin kernel: time them as the host sees them.
-      const auto start = std::chrono::steady_clock::now();
-      for (lane& l : lanes_) {
-        GPUBENCH_CUDA_CHECK(cudaSetDevice(l.device));
-        if (spec_.dir != direction::d2h) enqueue_h2d(l);
-        if (spec_.dir != direction::h2d) enqueue_d2h(l);
+      lane& l = *lanes_.front();  // pageable copies are a per-GPU axis value only
+      std::vector<std::function<void()>> jobs;
+      if (spec_.dir != direction::d2h) {
+        jobs.emplace_back([this, &l] {
+          enqueue_h2d(l);
+          l.h2d_stream.synchronize();
+        });
       }
+      if (spec_.dir != direction::h2d) {
+        jobs.emplace_back([this, &l] {
+          enqueue_d2h(l);
+          l.d2h_stream.synchronize();
+        });
+      }
+      per_lane.assign(1, run_at_once(jobs));
+      // The host clock times this case: the link is read after it stops (the copies are done,
+      // but a link that trained down under load stays down for a while).
       sample_links();
-      for (lane& l : lanes_) {
-        GPUBENCH_CUDA_CHECK(cudaSetDevice(l.device));
-        GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(l.h2d_stream->get()));
-        GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(l.d2h_stream->get()));
-      }
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      per_lane.assign(lanes_.size(), elapsed);
     }
-    for (std::size_t i = 0; i < lanes_.size(); ++i) lanes_[i].seconds.push_back(per_lane[i]);
+    for (std::size_t i = 0; i < lanes_.size(); ++i) lanes_[i]->seconds.push_back(per_lane[i]);
     // The aggregate ends when the slowest GPU ends (they start together when released).
     return *std::max_element(per_lane.begin(), per_lane.end());
   }
@@ -161,18 +194,19 @@ class pcie_copy final : public instance {
     verification v;
     std::size_t wrong = 0;
     std::size_t checked = 0;
-    for (lane& l : lanes_) {
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(l.device));
+    for (const auto& lp : lanes_) {
+      lane& l = *lp;
       if (spec_.dir != direction::d2h) {
-        cuda::device_buffer lane_counter(sizeof(unsigned long long));
-        GPUBENCH_CUDA_CHECK(cudaMemset(lane_counter.get(), 0, lane_counter.size()));
+        // The counter is zeroed, counted and read on one stream, in that order.
+        cuda::device_buffer counter(l.device, sizeof(unsigned long long));
+        GPUBENCH_CUDA_CHECK(cudaMemsetAsync(counter.get(), 0, counter.size(), l.h2d_stream.get()));
         kernels::enqueue_check_pattern(l.h2d_dst.as<std::uint32_t>(), bytes_ / 4, h2d_seed,
-                                       lane_counter.as<unsigned long long>(), l.h2d_stream->get());
+                                       counter.as<unsigned long long>(), l.h2d_stream);
         GPUBENCH_CUDA_CHECK(cudaGetLastError());
         unsigned long long bad = 0;
-        GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(l.h2d_stream->get()));
-        GPUBENCH_CUDA_CHECK(
-            cudaMemcpy(&bad, lane_counter.get(), sizeof bad, cudaMemcpyDeviceToHost));
+        GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(&bad, counter.get(), sizeof bad, cudaMemcpyDeviceToHost,
+                                            l.h2d_stream.get()));
+        l.h2d_stream.synchronize();
         wrong += bad;
         checked += bytes_ / 4;
       }
@@ -190,7 +224,8 @@ class pcie_copy final : public instance {
 
   [[nodiscard]] json info() const override {
     json gpus = json::array();
-    for (const lane& l : lanes_) {
+    for (const auto& lp : lanes_) {
+      const lane& l = *lp;
       json g{
           {"gpu", l.device}, {"host_numa_node", l.numa_node}, {"host_memory_bound", l.host_bound}};
       if (!l.seconds.empty()) {
@@ -207,7 +242,8 @@ class pcie_copy final : public instance {
              {"memory", pinned_ ? "pinned" : "pageable"},
              {"engine", "copy engine (cudaMemcpyAsync)"},
              {"timing", pinned_ ? "CUDA events, copies held behind a spin kernel"
-                                : "host clock from first enqueue to completion"},
+                                : "host clock from the release of the issuing threads (one per "
+                                  "direction) to the end of the last copy"},
              {"bytes_counted", "each byte transferred once"},
              {"gpus", std::move(gpus)}};
     if (link_seen_.gen) {
@@ -220,65 +256,65 @@ class pcie_copy final : public instance {
   }
 
  private:
-  lane make_lane(const context& ctx, int device) {
-    lane l;
-    l.device = device;
+  std::unique_ptr<lane> make_lane(const context& ctx, int device) {
+    auto l = std::make_unique<lane>(device);
     for (const auto& gpu : ctx.system().gpus) {
       if (gpu.index == device) {
-        l.pci_bus_id = gpu.pci_bus_id;
-        l.numa_node = gpu.numa_node;
+        l->pci_bus_id = gpu.pci_bus_id;
+        l->numa_node = gpu.numa_node;
+        if (gpu.pcie) l->max_link = *gpu.pcie;
       }
     }
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(device));
-    l.h2d_stream = std::make_unique<cuda::stream>();
-    l.d2h_stream = std::make_unique<cuda::stream>();
     if (spec_.dir != direction::d2h) {
-      l.h2d_dst = cuda::device_buffer(bytes_);
-      l.h2d_src = std::make_unique<host_buffer>(bytes_, l.numa_node);
-      kernels::fill_pattern_host(static_cast<std::uint32_t*>(l.h2d_src->data()), bytes_ / 4,
+      l->h2d_dst = cuda::device_buffer(device, bytes_);
+      l->h2d_src = std::make_unique<host_buffer>(bytes_, l->numa_node);
+      kernels::fill_pattern_host(static_cast<std::uint32_t*>(l->h2d_src->data()), bytes_ / 4,
                                  h2d_seed);
-      l.host_bound = l.host_bound && (l.h2d_src->bound() || !l.numa_node);
-      if (pinned_)
-        registrations_.push_back(std::make_unique<registration>(l.h2d_src->data(), bytes_));
+      l->host_bound = l->host_bound && (l->h2d_src->bound() || !l->numa_node);
+      if (pinned_) l->h2d_pinned.emplace(l->h2d_src->data(), bytes_);
     }
     if (spec_.dir != direction::h2d) {
-      l.d2h_src = cuda::device_buffer(bytes_);
-      kernels::enqueue_fill_pattern(l.d2h_src.as<std::uint32_t>(), bytes_ / 4, d2h_seed,
-                                    l.d2h_stream->get());
+      l->d2h_src = cuda::device_buffer(device, bytes_);
+      kernels::enqueue_fill_pattern(l->d2h_src.as<std::uint32_t>(), bytes_ / 4, d2h_seed,
+                                    l->d2h_stream);
       GPUBENCH_CUDA_CHECK(cudaGetLastError());
-      GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(l.d2h_stream->get()));
-      l.d2h_dst = std::make_unique<host_buffer>(bytes_, l.numa_node);
-      std::fill_n(static_cast<std::uint32_t*>(l.d2h_dst->data()), bytes_ / 4, 0u);  // first touch
-      l.host_bound = l.host_bound && (l.d2h_dst->bound() || !l.numa_node);
-      if (pinned_)
-        registrations_.push_back(std::make_unique<registration>(l.d2h_dst->data(), bytes_));
+      l->d2h_stream.synchronize();
+      l->d2h_dst = std::make_unique<host_buffer>(bytes_, l->numa_node);
+      std::fill_n(static_cast<std::uint32_t*>(l->d2h_dst->data()), bytes_ / 4, 0u);  // first touch
+      l->host_bound = l->host_bound && (l->d2h_dst->bound() || !l->numa_node);
+      if (pinned_) l->d2h_pinned.emplace(l->d2h_dst->data(), bytes_);
     }
     return l;
   }
 
   void enqueue_h2d(lane& l) {
+    const cuda::device_scope scope(l.device);
     for (std::size_t i = 0; i < copies_; ++i) {
       GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(l.h2d_dst.get(), l.h2d_src->data(), bytes_,
-                                          cudaMemcpyHostToDevice, l.h2d_stream->get()));
+                                          cudaMemcpyHostToDevice, l.h2d_stream.get()));
     }
   }
 
   void enqueue_d2h(lane& l) {
+    const cuda::device_scope scope(l.device);
     for (std::size_t i = 0; i < copies_; ++i) {
       GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(l.d2h_dst->data(), l.d2h_src.get(), bytes_,
-                                          cudaMemcpyDeviceToHost, l.d2h_stream->get()));
+                                          cudaMemcpyDeviceToHost, l.d2h_stream.get()));
     }
   }
 
   // Links train down when idle: the state that matters is the one seen while copies run.
   void sample_links() {
     if (!monitor_) return;
-    for (const lane& l : lanes_) {
+    for (const auto& lp : lanes_) {
+      const lane& l = *lp;
       const auto s = monitor_->sample(l.pci_bus_id);
       if (!s || !s->pcie.gen) continue;
       if (!link_seen_.gen || *s->pcie.gen < *link_seen_.gen ||
           (*s->pcie.gen == *link_seen_.gen && s->pcie.width < link_seen_.width)) {
         link_seen_ = s->pcie;  // the worst link over the GPUs and iterations
+        link_seen_.max_gen = l.max_link.max_gen;
+        link_seen_.max_width = l.max_link.max_width;
       }
     }
   }
@@ -287,8 +323,7 @@ class pcie_copy final : public instance {
   std::size_t bytes_;
   bool pinned_;
   std::size_t copies_ = 1;
-  std::vector<lane> lanes_;
-  std::vector<std::unique_ptr<registration>> registrations_;
+  std::vector<std::unique_ptr<lane>> lanes_;
   kernels::release_flag flag_;
   std::unique_ptr<gpu_monitor> monitor_;
   pcie_link_info link_seen_;
@@ -316,6 +351,7 @@ benchmark_definition pcie_definition(const pcie_spec& spec) {
   }
   def.add_metric("GBps", metric_kind::bandwidth_GBps)
       .set_timing(timing::manual)
+      .set_needs_gpu()
       .set_supported(cuda_gpu_unavailable_reason);
 #if GPUBENCH_HAVE_CUDA
   def.set_factory([&spec](const context& ctx, const axis_values& values) {

@@ -79,6 +79,11 @@ int info_command(bool as_json) {
   std::cout << "driver   "
             << (info.gpu_status.driver_version.empty() ? "none" : info.gpu_status.driver_version)
             << "; CUDA: " << info.gpu_status.cuda << "; NVML: " << info.gpu_status.nvml << "\n";
+  if (info.gpu_status.cublaslt) std::cout << "cuBLASLt " << *info.gpu_status.cublaslt << "\n";
+  if (info.gpu_status.nccl) std::cout << "NCCL     " << *info.gpu_status.nccl << "\n";
+  if (info.gpu_status.cuda_visible_devices) {
+    std::cout << "CUDA_VISIBLE_DEVICES=" << *info.gpu_status.cuda_visible_devices << "\n";
+  }
   std::cout << "gpubench " << version() << " (" << git_describe() << "), " << build_type();
   for (const auto& f : build_features()) std::cout << ", " << f;
   std::cout << "\n";

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include "gpubench/build_info.hpp"
 #include "gpubench/config.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/gpu_assignment.hpp"
 #include "gpubench/job.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/suite.hpp"
@@ -223,6 +225,44 @@ job_identity identity_of(const run_args& args, const suite& s, const system_info
   return {build, options, std::to_string(system.gpus.size())};
 }
 
+// Sets options.gpus to the one GPU this rank drives. Returns why the job cannot run one rank per
+// GPU on this rank's node (empty when it can, and on nodes without GPUs, whose ranks run the
+// host benchmarks and skip the GPU ones). Collective.
+std::string assign_this_rank_gpu(const job& the_job, const system_info& system,
+                                 run_options& options) {
+  const job_layout& layout = the_job.layout();
+  // Every GPU the node shows this rank (of --gpus), whether or not CUDA can drive it: where it
+  // cannot, the GPU benchmarks skip with that reason, but ranks still must not share a GPU.
+  std::vector<int> listed;
+  json mine{{"node", layout.node}, {"gpus", json::array()}};
+  for (const auto& gpu : system.gpus) {
+    if (!options.gpus.empty() &&
+        std::find(options.gpus.begin(), options.gpus.end(), gpu.index) == options.gpus.end()) {
+      continue;
+    }
+    listed.push_back(gpu.index);
+    mine["gpus"].push_back(gpu.uuid.empty() ? "GPU index " + std::to_string(gpu.index) : gpu.uuid);
+  }
+  std::vector<std::vector<std::string>> node_lists;  // this node's ranks, in local-rank order
+  for (const std::string& text : the_job.all_gather(mine.dump())) {
+    const json other = json::parse(text);
+    if (other.at("node") == layout.node) {
+      node_lists.push_back(other.at("gpus").get<std::vector<std::string>>());
+    }
+  }
+  const rank_gpu choice =
+      assign_rank_gpus(node_lists).at(static_cast<std::size_t>(layout.local_rank));
+  options.gpus.clear();
+  if (choice.position) {
+    options.gpus.push_back(listed.at(*choice.position));
+    return {};
+  }
+  if (system.gpus.empty()) return {};
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  return "node " + layout.node + ", rank " + std::to_string(layout.rank) + ": " + choice.problem +
+         (visible != nullptr ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")" : "");
+}
+
 // Rank r's results, tagged with where they were measured, for the gather to rank 0.
 std::string rank_report(const job_layout& layout, const results_document& doc) {
   json report{{"rank", layout.rank}, {"host", layout.node}, {"leader", layout.node_leader}};
@@ -314,11 +354,6 @@ int run_command(const run_args& args) {
       require_agreement("the gpubench build", the_job->all_gather(mine.build));
       require_agreement("the suite and its options", the_job->all_gather(mine.suite));
       require_agreement("the GPU count per node", the_job->all_gather(mine.gpu_count));
-      if (!system.gpus.empty() && layout.local_size > static_cast<int>(system.gpus.size())) {
-        problem = "node " + layout.node + " runs " + std::to_string(layout.local_size) +
-                  " ranks but has " + std::to_string(system.gpus.size()) +
-                  " GPUs: start one rank per GPU";
-      }
     } catch (const input_error& e) {
       if (!root) return exit_bad_input;  // every rank saw the same disagreement
       throw;
@@ -334,21 +369,11 @@ int run_command(const run_args& args) {
   }
   if (stop_on_any_error(problem)) return exit_bad_input;
   if (the_job->distributed()) {
-    // One rank per GPU: local rank i drives the i-th GPU of the node (of --gpus, if given).
-    std::vector<int> candidates = options.gpus;
-    if (candidates.empty()) {
-      for (const auto& gpu : system.gpus) candidates.push_back(gpu.index);
-    }
-    options.gpus.clear();
-    if (layout.local_rank < static_cast<int>(candidates.size())) {
-      options.gpus.push_back(candidates[static_cast<std::size_t>(layout.local_rank)]);
-    } else if (!system.gpus.empty()) {
-      options.gpu_assignment_problem =
-          "rank " + std::to_string(layout.rank) + " has no GPU: local rank " +
-          std::to_string(layout.local_rank) + " of " + std::to_string(candidates.size()) +
-          " GPUs selected on " + layout.node;
-    }
+    // One rank per GPU, whether the ranks all see the node's GPUs (mpirun) or each sees its own
+    // (srun --gpus-per-task=1): assign_rank_gpus decides from what every rank on the node sees.
+    problem = assign_this_rank_gpu(*the_job, system, options);
   }
+  if (stop_on_any_error(problem)) return exit_bad_input;
   options.verify = !args.skip_verify;
   options.timeout_s = args.timeout_s;
   const std::string driver = system.gpu_status.driver_version;
@@ -487,6 +512,10 @@ int run_command(const run_args& args) {
     return exit_failure;
   }
   if (outcome.interrupted) return exit_interrupted;
+  if (const auto idle = idle_gpus_problem(plan, doc)) {
+    std::cerr << "gpubench: error: " << *idle << "\n";
+    return exit_failure;
+  }
   return outcome.failed > 0 ? exit_failure : exit_ok;
 }
 

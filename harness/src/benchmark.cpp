@@ -163,6 +163,11 @@ benchmark_definition& benchmark_definition::set_single_iteration() {
   return *this;
 }
 
+benchmark_definition& benchmark_definition::set_needs_gpu() {
+  needs_gpu_ = true;
+  return *this;
+}
+
 benchmark_definition& benchmark_definition::set_supported(support_check check) {
   supported_ = std::move(check);
   return *this;

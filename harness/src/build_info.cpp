@@ -5,9 +5,8 @@
 #if GPUBENCH_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
-#if GPUBENCH_HAVE_NCCL
-#include <nccl.h>
-#endif
+#include "detail/library_messages.hpp"
+#include "gpubench/cuda_libraries.hpp"
 
 namespace gpubench {
 
@@ -24,24 +23,14 @@ std::string compiler() {
 std::string cuda_runtime_version() {
 #if GPUBENCH_HAVE_CUDA
   // The version compiled against; the runtime is linked statically, so it is also the one used.
-  return std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10);
+  return detail::cuda_version_text(CUDART_VERSION);
 #else
   return {};
 #endif
 }
 
 std::string nccl_version() {
-#if GPUBENCH_HAVE_NCCL
-  int code = 0;
-  if (ncclGetVersion(&code) != ncclSuccess) {
-    return {};
-  }
-  // NCCL >= 2.9 encodes MAJOR*10000 + MINOR*100 + PATCH.
-  return std::to_string(code / 10000) + "." + std::to_string(code % 10000 / 100) + "." +
-         std::to_string(code % 100);
-#else
-  return {};
-#endif
+  return cuda::loaded_nccl_version();  // the library that loads here, not the header's
 }
 
 std::vector<std::string> build_features() {

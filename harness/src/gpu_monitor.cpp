@@ -18,6 +18,7 @@ gpu_monitor::gpu_monitor(std::unique_ptr<detail::nvml_session> session)
     : session_(std::move(session)) {
   for (unsigned i = 0; i < session_->device_count(); ++i) {
     bus_ids_.push_back(session_->query(i).pci_bus_id);
+    devices_.push_back(session_->device(i));
   }
 }
 
@@ -28,7 +29,8 @@ std::optional<gpu_sample> gpu_monitor::sample(const std::string& pci_bus_id) con
   if (it == bus_ids_.end()) {
     return std::nullopt;
   }
-  const auto state = session_->query(static_cast<unsigned>(it - bus_ids_.begin()));
+  const detail::nvml_live_state state =
+      session_->sample(devices_[static_cast<std::size_t>(it - bus_ids_.begin())]);
   gpu_sample s;
   s.pcie = state.pcie;
   s.clocks = state.clocks;

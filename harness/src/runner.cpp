@@ -2,10 +2,12 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "gpubench/errors.hpp"
 
@@ -243,6 +245,33 @@ void save_results(const std::filesystem::path& results_path, const results_docum
   }
 }
 
+std::optional<std::string> idle_gpus_problem(const std::vector<planned_benchmark>& plan,
+                                             const results_document& document) {
+  std::set<std::string> gpu_ids;
+  for (const auto& planned : plan) {
+    if (planned.definition->needs_gpu()) gpu_ids.insert(planned.definition->id());
+  }
+  if (gpu_ids.empty()) return std::nullopt;
+  const auto gpus_in = [](const system_info& system) {
+    return static_cast<std::size_t>(std::max<int>(system.gpu_status.nvml_gpu_count.value_or(0),
+                                                  static_cast<int>(system.gpus.size())));
+  };
+  std::size_t machine_gpus = gpus_in(document.system);
+  for (const auto& node : document.nodes)
+    machine_gpus = std::max(machine_gpus, gpus_in(node.system));
+  if (machine_gpus == 0) return std::nullopt;
+  const result* first_skip = nullptr;
+  for (const result& r : document.results) {
+    if (gpu_ids.count(r.id) == 0) continue;
+    if (r.status != result_status::skipped) return std::nullopt;
+    if (first_skip == nullptr) first_skip = &r;
+  }
+  std::string out = "the machine has " + std::to_string(machine_gpus) +
+                    " GPU(s), but every GPU benchmark was skipped";
+  if (first_skip != nullptr) out += " (" + first_skip->id + ": " + first_skip->reason + ")";
+  return out + ": no GPU was tested";
+}
+
 run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& ctx,
                      results_document& document, const std::filesystem::path& results_path,
                      const progress_listener& progress, const run_hooks& hooks) {
@@ -314,6 +343,8 @@ run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& 
       break;
     }
   }
+  // Shared resources (NCCL communicators) end with the run, while every rank is still here.
+  ctx.resources().clear();
   if (interrupt_requested()) {
     outcome.interrupted = true;
     document.meta.interrupted = true;

@@ -8,6 +8,7 @@
 #include <hwloc.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -18,6 +19,8 @@
 #include "detail/cuda_devices.hpp"
 #include "detail/nvml.hpp"
 #include "detail/procfs.hpp"
+#include "gpubench/cuda_libraries.hpp"
+#include "gpubench/gpu_assignment.hpp"
 #include "gpubench/thread_pool.hpp"
 
 namespace gpubench {
@@ -192,19 +195,20 @@ void apply_nvml_state(gpu_info& gpu, const detail::nvml_device_state& state) {
   if (gpu.uuid.empty()) gpu.uuid = state.uuid;
   if (gpu.pci_bus_id.empty()) gpu.pci_bus_id = state.pci_bus_id;
   if (gpu.memory_bytes == 0) gpu.memory_bytes = state.memory_bytes;
-  gpu.pcie = state.pcie;
+  gpu.pcie = state.live.pcie;
   gpu.power_limit_W = state.power_limit_W;
-  gpu.temperature_C = state.temperature_C;
-  if (state.throttle_mask) {
-    gpu.throttle_reasons = detail::throttle_reason_names(*state.throttle_mask);
+  gpu.temperature_C = state.live.temperature_C;
+  if (state.live.throttle_mask) {
+    gpu.throttle_reasons = detail::throttle_reason_names(*state.live.throttle_mask);
   }
   if (state.ecc_enabled) gpu.ecc_enabled = state.ecc_enabled;
   gpu.memory_errors = state.memory_errors;
   gpu.nvlink_links_up = state.nvlink_links_up;
-  gpu.clocks.sm_mhz = state.clocks.sm_mhz;
-  gpu.clocks.memory_mhz = state.clocks.memory_mhz;
-  if (state.clocks.sm_max_mhz) gpu.clocks.sm_max_mhz = state.clocks.sm_max_mhz;
-  if (state.clocks.memory_max_mhz) gpu.clocks.memory_max_mhz = state.clocks.memory_max_mhz;
+  const gpu_clocks& clocks = state.live.clocks;
+  gpu.clocks.sm_mhz = clocks.sm_mhz;
+  gpu.clocks.memory_mhz = clocks.memory_mhz;
+  if (clocks.sm_max_mhz) gpu.clocks.sm_max_mhz = clocks.sm_max_mhz;
+  if (clocks.memory_max_mhz) gpu.clocks.memory_max_mhz = clocks.memory_max_mhz;
 }
 
 void discover_gpus(system_info& info) {
@@ -214,20 +218,33 @@ void discover_gpus(system_info& info) {
   info.gpu_status.cuda_runtime_version = cuda.runtime_version;
   info.gpus = std::move(cuda.gpus);
 
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    info.gpu_status.cuda_visible_devices = visible;
+  }
   std::string nvml_problem;
   const auto nvml = detail::nvml_session::open(nvml_problem);
   if (nvml) {
     info.gpu_status.nvml = "ok";
     info.gpu_status.driver_version = nvml->driver_version();
     const bool cuda_usable = info.gpu_status.cuda == "ok";
+    std::vector<detail::nvml_device_state> states;
+    std::vector<std::string> uuids;
     for (unsigned i = 0; i < nvml->device_count(); ++i) {
-      const detail::nvml_device_state state = nvml->query(i);
+      states.push_back(nvml->query(i));
+      uuids.push_back(states.back().uuid);
+    }
+    info.gpu_status.nvml_gpu_count = static_cast<int>(states.size());
+    // Where CUDA cannot list the GPUs, NVML's list stands in, cut to what CUDA would see.
+    const std::vector<bool> visible =
+        cuda_visible_mask(info.gpu_status.cuda_visible_devices, uuids);
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      const detail::nvml_device_state& state = states[i];
       auto match = std::find_if(info.gpus.begin(), info.gpus.end(), [&](const gpu_info& g) {
         return !state.pci_bus_id.empty() && g.pci_bus_id == state.pci_bus_id;
       });
       if (match != info.gpus.end()) {
         apply_nvml_state(*match, state);
-      } else if (!cuda_usable) {
+      } else if (!cuda_usable && visible[i]) {
         // CUDA cannot drive it, but the user should still see what is in the box.
         gpu_info gpu;
         gpu.index = static_cast<int>(i);
@@ -237,6 +254,11 @@ void discover_gpus(system_info& info) {
     }
   } else {
     info.gpu_status.nvml = nvml_problem;
+  }
+  if (info.gpu_status.cuda == "ok") {
+    // Loaded only where a GPU can use them (cuBLASLt takes a tenth of a second to load).
+    info.gpu_status.cublaslt = cuda::cublaslt_status();
+    info.gpu_status.nccl = cuda::nccl_status();
   }
   for (auto& gpu : info.gpus) {
     if (!gpu.numa_node && !gpu.pci_bus_id.empty()) {

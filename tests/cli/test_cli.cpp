@@ -185,6 +185,8 @@ TEST_CASE("GPUs come from NVML loaded at run time", "[cli]") {
   }
   CHECK(info["gpu_status"]["nvml"] == "ok");
   CHECK(info["gpu_status"]["driver_version"] == "999.99.1");
+  CHECK(info["gpu_status"]["nvml_gpu_count"] == 2);
+  CHECK(info["gpu_status"]["cuda_visible_devices"].is_null());
   REQUIRE(info["gpus"].size() == 2);
   const json& healthy = info["gpus"][0];
   CHECK(healthy["name"] == "Fake GPU 0");
@@ -223,6 +225,63 @@ TEST_CASE("GPUs come from NVML loaded at run time", "[cli]") {
   }
   const auto text = run_gpubench({"info"}, {}, env);
   CHECK_THAT(text.out, Catch::Contains("PCIe gen 3 x8 (max gen 5 x16)"));
+}
+
+TEST_CASE("a run where NVML sees GPUs but no GPU benchmark ran exits 1, saying why", "[cli]") {
+  // A burn-in script must not pass a box whose GPUs never ran: here the stand-in NVML shows two
+  // GPUs that CUDA (no driver) cannot use.
+  temp_dir dir;
+  const std::vector<std::string> env{std::string("LD_LIBRARY_PATH=") + GPUBENCH_FAKE_NVML_DIR};
+  const auto r = run_gpubench(
+      {"run", "--only", "gpu.launch_latency,host.membw", "--axis", "host.membw:array_bytes=16MiB",
+       "--axis", "host.membw:kernel=copy", "--out", (dir.path / "o").string()},
+      {}, env);
+  const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
+  if (doc["system"]["gpu_status"]["cuda"] == "ok") {
+    SUCCEED("a real GPU is present: the GPU benchmark ran");
+    return;
+  }
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("gpubench: error: the machine has 2 GPU(s), but every GPU "
+                                    "benchmark was skipped (gpu.launch_latency: GPUs present but "
+                                    "the CUDA runtime cannot use them: no NVIDIA driver loaded"));
+  CHECK(doc["system"]["gpu_status"]["nvml_gpu_count"] == 2);
+  // What could run was measured and kept.
+  bool host_ok = false;
+  for (const auto& res : doc["results"])
+    host_ok |= res["id"] == "host.membw" && res["status"] == "ok";
+  CHECK(host_ok);
+  // Without a GPU benchmark in the plan there is nothing to miss.
+  const auto host_only =
+      run_gpubench({"run", "--only", "host.membw", "--axis", "host.membw:array_bytes=16MiB",
+                    "--axis", "host.membw:kernel=copy", "--out", (dir.path / "h").string()},
+                   {}, env);
+  CHECK(host_only.exit_code == 0);
+}
+
+TEST_CASE("CUDA_VISIBLE_DEVICES hides GPUs from NVML's list as CUDA would", "[cli]") {
+  const std::string fake = std::string("LD_LIBRARY_PATH=") + GPUBENCH_FAKE_NVML_DIR;
+  const auto info_with = [&](const std::string& visible) {
+    const auto r = run_gpubench({"info", "--json"}, {}, {fake, "CUDA_VISIBLE_DEVICES=" + visible});
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out);
+  };
+  const json second = info_with("1");
+  if (second["gpu_status"]["cuda"] == "ok") {
+    SUCCEED("a real GPU is present: CUDA itself applies the variable");
+    return;
+  }
+  CHECK(second["gpu_status"]["cuda_visible_devices"] == "1");
+  CHECK(second["gpu_status"]["nvml_gpu_count"] == 2);
+  REQUIRE(second["gpus"].size() == 1);
+  CHECK(second["gpus"][0]["name"] == "Fake GPU 1");
+  const json by_uuid = info_with("GPU-00000000-0000-0000-0000-000000000000");
+  REQUIRE(by_uuid["gpus"].size() == 1);
+  CHECK(by_uuid["gpus"][0]["name"] == "Fake GPU 0");
+  const json hidden = info_with("");
+  CHECK(hidden["gpus"].empty());
+  CHECK_THAT(hidden["gpu_status"]["reason"].get<std::string>(), Catch::StartsWith("no GPU found"));
 }
 
 TEST_CASE("axis values a benchmark cannot take are refused before the run", "[cli]") {

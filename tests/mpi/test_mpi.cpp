@@ -139,7 +139,9 @@ TEST_CASE("ranks that disagree stop with exit 2, naming the ranks", "[mpi]") {
                                {"n", {fake}, plus(small_quick, out)},
                                {"n", {fake}, plus(small_quick, out)}});
   CHECK(crowded.exit_code == 2);
-  CHECK_THAT(crowded.err, Catch::Contains("node n runs 3 ranks but has 2 GPUs"));
+  CHECK_THAT(crowded.err,
+             Catch::Contains("node n, rank 2: local rank 2 of 3 on a node where the ranks see 2 "
+                             "GPUs: start one rank per GPU"));
 
   // A bad flag on every rank: reported once.
   const auto bad =

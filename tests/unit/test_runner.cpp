@@ -5,6 +5,7 @@
 #include "fake_benchmarks.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/runner.hpp"
+#include "gpubench/shared_resources.hpp"
 
 using namespace gpubench;
 using gpubench::testing::fake_behaviour;
@@ -140,4 +141,73 @@ TEST_CASE("a case that cannot run here is recorded as skipped with its reason", 
   REQUIRE(f.doc.results.size() == 1);
   CHECK(f.doc.results[0].status == result_status::skipped);
   CHECK(f.doc.results[0].reason == "no peer access between GPU 0 and GPU 1");
+}
+
+TEST_CASE("a machine with GPUs whose GPU benchmarks were all skipped fails the run", "[runner]") {
+  benchmark_definition gpu = fake_definition("fake.gpu");
+  gpu.set_needs_gpu();
+  const benchmark_definition host = fake_definition("fake.host");
+  const std::vector<planned_benchmark> plan{{&gpu, {}, std::string("no GPU"), {}},
+                                            {&host, {}, std::nullopt, {}}};
+  results_document doc;
+  doc.system.gpu_status.nvml_gpu_count = 2;
+  result skipped;
+  skipped.id = "fake.gpu";
+  skipped.status = result_status::skipped;
+  skipped.reason = "GPUs present but the CUDA runtime cannot use them: no NVIDIA driver loaded";
+  result measured;
+  measured.id = "fake.host";
+  doc.results = {skipped, measured};
+  CHECK(idle_gpus_problem(plan, doc) ==
+        "the machine has 2 GPU(s), but every GPU benchmark was skipped (fake.gpu: GPUs present but "
+        "the CUDA runtime cannot use them: no NVIDIA driver loaded): no GPU was tested");
+
+  // GPUs seen on another node of a multi-node run count too.
+  results_document multi = doc;
+  multi.system.gpu_status.nvml_gpu_count.reset();
+  CHECK_FALSE(idle_gpus_problem(plan, multi));
+  multi.nodes.push_back(node_entry{"n2", {1}, system_info{}});
+  multi.nodes.back().system.gpus.resize(8);
+  CHECK_THAT(idle_gpus_problem(plan, multi).value_or(""), Catch::StartsWith("the machine has 8"));
+
+  // One GPU case that ran (even one that failed: that fails the run anyway) is enough.
+  results_document ran = doc;
+  ran.results[0].status = result_status::failed;
+  CHECK_FALSE(idle_gpus_problem(plan, ran));
+  // No GPU benchmark in the plan (--only host.membw), or no GPU in the machine: nothing to say.
+  CHECK_FALSE(idle_gpus_problem({plan[1]}, doc));
+  results_document no_gpu = doc;
+  no_gpu.system.gpu_status.nvml_gpu_count = 0;
+  CHECK_FALSE(idle_gpus_problem(plan, no_gpu));
+}
+
+TEST_CASE("shared resources are found by key and type and destroyed newest first", "[runner]") {
+  std::vector<std::string> destroyed;
+  struct tracked {
+    std::vector<std::string>* log = nullptr;
+    std::string name;
+    tracked() = default;
+    tracked(const tracked&) = delete;
+    tracked& operator=(const tracked&) = delete;
+    ~tracked() { log->push_back(name); }
+  };
+  const auto make = [&](const std::string& name) {
+    auto item = std::make_unique<tracked>();
+    item->log = &destroyed;
+    item->name = name;
+    return item;
+  };
+  {
+    shared_resources store;
+    store.add("a", make("a"));
+    store.add("b", make("b"));
+    CHECK(store.find<tracked>("a")->name == "a");
+    CHECK(store.find<tracked>("c") == nullptr);
+    CHECK_THROWS_AS(store.find<int>("a"), std::logic_error);
+    CHECK_THROWS_AS(store.add("a", std::make_unique<int>(1)), std::logic_error);
+    store.remove("a");
+    CHECK(store.size() == 1);
+    store.add("c", make("c"));
+  }
+  CHECK(destroyed == std::vector<std::string>{"a", "c", "b"});
 }

@@ -155,6 +155,9 @@ class benchmark_definition {
   // The benchmark sets its own length (a sustained load whose duration is one of its axes): the
   // harness runs one repetition of one iteration with no warm-up, whatever the suite says.
   benchmark_definition& set_single_iteration();
+  // The benchmark drives GPUs: a run on a machine with GPUs where every such benchmark was
+  // skipped fails (a burn-in must not pass a box whose GPUs never ran).
+  benchmark_definition& set_needs_gpu();
   benchmark_definition& set_supported(support_check check);
   benchmark_definition& set_factory(instance_factory factory);
   template <class Instance>
@@ -172,6 +175,7 @@ class benchmark_definition {
   [[nodiscard]] timing timing_mode() const noexcept { return timing_; }
   [[nodiscard]] run_scope scope() const noexcept { return scope_; }
   [[nodiscard]] bool single_iteration() const noexcept { return single_iteration_; }
+  [[nodiscard]] bool needs_gpu() const noexcept { return needs_gpu_; }
   [[nodiscard]] bool has_factory() const noexcept { return static_cast<bool>(factory_); }
   // Why it cannot run in this context, or nullopt.
   [[nodiscard]] std::optional<std::string> unsupported_reason(const context& ctx) const;
@@ -186,6 +190,7 @@ class benchmark_definition {
   timing timing_ = timing::host_wall;
   run_scope scope_ = run_scope::per_rank;
   bool single_iteration_ = false;
+  bool needs_gpu_ = false;
   support_check supported_;
   instance_factory factory_;
 };

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gpubench/benchmark.hpp"
+#include "gpubench/shared_resources.hpp"
 #include "gpubench/system.hpp"
 
 namespace gpubench {
@@ -15,7 +17,6 @@ struct run_options {
   std::vector<int> gpus;                            // GPU indices to use; empty means every GPU
   std::vector<std::filesystem::path> scratch_dirs;  // where storage benchmarks may create files
   bool verify = true;                               // check every benchmark's data after timing it
-  std::string gpu_assignment_problem;               // set when this rank of a job was given no GPU
   double timeout_s = 300;  // a collective not done by then is aborted (--timeout)
 };
 
@@ -37,15 +38,22 @@ class context {
   // Physical cores this process may use (at least 1).
   [[nodiscard]] int host_cores() const noexcept;
 
+  // What the run's cases share (NCCL communicators); emptied when the run ends. A cache, so it
+  // may change while the context is otherwise const.
+  [[nodiscard]] shared_resources& resources() const noexcept { return *resources_; }
+
  private:
   system_info system_;
   run_options options_;
   const job* job_ = nullptr;
+  std::shared_ptr<shared_resources> resources_ = std::make_shared<shared_resources>();
 };
 
 // The skip reason of a benchmark that needs a CUDA GPU: "built without CUDA" in such builds,
 // else context::gpu_unavailable_reason().
 [[nodiscard]] std::optional<std::string> cuda_gpu_unavailable_reason(const context& ctx);
+// The same, then why cuBLASLt cannot be loaded (gemm, gpu.burn).
+[[nodiscard]] std::optional<std::string> cublaslt_gpu_unavailable_reason(const context& ctx);
 
 // A factory for builds that lack what the benchmark needs: the support check skips it first,
 // so this is never called in a run; calling it anyway is a logic error.

@@ -14,11 +14,14 @@ namespace gpubench {
 
 namespace detail {
 class nvml_session;
-}
+struct nvml_device_opaque;
+}  // namespace detail
 
+// What a benchmark reads while it loads a GPU: seven NVML calls per GPU, so a sample costs little
+// (the maxima of the link and clocks are in system_info, read once).
 struct gpu_sample {
-  pcie_link_info pcie;
-  gpu_clocks clocks;
+  pcie_link_info pcie;  // current gen and width
+  gpu_clocks clocks;    // current SM and memory clocks
   std::optional<double> power_W;
   std::optional<int> temperature_C;
   std::vector<std::string> throttle_reasons;
@@ -38,7 +41,8 @@ class gpu_monitor {
  private:
   explicit gpu_monitor(std::unique_ptr<detail::nvml_session> session);
   std::unique_ptr<detail::nvml_session> session_;
-  std::vector<std::string> bus_ids_;  // by NVML index
+  std::vector<std::string> bus_ids_;                  // by NVML index
+  std::vector<detail::nvml_device_opaque*> devices_;  // NVML's handles, by NVML index
 };
 
 }  // namespace gpubench

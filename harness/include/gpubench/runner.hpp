@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "gpubench/context.hpp"
@@ -55,6 +56,11 @@ void save_results(const std::filesystem::path& results_path, const results_docum
 run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& ctx,
                      results_document& document, const std::filesystem::path& results_path,
                      const progress_listener& progress = {}, const run_hooks& hooks = {});
+
+// Why a run must fail although no case failed: the machine has GPUs (NVML counts them, on any
+// node) and the plan held GPU benchmarks, yet every one of them was skipped. nullopt otherwise.
+[[nodiscard]] std::optional<std::string> idle_gpus_problem(
+    const std::vector<planned_benchmark>& plan, const results_document& document);
 
 // SIGINT/SIGTERM handling: install once in main; benchmarks and the runner poll the flag.
 void install_interrupt_handlers();

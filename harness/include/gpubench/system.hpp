@@ -111,12 +111,18 @@ struct gpu_discovery {
   std::string nvml;  // "ok" or why NVML could not be used
   std::string cuda;  // "ok" or why the CUDA runtime could not be used
   std::string driver_version;
-  std::optional<int> cuda_driver_version;   // 13000 = 13.0
-  std::optional<int> cuda_runtime_version;  // the runtime this binary was built with
-  std::string reason;                       // set when no GPU was found
+  std::optional<int> cuda_driver_version;           // 13000 = 13.0
+  std::optional<int> cuda_runtime_version;          // the runtime this binary was built with
+  std::string reason;                               // set when no GPU was found
+  std::optional<int> nvml_gpu_count;                // GPUs in the machine, whatever CUDA may see
+  std::optional<std::string> cuda_visible_devices;  // the variable, where it is set
+  // Where CUDA can use a GPU: the cuBLASLt and NCCL that load ("13.0.2 (path)"), or why not.
+  std::optional<std::string> cublaslt;
+  std::optional<std::string> nccl;
 };
 GPUBENCH_JSON_FIELDS(gpu_discovery, nvml, cuda, driver_version, cuda_driver_version,
-                     cuda_runtime_version, reason)
+                     cuda_runtime_version, reason, nvml_gpu_count, cuda_visible_devices, cublaslt,
+                     nccl)
 
 struct system_info {
   std::string host;

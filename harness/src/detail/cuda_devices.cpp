@@ -7,6 +7,7 @@
 
 #include <cstdio>
 
+#include "detail/library_messages.hpp"
 #include "detail/nvml.hpp"
 #endif
 
@@ -42,7 +43,15 @@ cuda_device_list list_cuda_devices() {
   }
   int count = 0;
   if (const cudaError_t status = cudaGetDeviceCount(&count); status != cudaSuccess) {
-    list.status = "cudaGetDeviceCount: " + cuda_error_text(status);
+    if (status == cudaErrorInsufficientDriver && list.driver_version) {
+      list.status = cuda_driver_too_old(*list.driver_version, CUDART_VERSION) +
+                    " (cudaGetDeviceCount: " + cuda_error_text(status) + ")";
+    } else if (status == cudaErrorInsufficientDriver) {
+      // cudaDriverGetVersion gives 0 where no driver is installed at all.
+      list.status = "no NVIDIA driver loaded (cudaGetDeviceCount: " + cuda_error_text(status) + ")";
+    } else {
+      list.status = "cudaGetDeviceCount: " + cuda_error_text(status);
+    }
     return list;
   }
   for (int ordinal = 0; ordinal < count; ++ordinal) {
@@ -65,9 +74,12 @@ cuda_device_list list_cuda_devices() {
     gpu.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);
     gpu.l2_bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
     gpu.ecc_enabled = prop.ECCEnabled != 0;
-    if (prop.hostNumaId >= 0) {
-      gpu.numa_node = prop.hostNumaId;
+#if CUDART_VERSION >= 12020
+    int numa = -1;
+    if (cudaDeviceGetAttribute(&numa, cudaDevAttrHostNumaId, ordinal) == cudaSuccess && numa >= 0) {
+      gpu.numa_node = numa;
     }
+#endif
     int khz = 0;
     if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, ordinal) == cudaSuccess && khz > 0) {
       gpu.clocks.sm_max_mhz = khz / 1000;

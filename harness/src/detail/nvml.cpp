@@ -1,7 +1,5 @@
 #include "detail/nvml.hpp"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -68,80 +66,61 @@ struct nvml_session::functions {
   nvml_return (*device_get_max_clock_info)(nvml_device, int, unsigned*) = nullptr;
 };
 
-namespace {
-template <class Fn>
-bool bind(void* library, const char* symbol, Fn& fn) {
-  // POSIX guarantees object and function pointers convert through dlsym's void*.
-  fn = reinterpret_cast<Fn>(dlsym(library, symbol));  // NOLINT
-  return fn != nullptr;
-}
-
-template <class Fn>
-void bind_optional(void* library, const char* symbol, Fn& fn) {
-  (void)bind(library, symbol, fn);
-}
-}  // namespace
-
 std::unique_ptr<nvml_session> nvml_session::open(std::string& why_not) {
-  void* library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr) {
-    const char* error = dlerror();
-    why_not = std::string("libnvidia-ml.so.1 not loaded (") + (error ? error : "not found") + ")";
+  std::string load_error;
+  auto library = shared_library::open({"libnvidia-ml.so.1"}, load_error);
+  if (!library) {
+    why_not = "libnvidia-ml.so.1 not loaded (" + load_error + ")";
     return nullptr;
   }
   auto fns = std::make_unique<functions>();
   const bool required =
-      bind(library, "nvmlInit_v2", fns->init) && bind(library, "nvmlShutdown", fns->shutdown) &&
-      bind(library, "nvmlErrorString", fns->error_string) &&
-      bind(library, "nvmlDeviceGetCount_v2", fns->device_get_count) &&
-      bind(library, "nvmlDeviceGetHandleByIndex_v2", fns->device_get_handle_by_index);
+      library->bind("nvmlInit_v2", fns->init) && library->bind("nvmlShutdown", fns->shutdown) &&
+      library->bind("nvmlErrorString", fns->error_string) &&
+      library->bind("nvmlDeviceGetCount_v2", fns->device_get_count) &&
+      library->bind("nvmlDeviceGetHandleByIndex_v2", fns->device_get_handle_by_index);
   if (!required) {
     why_not = "NVML library lacks nvmlInit_v2 or another required symbol (driver too old?)";
-    dlclose(library);
     return nullptr;
   }
-  bind_optional(library, "nvmlSystemGetDriverVersion", fns->system_get_driver_version);
-  bind_optional(library, "nvmlDeviceGetName", fns->device_get_name);
-  bind_optional(library, "nvmlDeviceGetUUID", fns->device_get_uuid);
-  bind_optional(library, "nvmlDeviceGetPciInfo_v3", fns->device_get_pci_info);
-  bind_optional(library, "nvmlDeviceGetMemoryInfo", fns->device_get_memory_info);
-  bind_optional(library, "nvmlDeviceGetCurrPcieLinkGeneration",
-                fns->device_get_curr_pcie_link_generation);
-  bind_optional(library, "nvmlDeviceGetCurrPcieLinkWidth", fns->device_get_curr_pcie_link_width);
-  bind_optional(library, "nvmlDeviceGetMaxPcieLinkGeneration",
-                fns->device_get_max_pcie_link_generation);
-  bind_optional(library, "nvmlDeviceGetMaxPcieLinkWidth", fns->device_get_max_pcie_link_width);
-  bind_optional(library, "nvmlDeviceGetPowerManagementLimit",
-                fns->device_get_power_management_limit);
-  bind_optional(library, "nvmlDeviceGetPowerUsage", fns->device_get_power_usage);
-  bind_optional(library, "nvmlDeviceGetTemperature", fns->device_get_temperature);
-  bind_optional(library, "nvmlDeviceGetCurrentClocksThrottleReasons",
+  const auto bind_optional = [&](const char* symbol, auto& fn) { (void)library->bind(symbol, fn); };
+  bind_optional("nvmlSystemGetDriverVersion", fns->system_get_driver_version);
+  bind_optional("nvmlDeviceGetName", fns->device_get_name);
+  bind_optional("nvmlDeviceGetUUID", fns->device_get_uuid);
+  bind_optional("nvmlDeviceGetPciInfo_v3", fns->device_get_pci_info);
+  bind_optional("nvmlDeviceGetMemoryInfo", fns->device_get_memory_info);
+  bind_optional("nvmlDeviceGetCurrPcieLinkGeneration", fns->device_get_curr_pcie_link_generation);
+  bind_optional("nvmlDeviceGetCurrPcieLinkWidth", fns->device_get_curr_pcie_link_width);
+  bind_optional("nvmlDeviceGetMaxPcieLinkGeneration", fns->device_get_max_pcie_link_generation);
+  bind_optional("nvmlDeviceGetMaxPcieLinkWidth", fns->device_get_max_pcie_link_width);
+  bind_optional("nvmlDeviceGetPowerManagementLimit", fns->device_get_power_management_limit);
+  bind_optional("nvmlDeviceGetPowerUsage", fns->device_get_power_usage);
+  bind_optional("nvmlDeviceGetTemperature", fns->device_get_temperature);
+  bind_optional("nvmlDeviceGetCurrentClocksThrottleReasons",
                 fns->device_get_current_clocks_throttle_reasons);
-  bind_optional(library, "nvmlDeviceGetEccMode", fns->device_get_ecc_mode);
-  bind_optional(library, "nvmlDeviceGetNvLinkState", fns->device_get_nvlink_state);
-  bind_optional(library, "nvmlDeviceGetTotalEccErrors", fns->device_get_total_ecc_errors);
-  bind_optional(library, "nvmlDeviceGetRemappedRows", fns->device_get_remapped_rows);
-  bind_optional(library, "nvmlDeviceGetRetiredPagesPendingStatus",
+  bind_optional("nvmlDeviceGetEccMode", fns->device_get_ecc_mode);
+  bind_optional("nvmlDeviceGetNvLinkState", fns->device_get_nvlink_state);
+  bind_optional("nvmlDeviceGetTotalEccErrors", fns->device_get_total_ecc_errors);
+  bind_optional("nvmlDeviceGetRemappedRows", fns->device_get_remapped_rows);
+  bind_optional("nvmlDeviceGetRetiredPagesPendingStatus",
                 fns->device_get_retired_pages_pending_status);
-  bind_optional(library, "nvmlDeviceGetClockInfo", fns->device_get_clock_info);
-  bind_optional(library, "nvmlDeviceGetMaxClockInfo", fns->device_get_max_clock_info);
+  bind_optional("nvmlDeviceGetClockInfo", fns->device_get_clock_info);
+  bind_optional("nvmlDeviceGetMaxClockInfo", fns->device_get_max_clock_info);
 
   if (const nvml_return rc = fns->init(); rc != nvml_success) {
     const char* text = fns->error_string(rc);
     why_not = std::string("nvmlInit_v2 failed: ") + (text ? text : "unknown error") +
               " (NVML_ERROR code " + std::to_string(rc) + ")";
-    dlclose(library);
     return nullptr;
   }
-  return std::unique_ptr<nvml_session>(new nvml_session(library, std::move(fns)));
+  return std::unique_ptr<nvml_session>(new nvml_session(std::move(library), std::move(fns)));
 }
 
-nvml_session::nvml_session(void* library, std::unique_ptr<functions> fns)
-    : library_(library), fns_(std::move(fns)) {}
+nvml_session::nvml_session(std::unique_ptr<shared_library> library, std::unique_ptr<functions> fns)
+    : library_(std::move(library)), fns_(std::move(fns)) {}
 
 nvml_session::~nvml_session() {
   fns_->shutdown();
-  dlclose(library_);
 }
 
 std::string nvml_session::driver_version() const {
@@ -193,8 +172,8 @@ void nvml_session::read_memory_errors(nvml_device_opaque* device, memory_error_i
 
 nvml_device_state nvml_session::query(unsigned index) const {
   nvml_device_state state;
-  nvml_device device = nullptr;
-  if (fns_->device_get_handle_by_index(index, &device) != nvml_success) {
+  const nvml_device device = this->device(index);
+  if (device == nullptr) {
     return state;
   }
   std::array<char, 256> text{};
@@ -214,35 +193,19 @@ nvml_device_state nvml_session::query(unsigned index) const {
       fns_->device_get_memory_info(device, &memory) == nvml_success) {
     state.memory_bytes = memory.total;
   }
-  auto read_uint = [&](auto fn, std::optional<int>& out) {
-    unsigned value = 0;
-    if (fn && fn(device, &value) == nvml_success) {
-      out = static_cast<int>(value);
-    }
-  };
-  read_uint(fns_->device_get_curr_pcie_link_generation, state.pcie.gen);
-  read_uint(fns_->device_get_curr_pcie_link_width, state.pcie.width);
-  read_uint(fns_->device_get_max_pcie_link_generation, state.pcie.max_gen);
-  read_uint(fns_->device_get_max_pcie_link_width, state.pcie.max_width);
-
-  unsigned milliwatts = 0;
+  read_live(device, state.live);
+  unsigned value = 0;
+  if (fns_->device_get_max_pcie_link_generation &&
+      fns_->device_get_max_pcie_link_generation(device, &value) == nvml_success) {
+    state.live.pcie.max_gen = static_cast<int>(value);
+  }
+  if (fns_->device_get_max_pcie_link_width &&
+      fns_->device_get_max_pcie_link_width(device, &value) == nvml_success) {
+    state.live.pcie.max_width = static_cast<int>(value);
+  }
   if (fns_->device_get_power_management_limit &&
-      fns_->device_get_power_management_limit(device, &milliwatts) == nvml_success) {
-    state.power_limit_W = milliwatts / 1000.0;
-  }
-  if (fns_->device_get_power_usage &&
-      fns_->device_get_power_usage(device, &milliwatts) == nvml_success) {
-    state.power_W = milliwatts / 1000.0;
-  }
-  unsigned temperature = 0;
-  if (fns_->device_get_temperature &&
-      fns_->device_get_temperature(device, nvml_temperature_gpu, &temperature) == nvml_success) {
-    state.temperature_C = static_cast<int>(temperature);
-  }
-  unsigned long long reasons = 0;
-  if (fns_->device_get_current_clocks_throttle_reasons &&
-      fns_->device_get_current_clocks_throttle_reasons(device, &reasons) == nvml_success) {
-    state.throttle_mask = reasons;
+      fns_->device_get_power_management_limit(device, &value) == nvml_success) {
+    state.power_limit_W = value / 1000.0;
   }
   int ecc_current = 0;
   int ecc_pending = 0;
@@ -265,16 +228,59 @@ nvml_device_state nvml_session::query(unsigned index) const {
       state.nvlink_links_up = up;
     }
   }
-  auto read_clock = [&](auto fn, int clock, std::optional<int>& out) {
-    unsigned mhz = 0;
-    if (fn && fn(device, clock, &mhz) == nvml_success) {
-      out = static_cast<int>(mhz);
-    }
-  };
-  read_clock(fns_->device_get_clock_info, nvml_clock_sm, state.clocks.sm_mhz);
-  read_clock(fns_->device_get_max_clock_info, nvml_clock_sm, state.clocks.sm_max_mhz);
-  read_clock(fns_->device_get_clock_info, nvml_clock_mem, state.clocks.memory_mhz);
-  read_clock(fns_->device_get_max_clock_info, nvml_clock_mem, state.clocks.memory_max_mhz);
+  if (fns_->device_get_max_clock_info &&
+      fns_->device_get_max_clock_info(device, nvml_clock_sm, &value) == nvml_success) {
+    state.live.clocks.sm_max_mhz = static_cast<int>(value);
+  }
+  if (fns_->device_get_max_clock_info &&
+      fns_->device_get_max_clock_info(device, nvml_clock_mem, &value) == nvml_success) {
+    state.live.clocks.memory_max_mhz = static_cast<int>(value);
+  }
+  return state;
+}
+
+void nvml_session::read_live(nvml_device_opaque* device, nvml_live_state& out) const {
+  // Seven calls: what a benchmark may read while it loads the GPU (docs/methodology.md).
+  unsigned value = 0;
+  if (fns_->device_get_curr_pcie_link_generation &&
+      fns_->device_get_curr_pcie_link_generation(device, &value) == nvml_success) {
+    out.pcie.gen = static_cast<int>(value);
+  }
+  if (fns_->device_get_curr_pcie_link_width &&
+      fns_->device_get_curr_pcie_link_width(device, &value) == nvml_success) {
+    out.pcie.width = static_cast<int>(value);
+  }
+  if (fns_->device_get_clock_info &&
+      fns_->device_get_clock_info(device, nvml_clock_sm, &value) == nvml_success) {
+    out.clocks.sm_mhz = static_cast<int>(value);
+  }
+  if (fns_->device_get_clock_info &&
+      fns_->device_get_clock_info(device, nvml_clock_mem, &value) == nvml_success) {
+    out.clocks.memory_mhz = static_cast<int>(value);
+  }
+  if (fns_->device_get_power_usage &&
+      fns_->device_get_power_usage(device, &value) == nvml_success) {
+    out.power_W = value / 1000.0;
+  }
+  if (fns_->device_get_temperature &&
+      fns_->device_get_temperature(device, nvml_temperature_gpu, &value) == nvml_success) {
+    out.temperature_C = static_cast<int>(value);
+  }
+  unsigned long long reasons = 0;
+  if (fns_->device_get_current_clocks_throttle_reasons &&
+      fns_->device_get_current_clocks_throttle_reasons(device, &reasons) == nvml_success) {
+    out.throttle_mask = reasons;
+  }
+}
+
+nvml_device_opaque* nvml_session::device(unsigned index) const {
+  nvml_device handle = nullptr;
+  return fns_->device_get_handle_by_index(index, &handle) == nvml_success ? handle : nullptr;
+}
+
+nvml_live_state nvml_session::sample(nvml_device_opaque* device) const {
+  nvml_live_state state;
+  if (device != nullptr) read_live(device, state);
   return state;
 }
 

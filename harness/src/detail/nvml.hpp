@@ -8,11 +8,22 @@
 #include <string>
 #include <vector>
 
+#include "detail/shared_library.hpp"
 #include "gpubench/system.hpp"
 
 namespace gpubench::detail {
 
 struct nvml_device_opaque;  // nvmlDevice_t points to one
+
+// What changes while a GPU works: all that a benchmark reads while it loads one (seven NVML calls,
+// so sampling costs little and stays outside timed windows where the host clock times).
+struct nvml_live_state {
+  pcie_link_info pcie;  // current gen and width; max_* only in a full query
+  gpu_clocks clocks;    // current SM and memory clocks; max_* only in a full query
+  std::optional<double> power_W;
+  std::optional<int> temperature_C;
+  std::optional<std::uint64_t> throttle_mask;
+};
 
 // What NVML says of one GPU at the moment of the call.
 struct nvml_device_state {
@@ -20,12 +31,8 @@ struct nvml_device_state {
   std::string uuid;
   std::string pci_bus_id;  // "0000:1b:00.0", lower case, 4-digit domain
   std::uint64_t memory_bytes = 0;
-  pcie_link_info pcie;
-  gpu_clocks clocks;
+  nvml_live_state live;  // with the link's and clocks' maxima
   std::optional<double> power_limit_W;
-  std::optional<double> power_W;
-  std::optional<int> temperature_C;
-  std::optional<std::uint64_t> throttle_mask;
   std::optional<bool> ecc_enabled;
   memory_error_info memory_errors;
   std::optional<int> nvlink_links_up;
@@ -44,13 +51,18 @@ class nvml_session {
   [[nodiscard]] unsigned device_count() const;
   // Queries one GPU by NVML index; fields NVML cannot give are left empty.
   [[nodiscard]] nvml_device_state query(unsigned index) const;
+  // NVML's handle of the GPU at `index` (nullptr if NVML has none), for sample().
+  [[nodiscard]] nvml_device_opaque* device(unsigned index) const;
+  // The live state only: link, clocks, power, temperature, throttle reasons.
+  [[nodiscard]] nvml_live_state sample(nvml_device_opaque* device) const;
 
   struct functions;
 
  private:
   void read_memory_errors(nvml_device_opaque* device, memory_error_info& out) const;
-  nvml_session(void* library, std::unique_ptr<functions> fns);
-  void* library_;
+  void read_live(nvml_device_opaque* device, nvml_live_state& out) const;
+  nvml_session(std::unique_ptr<shared_library> library, std::unique_ptr<functions> fns);
+  std::unique_ptr<shared_library> library_;  // outlives fns_, which point into it
   std::unique_ptr<functions> fns_;
 };
 

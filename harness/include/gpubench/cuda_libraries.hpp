@@ -1,0 +1,80 @@
+// cuBLASLt and NCCL, loaded at run time (dlopen) rather than linked: a binary whose machine lacks
+// them, or has other versions, still starts, runs every other benchmark, and says which library
+// is missing and what needs it, instead of the dynamic loader refusing to start it. Only the
+// entry points gpubench calls are bound; their types come from the headers built against.
+#pragma once
+
+#include "gpubench/config.hpp"
+
+#include <optional>
+#include <string>
+
+#if GPUBENCH_HAVE_CUDA
+#include <cublasLt.h>
+#endif
+#if GPUBENCH_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+namespace gpubench::cuda {
+
+// One table entry per entry point: the member has the function's own name and type.
+#define GPUBENCH_DECLARE_ENTRY_POINT(name) decltype(&::name) name = nullptr;
+
+#if GPUBENCH_HAVE_CUDA
+// clang-format off
+#define GPUBENCH_CUBLASLT_ENTRY_POINTS(X) \
+  X(cublasLtGetVersion) X(cublasLtGetStatusName) X(cublasLtGetStatusString) \
+  X(cublasLtCreate) X(cublasLtDestroy) \
+  X(cublasLtMatmulDescCreate) X(cublasLtMatmulDescDestroy) X(cublasLtMatmulDescSetAttribute) \
+  X(cublasLtMatrixLayoutCreate) X(cublasLtMatrixLayoutDestroy) \
+  X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy) \
+  X(cublasLtMatmulPreferenceSetAttribute) \
+  X(cublasLtMatmulAlgoGetHeuristic) X(cublasLtMatmul)
+// clang-format on
+
+struct cublaslt_api {
+  GPUBENCH_CUBLASLT_ENTRY_POINTS(GPUBENCH_DECLARE_ENTRY_POINT)
+  std::string path;  // the file loaded
+};
+
+// cuBLASLt of the CUDA major version built against, loaded on first use; throws skip_case saying
+// what could not be loaded, what needs it and where to get it.
+[[nodiscard]] const cublaslt_api& cublaslt();
+// Why cuBLASLt cannot be loaded here, or nullopt (for support checks).
+[[nodiscard]] std::optional<std::string> cublaslt_unavailable_reason();
+#endif
+
+#if GPUBENCH_HAVE_NCCL
+// clang-format off
+#define GPUBENCH_NCCL_ENTRY_POINTS(X) \
+  X(ncclGetVersion) X(ncclGetErrorString) X(ncclGetUniqueId) \
+  X(ncclCommInitRankConfig) X(ncclCommInitAll) X(ncclCommDestroy) X(ncclCommAbort) \
+  X(ncclCommGetAsyncError) X(ncclGroupStart) X(ncclGroupEnd) \
+  X(ncclAllReduce) X(ncclAllGather) X(ncclReduceScatter) X(ncclBroadcast) \
+  X(ncclSend) X(ncclRecv)
+// Newer than the oldest NCCL gpubench runs with (2.14): used where present.
+#define GPUBENCH_NCCL_OPTIONAL_ENTRY_POINTS(X) X(ncclMemAlloc) X(ncclMemFree) X(ncclAlltoAll)
+// clang-format on
+
+struct nccl_api {
+  GPUBENCH_NCCL_ENTRY_POINTS(GPUBENCH_DECLARE_ENTRY_POINT)
+  GPUBENCH_NCCL_OPTIONAL_ENTRY_POINTS(GPUBENCH_DECLARE_ENTRY_POINT)
+  std::string path;     // the file loaded
+  std::string version;  // "2.28.3", from the loaded library
+};
+
+// NCCL 2, loaded on first use; throws skip_case as cublaslt() does.
+[[nodiscard]] const nccl_api& nccl();
+[[nodiscard]] std::optional<std::string> nccl_unavailable_reason();
+#endif
+
+// "13.0.2" (cuBLASLt) and "2.28.3" (NCCL) of the libraries that load here, or empty.
+[[nodiscard]] std::string loaded_cublaslt_version();
+[[nodiscard]] std::string loaded_nccl_version();
+// "13.0.2 (/usr/local/cuda/lib64/libcublasLt.so.13)", or why it cannot be loaded, or why the build
+// has none ("built without CUDA"): what `gpubench info` shows.
+[[nodiscard]] std::string cublaslt_status();
+[[nodiscard]] std::string nccl_status();
+
+}  // namespace gpubench::cuda
