@@ -252,13 +252,12 @@ std::optional<std::string> idle_gpus_problem(const std::vector<planned_benchmark
     if (planned.definition->needs_gpu()) gpu_ids.insert(planned.definition->id());
   }
   if (gpu_ids.empty()) return std::nullopt;
-  const auto gpus_in = [](const system_info& system) {
-    return static_cast<std::size_t>(std::max<int>(system.gpu_status.nvml_gpu_count.value_or(0),
-                                                  static_cast<int>(system.gpus.size())));
-  };
-  std::size_t machine_gpus = gpus_in(document.system);
-  for (const auto& node : document.nodes)
-    machine_gpus = std::max(machine_gpus, gpus_in(node.system));
+  // The GPUs listed (by CUDA, or by NVML where CUDA cannot use them), which CUDA_VISIBLE_DEVICES
+  // has already cut: hiding every GPU is the user's choice, not a box whose GPUs failed to run.
+  std::size_t machine_gpus = document.system.gpus.size();
+  for (const auto& node : document.nodes) {
+    machine_gpus = std::max(machine_gpus, node.system.gpus.size());
+  }
   if (machine_gpus == 0) return std::nullopt;
   const result* first_skip = nullptr;
   for (const result& r : document.results) {

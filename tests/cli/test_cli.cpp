@@ -258,6 +258,12 @@ TEST_CASE("a run where NVML sees GPUs but no GPU benchmark ran exits 1, saying w
                     "--axis", "host.membw:kernel=copy", "--out", (dir.path / "h").string()},
                    {}, env);
   CHECK(host_only.exit_code == 0);
+  // Nor when CUDA_VISIBLE_DEVICES hides every GPU: the user chose to test none.
+  const auto hidden =
+      run_gpubench({"run", "--only", "gpu.launch_latency", "--out", (dir.path / "v").string()}, {},
+                   {env[0], "CUDA_VISIBLE_DEVICES="});
+  INFO(hidden.err);
+  CHECK(hidden.exit_code == 0);
 }
 
 TEST_CASE("CUDA_VISIBLE_DEVICES hides GPUs from NVML's list as CUDA would", "[cli]") {

@@ -150,7 +150,7 @@ TEST_CASE("a machine with GPUs whose GPU benchmarks were all skipped fails the r
   const std::vector<planned_benchmark> plan{{&gpu, {}, std::string("no GPU"), {}},
                                             {&host, {}, std::nullopt, {}}};
   results_document doc;
-  doc.system.gpu_status.nvml_gpu_count = 2;
+  doc.system.gpus.resize(2);  // listed by NVML: CUDA cannot use them
   result skipped;
   skipped.id = "fake.gpu";
   skipped.status = result_status::skipped;
@@ -164,7 +164,7 @@ TEST_CASE("a machine with GPUs whose GPU benchmarks were all skipped fails the r
 
   // GPUs seen on another node of a multi-node run count too.
   results_document multi = doc;
-  multi.system.gpu_status.nvml_gpu_count.reset();
+  multi.system.gpus.clear();
   CHECK_FALSE(idle_gpus_problem(plan, multi));
   multi.nodes.push_back(node_entry{"n2", {1}, system_info{}});
   multi.nodes.back().system.gpus.resize(8);
@@ -174,11 +174,13 @@ TEST_CASE("a machine with GPUs whose GPU benchmarks were all skipped fails the r
   results_document ran = doc;
   ran.results[0].status = result_status::failed;
   CHECK_FALSE(idle_gpus_problem(plan, ran));
-  // No GPU benchmark in the plan (--only host.membw), or no GPU in the machine: nothing to say.
+  // No GPU benchmark in the plan (--only host.membw), or no GPU listed (none in the machine, or
+  // CUDA_VISIBLE_DEVICES hiding them all, though NVML counts them): nothing to say.
   CHECK_FALSE(idle_gpus_problem({plan[1]}, doc));
-  results_document no_gpu = doc;
-  no_gpu.system.gpu_status.nvml_gpu_count = 0;
-  CHECK_FALSE(idle_gpus_problem(plan, no_gpu));
+  results_document hidden = doc;
+  hidden.system.gpus.clear();
+  hidden.system.gpu_status.nvml_gpu_count = 2;
+  CHECK_FALSE(idle_gpus_problem(plan, hidden));
 }
 
 TEST_CASE("shared resources are found by key and type and destroyed newest first", "[runner]") {

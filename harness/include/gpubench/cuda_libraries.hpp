@@ -19,6 +19,7 @@
 namespace gpubench::cuda {
 
 // One table entry per entry point: the member has the function's own name and type.
+// NOLINTNEXTLINE(bugprone-macro-parentheses): the argument is an identifier, declared as one
 #define GPUBENCH_DECLARE_ENTRY_POINT(name) decltype(&::name) name = nullptr;
 
 #if GPUBENCH_HAVE_CUDA
@@ -53,15 +54,20 @@ struct cublaslt_api {
   X(ncclCommGetAsyncError) X(ncclGroupStart) X(ncclGroupEnd) \
   X(ncclAllReduce) X(ncclAllGather) X(ncclReduceScatter) X(ncclBroadcast) \
   X(ncclSend) X(ncclRecv)
-// Newer than the oldest NCCL gpubench runs with (2.14): used where present.
+// Newer than the oldest NCCL gpubench builds and runs with (2.14), so typed here rather than taken
+// from a header that may not declare them: used where the library has them.
 #define GPUBENCH_NCCL_OPTIONAL_ENTRY_POINTS(X) X(ncclMemAlloc) X(ncclMemFree) X(ncclAlltoAll)
 // clang-format on
 
 struct nccl_api {
   GPUBENCH_NCCL_ENTRY_POINTS(GPUBENCH_DECLARE_ENTRY_POINT)
-  GPUBENCH_NCCL_OPTIONAL_ENTRY_POINTS(GPUBENCH_DECLARE_ENTRY_POINT)
-  std::string path;     // the file loaded
-  std::string version;  // "2.28.3", from the loaded library
+  ncclResult_t (*ncclMemAlloc)(void** memory, size_t bytes) = nullptr;  // 2.19
+  ncclResult_t (*ncclMemFree)(void* memory) = nullptr;                  // 2.19
+  ncclResult_t (*ncclAlltoAll)(const void* send, void* receive, size_t count, ncclDataType_t type,
+                               ncclComm_t comm,
+                               cudaStream_t stream) = nullptr;  // 2.28
+  std::string path;                                             // the file loaded
+  std::string version;                                          // "2.28.3", from the loaded library
 };
 
 // NCCL 2, loaded on first use; throws skip_case as cublaslt() does.

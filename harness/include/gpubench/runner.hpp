@@ -57,8 +57,9 @@ run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& 
                      results_document& document, const std::filesystem::path& results_path,
                      const progress_listener& progress = {}, const run_hooks& hooks = {});
 
-// Why a run must fail although no case failed: the machine has GPUs (NVML counts them, on any
-// node) and the plan held GPU benchmarks, yet every one of them was skipped. nullopt otherwise.
+// Why a run must fail although no case failed: the machine lists GPUs (CUDA's, or NVML's where
+// CUDA cannot use them, on any node) and the plan held GPU benchmarks, yet every one of them was
+// skipped. nullopt otherwise.
 [[nodiscard]] std::optional<std::string> idle_gpus_problem(
     const std::vector<planned_benchmark>& plan, const results_document& document);
 
