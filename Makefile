@@ -7,6 +7,7 @@
 BUILD_DIR ?= build
 NOCUDA_BUILD_DIR ?= build-nocuda
 SANITIZE_BUILD_DIR ?= build-sanitize
+BUNDLE_BUILD_DIR ?= build-bundle
 JOBS ?= $(shell nproc)
 # Debian packages the build and the tests need (design section 2). The CUDA 13 toolkit (nvcc,
 # cuBLAS, NCCL) is not a Debian package: where it is absent, the CUDA parts are left out.
@@ -17,7 +18,7 @@ DEBIAN_PACKAGES := cmake make g++ pkg-config git libcli11-dev nlohmann-json3-dev
 TEST_PACKAGES := chromium clang libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test deps build build-nocuda build-sanitize
+.PHONY: run test deps build build-nocuda build-sanitize gpu-check gpu-bundle
 
 run: build
 	$(BUILD_DIR)/gpubench run
@@ -25,7 +26,7 @@ run: build
 # Target-specific: `make test` also installs the test-only packages (passed on to deps).
 test: PACKAGES_EXTRA := $(TEST_PACKAGES)
 test: build build-sanitize
-	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS) -LE gpu
 	ctest --test-dir $(SANITIZE_BUILD_DIR) --output-on-failure -j$(JOBS) -LE browser
 
 deps:
@@ -45,6 +46,23 @@ build: deps
 build-nocuda: deps
 	cmake -S . -B $(NOCUDA_BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_CUDA=OFF -DGPUBENCH_MPI=OFF
 	cmake --build $(NOCUDA_BUILD_DIR) -j$(JOBS)
+
+# On a machine with a GPU: every GPU benchmark with its data checked, the GPU test tier, and
+# PyTorch's figures beside gpubench's; writes docs/validation/gpu_check-<gpu>.txt and exits 1 on
+# any miss (docs/validation/gpu_check.py). It runs the bundle `make gpu-bundle` packed, if one is
+# there (a GPU machine without the Debian packages), else build/.
+gpu-check:
+	@if [ ! -d .carry/gpubench-bundle ] && [ -z "$${GPUBENCH_BUNDLE:-}" ] && [ ! -x $(BUILD_DIR)/gpubench ]; then \
+	  $(MAKE) build; \
+	fi
+	python3 docs/validation/gpu_check.py
+
+# Packs gpubench and the GPU test tier, built without MPI, with the shared libraries they need,
+# into .carry/gpubench-bundle for a GPU machine that has only a driver, python3 and torch.
+gpu-bundle: deps
+	cmake -S . -B $(BUNDLE_BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_CUDA=ON -DGPUBENCH_MPI=OFF
+	cmake --build $(BUNDLE_BUILD_DIR) -j$(JOBS) --target gpubench gpubench_gpu_tests
+	tools/make_bundle.sh $(BUNDLE_BUILD_DIR) .carry/gpubench-bundle
 
 # Unit and CLI tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a libFuzzer target
 # per input parser (CMakePresets.json: sanitize).

@@ -1,9 +1,11 @@
-"""PyTorch reference figures for docs/validation/gpu_vs_torch.sh, measured the way gpubench
-measures (CUDA events, warm-up excluded, median of repetitions), on GPU 0.
-Prints one JSON object: matmul TFLOP/s per dtype at 8192^3, copy_ GB/s (read+write counted),
-pinned H2D/D2H GB/s."""
+"""PyTorch's figures for docs/validation/gpu_check.py, measured the way gpubench measures (CUDA
+events, warm-up excluded, median of repetitions) on one GPU. Prints one JSON object: matmul
+TFLOP/s per dtype at 8192^3 on random data, copy_ GB/s of 1 GiB (bytes read + written, as
+hbm.copy counts), pinned host<->GPU GB/s at 256 MiB (each byte once, as pcie.* counts).
+Usage: python3 torch_reference.py [GPU]"""
 import json
 import statistics
+import sys
 
 import torch
 
@@ -34,10 +36,10 @@ def matmul_tflops(dtype, n=8192, tf32=False):
 
 
 def copy_gbps(nbytes=1 << 30):
-    src = torch.ones(nbytes // 8, device="cuda", dtype=torch.float64)
+    src = torch.rand(nbytes // 8, device="cuda", dtype=torch.float64)
     dst = torch.empty_like(src)
     t = timed(lambda: dst.copy_(src), iterations=10)
-    return 2 * nbytes / t / 1e9  # read + write, as hbm.copy counts
+    return 2 * nbytes / t / 1e9
 
 
 def pcie_gbps(direction, nbytes=256 << 20):
@@ -51,17 +53,24 @@ def pcie_gbps(direction, nbytes=256 << 20):
     return nbytes / t / 1e9
 
 
-results = {
-    "torch": torch.__version__,
-    "cuda": torch.version.cuda,
-    "gpu": torch.cuda.get_device_name(0),
-    "matmul_8192_TFLOPs": {
-        "fp16": matmul_tflops(torch.float16),
-        "bf16": matmul_tflops(torch.bfloat16),
-        "tf32": matmul_tflops(torch.float32, tf32=True),
-        "fp32": matmul_tflops(torch.float32, tf32=False),
-    },
-    "copy_1GiB_GBps_read_plus_write": copy_gbps(),
-    "pcie_256MiB_GBps": {"h2d": pcie_gbps("h2d"), "d2h": pcie_gbps("d2h")},
-}
-print(json.dumps(results, indent=1))
+def main():
+    gpu = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    torch.cuda.set_device(gpu)
+    results = {
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "gpu": torch.cuda.get_device_name(gpu),
+        "matmul_8192_TFLOPs": {
+            "fp16": matmul_tflops(torch.float16),
+            "bf16": matmul_tflops(torch.bfloat16),
+            "tf32": matmul_tflops(torch.float32, tf32=True),
+            "fp32": matmul_tflops(torch.float32, tf32=False),
+        },
+        "copy_1GiB_GBps_read_plus_write": copy_gbps(),
+        "pcie_256MiB_GBps": {"h2d": pcie_gbps("h2d"), "d2h": pcie_gbps("d2h")},
+    }
+    print(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
