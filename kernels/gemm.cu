@@ -274,11 +274,13 @@ struct lt_gemm::impl {
   float alpha = 1.0f;
   float beta = 0.0f;
 
-  void run(const cublasLtMatmulAlgo_t& with, void* out, cudaStream_t stream) {
+  // cuBLASLt launches on the stream's device only while that device is current.
+  void run(const cublasLtMatmulAlgo_t& with, void* out, const cuda::stream& stream) {
+    const cuda::device_scope scope(stream.device());
     GPUBENCH_LT_CHECK(cuda::cublaslt().cublasLtMatmul(
         handle.get(), op.get(), &alpha, a.get(), a_layout.get(), b.get(), b_layout.get(), &beta,
         out, d_layout.get(), out, d_layout.get(), &with, workspace.get(), workspace.size(),
-        stream));
+        stream.get()));
   }
 };
 
@@ -328,7 +330,7 @@ lt_gemm::lt_gemm(const cuda::stream& stream, gemm_dtype dtype, std::int64_t m, s
       break;
   }
   GPUBENCH_CUDA_CHECK(cudaGetLastError());
-  GPUBENCH_CUDA_CHECK(cudaMemsetAsync(s.d.get(), 0, s.d.size(), st));
+  cuda::enqueue_zero(s.d, stream);
   stream.synchronize();
 
   cublasLtHandle_t handle = nullptr;
@@ -380,7 +382,7 @@ double median_seconds(lt_gemm::impl& s, const cuda::stream& stream,
   std::vector<double> timings;
   for (int t = 0; t < 3; ++t) {
     start.record(stream);
-    for (int r = 0; r < runs; ++r) s.run(algo, s.d.get(), stream.get());
+    for (int r = 0; r < runs; ++r) s.run(algo, s.d.get(), stream);
     stop.record(stream);
     timings.push_back(cuda::elapsed_seconds(start, stop) / runs);
   }
@@ -390,6 +392,7 @@ double median_seconds(lt_gemm::impl& s, const cuda::stream& stream,
 }  // namespace
 
 gemm_tuning lt_gemm::autotune(int candidates, double warmup_s) {
+  const cuda::device_scope scope(stream_.device());  // the heuristic asks the handle's device
   impl& s = *impl_;
   const auto& lt = cuda::cublaslt();
   std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(candidates));
@@ -413,7 +416,7 @@ gemm_tuning lt_gemm::autotune(int candidates, double warmup_s) {
   int batch = 1;
   while (tuning.warmup_s < warmup_s) {
     start.record(stream_);
-    for (int r = 0; r < batch; ++r) s.run(results.front().algo, s.d.get(), stream_.get());
+    for (int r = 0; r < batch; ++r) s.run(results.front().algo, s.d.get(), stream_);
     stop.record(stream_);
     tuning.warmup_s += cuda::elapsed_seconds(start, stop);
     batch = std::min(batch * 2, 1024);
@@ -446,7 +449,7 @@ void lt_gemm::enqueue() {
 
 void lt_gemm::enqueue_into(void* d) {
   if (!impl_->have_algo) throw std::logic_error("lt_gemm::enqueue before autotune");
-  impl_->run(impl_->algo, d, stream_.get());
+  impl_->run(impl_->algo, d, stream_);
 }
 
 void lt_gemm::enqueue_compare(const void* result, unsigned long long* mismatches) {

@@ -131,8 +131,7 @@ class gpu_burn final : public instance {
   std::optional<double> run_iteration() override {
     for (auto& l : lanes_) {
       l->next = 0;
-      GPUBENCH_CUDA_CHECK(
-          cudaMemsetAsync(l->mismatches.get(), 0, l->mismatches.size(), l->stream.get()));
+      cuda::enqueue_zero(l->mismatches, l->stream);
     }
     samples_.assign(lanes_.size(), {});
     const auto start = std::chrono::steady_clock::now();

@@ -40,7 +40,7 @@ class launch_latency final : public instance {
       throw std::invalid_argument("gpu.launch_latency: unknown mode '" + mode_ + "'");
     }
     const cuda::device_scope scope(device_);
-    GPUBENCH_CUDA_CHECK(cudaMemsetAsync(counter_.get(), 0, counter_.size(), stream_.get()));
+    cuda::enqueue_zero(counter_, stream_);
     if (mode_ == "graph") {
       GPUBENCH_CUDA_CHECK(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal));
       for (std::int64_t i = 0; i < batch_; ++i) {

@@ -105,7 +105,7 @@ class hbm_benchmark final : public instance {
   }
 
   [[nodiscard]] verification verify() override {
-    GPUBENCH_CUDA_CHECK(cudaMemsetAsync(wrong_.get(), 0, wrong_.size(), stream_.get()));
+    cuda::enqueue_zero(wrong_, stream_);
     kernels::enqueue_stream_check(kernel_op_, arrays_, wrong_.as<unsigned long long>(), stream_);
     GPUBENCH_CUDA_CHECK(cudaGetLastError());
     unsigned long long wrong = 0;

@@ -231,7 +231,7 @@ class nccl_collective final : public instance {
     unsigned long long wrong = 0;
     for (auto& m : members_) {
       cuda::device_buffer counter(m->device, sizeof(unsigned long long));
-      GPUBENCH_CUDA_CHECK(cudaMemsetAsync(counter.get(), 0, counter.size(), m->stream.get()));
+      cuda::enqueue_zero(counter, m->stream);
       for (const auto& [offset, count, value] : expected(m->rank)) {
         kernels::enqueue_count_not_equal(output(*m) + offset, count, value,
                                          counter.as<unsigned long long>(), m->stream);

@@ -129,7 +129,7 @@ class p2p_copy final : public instance {
     for (const auto& rp : routes_) {
       const route& r = *rp;
       cuda::device_buffer counter(r.dst, sizeof(unsigned long long));
-      GPUBENCH_CUDA_CHECK(cudaMemsetAsync(counter.get(), 0, counter.size(), r.check_stream.get()));
+      cuda::enqueue_zero(counter, r.check_stream);
       kernels::enqueue_check_pattern(r.to.as<std::uint32_t>(), bytes_ / 4, r.seed,
                                      counter.as<unsigned long long>(), r.check_stream);
       GPUBENCH_CUDA_CHECK(cudaGetLastError());
@@ -163,7 +163,7 @@ class p2p_copy final : public instance {
   std::unique_ptr<route> make_route(int src, int dst, std::uint32_t seed) {
     auto r = std::make_unique<route>(src, dst, seed);
     r->to = cuda::device_buffer(dst, bytes_);
-    GPUBENCH_CUDA_CHECK(cudaMemsetAsync(r->to.get(), 0, bytes_, r->check_stream.get()));
+    cuda::enqueue_zero(r->to, r->check_stream);
     r->from = cuda::device_buffer(src, bytes_);
     kernels::enqueue_fill_pattern(r->from.as<std::uint32_t>(), bytes_ / 4, seed, r->stream);
     GPUBENCH_CUDA_CHECK(cudaGetLastError());

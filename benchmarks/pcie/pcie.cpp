@@ -199,7 +199,7 @@ class pcie_copy final : public instance {
       if (spec_.dir != direction::d2h) {
         // The counter is zeroed, counted and read on one stream, in that order.
         cuda::device_buffer counter(l.device, sizeof(unsigned long long));
-        GPUBENCH_CUDA_CHECK(cudaMemsetAsync(counter.get(), 0, counter.size(), l.h2d_stream.get()));
+        cuda::enqueue_zero(counter, l.h2d_stream);
         kernels::enqueue_check_pattern(l.h2d_dst.as<std::uint32_t>(), bytes_ / 4, h2d_seed,
                                        counter.as<unsigned long long>(), l.h2d_stream);
         GPUBENCH_CUDA_CHECK(cudaGetLastError());

@@ -123,6 +123,12 @@ device_buffer::device_buffer(int device, std::size_t bytes) : bytes_(bytes) {
   memory_ = {device, memory};
 }
 
+void enqueue_zero(const device_buffer& buffer, const stream& on) {
+  require_same_device("cuda::enqueue_zero", on.device(), buffer.device());
+  const device_scope scope(on.device());
+  GPUBENCH_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, buffer.size(), on.get()));
+}
+
 host_registration::host_registration(void* memory, std::size_t bytes) {
   GPUBENCH_CUDA_CHECK(cudaHostRegister(memory, bytes, cudaHostRegisterPortable));
   memory_ = {-1, memory};

@@ -131,6 +131,11 @@ class device_buffer {
   std::size_t bytes_ = 0;
 };
 
+// Queues the zeroing of every byte of `buffer` on `on`, a stream of the buffer's own device
+// (std::logic_error otherwise): ordered with the stream's other work, unlike a cudaMemset on the
+// legacy stream, which a non-blocking stream does not wait for.
+void enqueue_zero(const device_buffer& buffer, const stream& on);
+
 // Host memory page-locked for copies to and from every device (cudaHostRegister, portable) for
 // the registration's lifetime. The memory itself stays its owner's.
 class host_registration {
