@@ -314,16 +314,20 @@ int run_command(const run_args& args) {
               << " see only the cores the launcher gave it\n";
   }
   // An input error on any rank stops every rank (each sees all errors through one collective,
-  // so none waits on a rank that already left); rank 0 reports it.
-  const auto stop_on_any_error = [&](const std::string& mine) {
+  // so none waits on a rank that already left). Rank 0 says why before any rank exits: a rank
+  // that left at once could have the launcher kill rank 0 before it printed a word.
+  const auto stop_every_rank = [&](const std::string& message) {
+    if (root) std::cerr << "gpubench: " << message << std::endl;
+    if (the_job->distributed()) the_job->barrier();
+    return exit_bad_input;
+  };
+  const auto first_error = [&](const std::string& mine) -> std::optional<std::string> {
     const auto errors = the_job->all_gather(mine);
     for (std::size_t r = 0; r < errors.size(); ++r) {
       if (errors[r].empty()) continue;
-      if (!root) return true;
-      throw input_error(the_job->distributed() ? "rank " + std::to_string(r) + ": " + errors[r]
-                                               : errors[r]);
+      return the_job->distributed() ? "rank " + std::to_string(r) + ": " + errors[r] : errors[r];
     }
-    return false;
+    return std::nullopt;
   };
 
   // Inputs first: a bad flag or file costs nothing and touches nothing.
@@ -345,7 +349,7 @@ int run_command(const run_args& args) {
   } catch (const input_error& e) {
     problem = e.what();
   }
-  if (stop_on_any_error(problem)) return exit_bad_input;
+  if (const auto error = first_error(problem)) return stop_every_rank(*error);
 
   system_info system = discover_system();
   if (the_job->distributed()) {
@@ -355,10 +359,9 @@ int run_command(const run_args& args) {
       require_agreement("the suite and its options", the_job->all_gather(mine.suite));
       require_agreement("the GPU count per node", the_job->all_gather(mine.gpu_count));
     } catch (const input_error& e) {
-      if (!root) return exit_bad_input;  // every rank saw the same disagreement
-      throw;
+      return stop_every_rank(e.what());  // every rank saw the same disagreement
     }
-    if (stop_on_any_error(problem)) return exit_bad_input;
+    if (const auto error = first_error(problem)) return stop_every_rank(*error);
   }
 
   run_options options;
@@ -367,13 +370,13 @@ int run_command(const run_args& args) {
   } catch (const input_error& e) {
     problem = e.what();
   }
-  if (stop_on_any_error(problem)) return exit_bad_input;
+  if (const auto error = first_error(problem)) return stop_every_rank(*error);
   if (the_job->distributed()) {
     // One rank per GPU, whether the ranks all see the node's GPUs (mpirun) or each sees its own
     // (srun --gpus-per-task=1): assign_rank_gpus decides from what every rank on the node sees.
     problem = assign_this_rank_gpu(*the_job, system, options);
   }
-  if (stop_on_any_error(problem)) return exit_bad_input;
+  if (const auto error = first_error(problem)) return stop_every_rank(*error);
   options.verify = !args.skip_verify;
   options.timeout_s = args.timeout_s;
   const std::string driver = system.gpu_status.driver_version;
@@ -385,7 +388,7 @@ int run_command(const run_args& args) {
   } catch (const input_error& e) {
     problem = e.what();
   }
-  if (stop_on_any_error(problem)) return exit_bad_input;
+  if (const auto error = first_error(problem)) return stop_every_rank(*error);
 
   // Rank 0 makes the results folder; the others learn where it is.
   fs::path out;
@@ -396,7 +399,7 @@ int run_command(const run_args& args) {
       problem = e.what();
     }
   }
-  if (stop_on_any_error(problem)) return exit_bad_input;
+  if (const auto error = first_error(problem)) return stop_every_rank(*error);
   out = the_job->all_gather(out.string()).front();
 
   const bool default_scratch = scratch.empty();

@@ -47,6 +47,13 @@ loaded_library<Api> load(const detail::library_facts& facts, const std::string& 
   return out;
 }
 
+// The entry points, or skip_case with why the library is not there.
+template <class Api>
+const Api& api_or_skip(const loaded_library<Api>& state) {
+  if (state.problem) throw skip_case(*state.problem);
+  return state.api;
+}
+
 #define GPUBENCH_BIND_REQUIRED(name) \
   if (!library.bind(#name, api.name)) return std::string(#name);
 #define GPUBENCH_BIND_OPTIONAL(name) (void)library.bind(#name, api.name);
@@ -67,9 +74,7 @@ const loaded_library<cublaslt_api>& cublaslt_state() {
 }  // namespace
 
 const cublaslt_api& cublaslt() {
-  const auto& state = cublaslt_state();
-  if (state.problem) throw skip_case(*state.problem);
-  return state.api;
+  return api_or_skip(cublaslt_state());
 }
 
 std::optional<std::string> cublaslt_unavailable_reason() {
@@ -99,9 +104,7 @@ const loaded_library<nccl_api>& nccl_state() {
 }  // namespace
 
 const nccl_api& nccl() {
-  const auto& state = nccl_state();
-  if (state.problem) throw skip_case(*state.problem);
-  return state.api;
+  return api_or_skip(nccl_state());
 }
 
 std::optional<std::string> nccl_unavailable_reason() {
