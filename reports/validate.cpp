@@ -8,7 +8,7 @@
 #include "gpubench/json_reader.hpp"
 #include "gpubench/model/hardware.hpp"
 #include "gpubench/statistics.hpp"
-#include "gpubench/suite.hpp"
+#include "gpubench/config_paths.hpp"
 #include "gpubench/text.hpp"
 #include "reports/format.hpp"
 

@@ -2,7 +2,7 @@
 
 #include "commands.hpp"
 #include "gpubench/build_info.hpp"
-#include "gpubench/system.hpp"
+#include "gpubench/discovery.hpp"
 #include "reports/format.hpp"
 
 namespace gpubench::cli {

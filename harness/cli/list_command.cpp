@@ -6,7 +6,7 @@
 #include "gpubench/context.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/suite.hpp"
-#include "gpubench/system.hpp"
+#include "gpubench/discovery.hpp"
 #include "reports/format.hpp"
 
 namespace gpubench::cli {

@@ -18,7 +18,7 @@
 #include "gpubench/job.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/suite.hpp"
-#include "gpubench/system.hpp"
+#include "gpubench/discovery.hpp"
 #include "gpubench/text.hpp"
 #include "gpubench/thread_pool.hpp"
 #include "reports/format.hpp"

@@ -24,12 +24,6 @@ constexpr std::int64_t max_repetitions = 1000;
 constexpr std::int64_t max_iterations = 1'000'000'000;
 constexpr std::int64_t max_axis_integer = std::int64_t{1} << 50;  // 1 PiB as a size
 
-fs::path executable_dir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
-}
-
 std::vector<axis_value> read_axis_values(const json_reader& reader) {
   std::vector<axis_value> values;
   const json& node = reader.node();
@@ -92,20 +86,6 @@ axis_value coerce(const axis& a, const axis_value& value, const std::string& whe
   return checked(a, parse_axis_value(a.kind, std::to_string(number), where), where);
 }
 }  // namespace
-
-fs::path config_dir() {
-  if (const char* env = std::getenv("GPUBENCH_CONFIG_DIR"); env != nullptr && *env != '\0') {
-    return env;
-  }
-  const fs::path exe_dir = executable_dir();
-  std::error_code ec;
-  for (const fs::path& candidate : {exe_dir / "configs", exe_dir.parent_path() / "configs"}) {
-    if (!exe_dir.empty() && fs::is_directory(candidate / "suites", ec)) {
-      return candidate;
-    }
-  }
-  return GPUBENCH_SOURCE_CONFIG_DIR;
-}
 
 std::size_t count_cases(const std::vector<planned_benchmark>& plan) {
   std::size_t total = 0;

@@ -8,7 +8,7 @@
 
 #include "gpubench/errors.hpp"
 #include "gpubench/json_reader.hpp"
-#include "gpubench/suite.hpp"
+#include "gpubench/config_paths.hpp"
 #include "gpubench/text.hpp"
 
 namespace gpubench::model {

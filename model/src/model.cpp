@@ -7,7 +7,7 @@
 
 #include "gpubench/errors.hpp"
 #include "gpubench/json_reader.hpp"
-#include "gpubench/suite.hpp"
+#include "gpubench/config_paths.hpp"
 
 namespace gpubench::model {
 namespace {

@@ -13,7 +13,7 @@
 #include "gpubench/cuda.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/suite.hpp"
-#include "gpubench/system.hpp"
+#include "gpubench/discovery.hpp"
 #include "kernels/copy.cuh"
 #include "process.hpp"
 

@@ -2,7 +2,7 @@
 
 #include "gpubench/benchmark.hpp"
 #include "gpubench/context.hpp"
-#include "gpubench/system.hpp"
+#include "gpubench/discovery.hpp"
 
 using namespace gpubench;
 

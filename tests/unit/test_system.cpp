@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "detail/nvml.hpp"
-#include "gpubench/system.hpp"
+#include "gpubench/discovery.hpp"
 
 using namespace gpubench;
 

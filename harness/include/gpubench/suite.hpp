@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpubench/benchmark.hpp"
+#include "gpubench/config_paths.hpp"
 #include "gpubench/json.hpp"
 
 namespace gpubench {
@@ -37,10 +38,6 @@ struct suite {
   run_settings defaults;
   std::vector<suite_entry> entries;
 };
-
-// Where suites, workloads and the hardware catalog live: $GPUBENCH_CONFIG_DIR, else configs/
-// beside or above the executable, else the source tree the binary was built from.
-[[nodiscard]] std::filesystem::path config_dir();
 
 // Parses a suite document. `file` names it in error messages. Throws input_error.
 [[nodiscard]] suite parse_suite(const json& document, const std::string& file);

@@ -1,4 +1,5 @@
-// System discovery: what this machine is, recorded with every results file.
+// What a machine is, as every results file records it (the `system` block). Reading it off the
+// machine is the harness's (gpubench/discovery.hpp).
 #pragma once
 
 #include <cstdint>
@@ -141,10 +142,5 @@ struct system_info {
 };
 GPUBENCH_JSON_FIELDS(system_info, host, os, kernel, cpu, numa, memory_bytes, disks, filesystems,
                      gpus, gpu_status)
-
-// Reads the machine: hwloc for CPU/NUMA, sysfs and procfs for disks and filesystems, NVML
-// (loaded at run time) and the CUDA runtime for GPUs. Never throws for a missing GPU or driver:
-// the GPU list is then empty and gpu_status.reason says why.
-[[nodiscard]] system_info discover_system();
 
 }  // namespace gpubench

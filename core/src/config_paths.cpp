@@ -1,0 +1,34 @@
+#include "gpubench/config_paths.hpp"
+
+#include <cstdlib>
+#include <system_error>
+
+#include "gpubench/config.hpp"
+
+namespace gpubench {
+
+namespace fs = std::filesystem;
+
+namespace {
+fs::path executable_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+}  // namespace
+
+fs::path config_dir() {
+  if (const char* env = std::getenv("GPUBENCH_CONFIG_DIR"); env != nullptr && *env != '\0') {
+    return env;
+  }
+  const fs::path exe_dir = executable_dir();
+  std::error_code ec;
+  for (const fs::path& candidate : {exe_dir / "configs", exe_dir.parent_path() / "configs"}) {
+    if (!exe_dir.empty() && fs::is_directory(candidate / "suites", ec)) {
+      return candidate;
+    }
+  }
+  return GPUBENCH_SOURCE_CONFIG_DIR;
+}
+
+}  // namespace gpubench
