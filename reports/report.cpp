@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <sstream>
 
 #include "gpubench/errors.hpp"
 #include "gpubench/model/workload.hpp"
@@ -195,6 +196,18 @@ machine_report make_report(const results_document& doc, const std::string& file,
   for (const auto& warning : m.warnings) report.environment.emplace_back("warning", warning);
   if (m.interrupted) report.environment.emplace_back("interrupted", "yes: partial results");
   return report;
+}
+
+void write_report_file(const report_writer& writer, const machine_report& report,
+                       const std::string& path) {
+  std::ostringstream text;
+  writer.write(text, report);
+  write_file_atomically(path, text.str());
+}
+
+void write_run_reports(const machine_report& report, const std::filesystem::path& results_path) {
+  write_report_file(html_writer{}, report, (results_path.parent_path() / "report.html").string());
+  write_report_file(markdown_writer{}, report, (results_path.parent_path() / "report.md").string());
 }
 
 }  // namespace gpubench::reports

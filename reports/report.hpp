@@ -4,6 +4,8 @@
 // this one structure, so they carry the same numbers.
 #pragma once
 
+#include <filesystem>
+
 #include <optional>
 #include <ostream>
 #include <string>
@@ -91,6 +93,12 @@ class csv_writer final : public report_writer {
  public:
   void write(std::ostream& out, const machine_report& report) const override;
 };
+
+// Writes one format of the report to `path` atomically.
+void write_report_file(const report_writer& writer, const machine_report& report,
+                       const std::string& path);
+// report.html and report.md beside a run's results.json.
+void write_run_reports(const machine_report& report, const std::filesystem::path& results_path);
 
 // "images/s", "sequences/s" or "samples/s" for a sizing.
 [[nodiscard]] std::string samples_unit(const model::sizing& s);

@@ -32,4 +32,52 @@ void print_summary(std::ostream& out, const results_document& doc) {
   out << table.render();
 }
 
+void print_sizing(std::ostream& out, const model::sizing& s) {
+  out << s.workload << " on " << s.hardware << ": " << s.gpus_per_node << " GPU(s) x " << s.nodes
+      << " node(s), " << model::batch_text(s) << " per GPU, " << s.precision
+      << (s.anchored ? ", anchored on a reference point" : "") << "\n";
+  out << "predicted " << format_number(s.predicted_samples_per_s) << " " << samples_unit(s) << " ("
+      << format_number(s.per_gpu_samples_per_s) << " per GPU";
+  if (s.sample_unit == "sequence") {
+    out << ", " << format_number(s.predicted_samples_per_s * s.tokens_per_sample) << " tokens/s";
+  }
+  out << "); limited by " << s.limiting_component << "\n\n";
+  text_table table({"component", "ceiling/s", "utilization", "basis", "detail"});
+  for (const model::component& c : s.components) {
+    table.add_row({c.name + (c.name == s.limiting_component ? " *" : ""),
+                   c.samples_per_s ? format_number(*c.samples_per_s) : "-",
+                   c.samples_per_s ? format_number(c.utilization * 100) + "%" : "-", c.basis,
+                   c.detail});
+  }
+  out << table.render();
+  if (!s.recommendations.empty()) {
+    out << "\n";
+    for (const auto& r : s.recommendations) out << "- " << r << "\n";
+  }
+  for (const auto& n : s.notes) out << "note: " << n << "\n";
+  if (!s.assumed.empty()) {
+    out << "assumed (not measured): ";
+    for (std::size_t i = 0; i < s.assumed.size(); ++i) out << (i ? ", " : "") << s.assumed[i];
+    out << "\n";
+  }
+}
+
+void print_sizing_summary(std::ostream& out, const machine_report& report,
+                          const std::string& results_file) {
+  text_table table({"workload", "predicted/s", "per GPU", "limited by", "basis"});
+  for (const workload_row& row : report.workloads) {
+    if (!row.sizing) {
+      out << "\nsizing skipped: " << row.error << "\n";
+      return;
+    }
+    const model::sizing& s = *row.sizing;
+    const std::string basis = limit_basis(s);
+    table.add_row({row.workload, format_number(s.predicted_samples_per_s) + " " + samples_unit(s),
+                   format_number(s.per_gpu_samples_per_s), s.limiting_component, basis});
+  }
+  out << "\nsizing (gpubench size --workload NAME --hardware " << results_file
+      << " for the details):\n"
+      << table.render();
+}
+
 }  // namespace gpubench::reports

@@ -1,12 +1,20 @@
-// The short summary `gpubench run` prints on stdout: one row per metric of each result.
+// The text `gpubench run` and `gpubench size` print on stdout: one row per metric of each
+// result; a sizing with its components; the sizing of a run's workloads.
 #pragma once
 
 #include <ostream>
 
+#include "gpubench/model/model.hpp"
 #include "gpubench/results.hpp"
+#include "reports/report.hpp"
 
 namespace gpubench::reports {
 
 void print_summary(std::ostream& out, const results_document& doc);
+// gpubench size's text: the prediction, every component's ceiling, the advice, what was assumed.
+void print_sizing(std::ostream& out, const model::sizing& s);
+// The sizing summary `run` prints for its workloads against what it just measured.
+void print_sizing_summary(std::ostream& out, const machine_report& report,
+                          const std::string& results_file);
 
 }  // namespace gpubench::reports

@@ -7,6 +7,7 @@
 
 #include "gpubench/errors.hpp"
 #include "gpubench/json_reader.hpp"
+#include "gpubench/text.hpp"
 #include "gpubench/config_paths.hpp"
 
 namespace gpubench::model {
@@ -369,7 +370,7 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
   s.precision = options.precision.value_or(w.precision);
   if (std::find(precision_names().begin(), precision_names().end(), s.precision) ==
       precision_names().end()) {
-    throw input_error("--precision: expected one of fp32, tf32, amp_fp16, amp_bf16, fp8, got '" +
+    throw input_error("--precision: expected one of " + join(precision_names()) + ", got '" +
                       s.precision + "'");
   }
   check_runs(hw, s.precision);

@@ -1,15 +1,17 @@
+// gpubench list: every benchmark with its axes (and their defaults here), metrics and whether it
+// can run here; the suites.
 #include <iostream>
 
-#include "commands.hpp"
+#include "../command.hpp"
 #include "gpubench/benchmark.hpp"
 #include "gpubench/build_info.hpp"
 #include "gpubench/context.hpp"
+#include "gpubench/discovery.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/suite.hpp"
-#include "gpubench/discovery.hpp"
 #include "reports/format.hpp"
 
-namespace gpubench::cli {
+namespace gpubench::app {
 
 namespace {
 const char* kind_name(axis_kind kind) {
@@ -23,9 +25,8 @@ const char* kind_name(axis_kind kind) {
   }
   return "unknown";
 }
-}  // namespace
 
-int list_command(bool as_json) {
+int list(bool as_json) {
   const context ctx(discover_system(), run_options{});
   json benchmarks = json::array();
   for (const benchmark_definition* def : registry::global().all()) {
@@ -93,4 +94,13 @@ int list_command(bool as_json) {
   return exit_ok;
 }
 
-}  // namespace gpubench::cli
+}  // namespace
+
+command add_list(CLI::App& app, const command_line& /*line*/) {
+  auto as_json = std::make_shared<bool>(false);
+  CLI::App* sub = app.add_subcommand("list", "List benchmarks, suites and what can run here");
+  sub->add_flag("--json", *as_json, "machine-readable output");
+  return {sub, [as_json] { return list(*as_json); }};
+}
+
+}  // namespace gpubench::app

@@ -1,11 +1,12 @@
+// gpubench info: this machine as discovery reads it (the system block of a results file).
 #include <iostream>
 
-#include "commands.hpp"
+#include "../command.hpp"
 #include "gpubench/build_info.hpp"
 #include "gpubench/discovery.hpp"
 #include "reports/format.hpp"
 
-namespace gpubench::cli {
+namespace gpubench::app {
 
 namespace {
 template <class T>
@@ -17,9 +18,8 @@ std::string or_unknown(const std::optional<T>& value, const std::string& unit = 
     return std::to_string(*value) + unit;
   }
 }
-}  // namespace
 
-int info_command(bool as_json) {
+int info(bool as_json) {
   const system_info info = discover_system();
   if (as_json) {
     std::cout << json(info).dump(2) << "\n";
@@ -90,4 +90,13 @@ int info_command(bool as_json) {
   return exit_ok;
 }
 
-}  // namespace gpubench::cli
+}  // namespace
+
+command add_info(CLI::App& app, const command_line& /*line*/) {
+  auto as_json = std::make_shared<bool>(false);
+  CLI::App* sub = app.add_subcommand("info", "Describe this machine: CPU, NUMA, RAM, disks, GPUs");
+  sub->add_flag("--json", *as_json, "machine-readable output");
+  return {sub, [as_json] { return info(*as_json); }};
+}
+
+}  // namespace gpubench::app

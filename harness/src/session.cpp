@@ -1,3 +1,6 @@
+// gpubench run, as the harness runs it (gpubench/session.hpp).
+#include "gpubench/session.hpp"
+
 #include <benchmark/benchmark.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,21 +13,16 @@
 #include <filesystem>
 #include <iostream>
 
-#include "commands.hpp"
 #include "gpubench/build_info.hpp"
 #include "gpubench/config.hpp"
+#include "gpubench/discovery.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/gpu_assignment.hpp"
 #include "gpubench/job.hpp"
-#include "gpubench/runner.hpp"
-#include "gpubench/suite.hpp"
-#include "gpubench/discovery.hpp"
 #include "gpubench/text.hpp"
 #include "gpubench/thread_pool.hpp"
-#include "reports/format.hpp"
-#include "reports/summary.hpp"
 
-namespace gpubench::cli {
+namespace gpubench {
 
 namespace fs = std::filesystem;
 
@@ -133,68 +131,6 @@ fs::path make_output_folder(const std::string& requested, const std::string& hos
   throw input_error("gpubench-results: could not find an unused folder name");
 }
 
-std::string format_duration(double seconds) {
-  const long total = std::lround(seconds);
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%ld:%02ld", total / 60, total % 60);
-  return buffer;
-}
-
-// Progress on stderr: redrawn in place on a terminal, one line per case otherwise.
-progress_listener make_progress() {
-  const bool tty = ::isatty(STDERR_FILENO) == 1;
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [start] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  progress_listener progress;
-  progress.started = [tty, elapsed](std::size_t index, std::size_t total,
-                                    const std::string& label) {
-    if (!tty) return;
-    const double spent = elapsed();
-    const double eta =
-        index > 1 ? spent / static_cast<double>(index - 1) * static_cast<double>(total - index + 1)
-                  : 0;
-    std::cerr << "\r\033[K[" << index << "/" << total << "] " << label << "  elapsed "
-              << format_duration(spent) << (index > 1 ? "  ETA " + format_duration(eta) : "")
-              << std::flush;
-  };
-  progress.finished = [tty, elapsed](std::size_t index, std::size_t total, const result& r) {
-    if (tty) {
-      std::cerr << "\r\033[K";
-    }
-    std::cerr << "[" << index << "/" << total << "] " << r.id;
-    if (!r.axes.empty()) std::cerr << " " << reports::format_axes(r.axes);
-    switch (r.status) {
-      case result_status::ok:
-        std::cerr << ": ok";
-        if (!r.metrics.empty()) {
-          std::cerr << ", " << r.metrics.front().first << " "
-                    << reports::format_number(r.metrics.front().second.median);
-        }
-        // What the case changed from what was asked (a size stepped down to fit, say).
-        if (const auto notes = r.info.find("notes"); notes != r.info.end() && notes->is_array()) {
-          for (const auto& note : *notes) {
-            if (note.is_string()) std::cerr << " (note: " << note.get<std::string>() << ")";
-          }
-        }
-        break;
-      case result_status::skipped:
-        std::cerr << ": skipped (" << r.reason << ")";
-        break;
-      case result_status::failed:
-        std::cerr << ": FAILED (" << r.error << ")";
-        break;
-    }
-    std::cerr << "  [" << format_duration(elapsed()) << "]\n";
-  };
-  progress.save_failed = [](const std::string& error) {
-    std::cerr << "gpubench: warning: results not saved (" << error
-              << "); the run goes on and tries again after each case\n";
-  };
-  return progress;
-}
-
 std::vector<std::string> build_warnings() {
   std::vector<std::string> warnings;
   if (build_type() != "Release") {
@@ -207,6 +143,13 @@ std::vector<std::string> build_warnings() {
   return warnings;
 }
 
+// A session that ended before rank 0 held merged results.
+session_result ended(exit_code code) {
+  session_result out;
+  out.code = code;
+  return out;
+}
+
 // What every rank must agree on before a multi-rank run starts.
 struct job_identity {
   std::string build;
@@ -214,7 +157,7 @@ struct job_identity {
   std::string gpu_count;
 };
 
-job_identity identity_of(const run_args& args, const suite& s, const system_info& system) {
+job_identity identity_of(const session_request& args, const suite& s, const system_info& system) {
   std::string build = version() + " (" + git_describe() + ")";
   for (const auto& feature : build_features()) build += " " + feature;
   std::string options = s.name + " [" + s.source.filename().string() + "]";
@@ -297,7 +240,7 @@ void merge_rank_reports(const std::vector<std::string>& reports, results_documen
 
 }  // namespace
 
-int run_command(const run_args& args) {
+session_result run_session(const session_request& args, const session_environment& environment) {
   if (!GPUBENCH_HAVE_MPI) {
     if (const auto launcher = mpi_launcher_detected()) {
       throw input_error("gpubench was built without MPI but was started by an MPI launcher (" +
@@ -319,7 +262,7 @@ int run_command(const run_args& args) {
   const auto stop_every_rank = [&](const std::string& message) {
     if (root) std::cerr << "gpubench: " << message << std::endl;
     if (the_job->distributed()) the_job->barrier();
-    return exit_bad_input;
+    return ended(exit_bad_input);
   };
   const auto first_error = [&](const std::string& mine) -> std::optional<std::string> {
     const auto errors = the_job->all_gather(mine);
@@ -351,7 +294,7 @@ int run_command(const run_args& args) {
   }
   if (const auto error = first_error(problem)) return stop_every_rank(*error);
 
-  system_info system = discover_system();
+  system_info system = environment.discover ? environment.discover() : discover_system();
   if (the_job->distributed()) {
     try {
       const job_identity mine = identity_of(args, *s, system);
@@ -384,7 +327,7 @@ int run_command(const run_args& args) {
   // The plan, checked on every rank before anything is created.
   std::vector<planned_benchmark> plan;
   try {
-    plan = make_plan(*s, request, registry::global(), context(system, options, the_job.get()));
+    plan = make_plan(*s, request, *environment.benchmarks, context(system, options, the_job.get()));
   } catch (const input_error& e) {
     problem = e.what();
   }
@@ -450,8 +393,8 @@ int run_command(const run_args& args) {
     };
     hooks.after_benchmark = [&] { the_job->barrier(); };
   }
-  run_outcome outcome =
-      run_plan(plan, ctx, doc, results_path, root ? make_progress() : progress_listener{}, hooks);
+  run_outcome outcome = run_plan(plan, ctx, doc, results_path,
+                                 root ? environment.progress : progress_listener{}, hooks);
 
   if (default_scratch && layout.node_leader) {
     std::error_code ec;
@@ -465,13 +408,14 @@ int run_command(const run_args& args) {
                 << " holds rank 0's finished results only (the ranks' results are gathered at "
                    "the end of a run)\n";
     }
-    return exit_interrupted;
+    return ended(exit_interrupted);
   }
   if (the_job->distributed()) {
     const auto reports = the_job->gather_to_root(rank_report(layout, doc));
     if (!root) {
-      if (outcome.interrupted) return exit_interrupted;
-      return outcome.failed > 0 ? exit_failure : exit_ok;
+      return ended(outcome.interrupted  ? exit_interrupted
+                   : outcome.failed > 0 ? exit_failure
+                                        : exit_ok);
     }
     merge_rank_reports(reports, doc);
     outcome = {};
@@ -484,42 +428,21 @@ int run_command(const run_args& args) {
     doc.meta.finished = iso8601_now();
     save_results(results_path, doc, outcome);
   }
-  reports::print_summary(std::cout, doc);
-  // One sizing of the workloads serves the printed summary and the written reports.
-  std::string report_problem;
-  try {
-    const reports::machine_report report =
-        reports::make_report(doc, results_path.string(), args.workloads);
-    print_sizing_summary(std::cout, report, results_path.string());
-    std::cout << "\nacceptance: " << report.verdict << "\n";
-    write_run_reports(report, results_path);
-  } catch (const input_error& e) {
-    std::cout << "\nsizing skipped: " << e.what() << "\n";  // e.g. an unknown --workload
-    report_problem = e.what();
-  } catch (const std::exception& e) {
-    report_problem = e.what();  // the results are written; the reports are a view of them
-  }
-  std::cout << "\n"
-            << outcome.ok << " ok, " << outcome.failed << " failed, " << outcome.skipped
-            << " skipped" << (outcome.interrupted ? " (interrupted)" : "")
-            << "\nresults: " << results_path.string() << "\n";
-  if (report_problem.empty()) {
-    std::cout << "report:  " << (results_path.parent_path() / "report.html").string() << "\n";
-  } else {
-    std::cerr << "gpubench: reports not written: " << report_problem << "\n";
-  }
-  if (!outcome.save_error.empty()) {
-    std::cerr << "gpubench: error: " << results_path.string() << " holds " << outcome.results_saved
-              << " of the " << doc.results.size() << " results: the last write failed ("
-              << outcome.save_error << ")\n";
-    return exit_failure;
-  }
-  if (outcome.interrupted) return exit_interrupted;
-  if (const auto idle = idle_gpus_problem(plan, doc)) {
-    std::cerr << "gpubench: error: " << *idle << "\n";
-    return exit_failure;
-  }
-  return outcome.failed > 0 ? exit_failure : exit_ok;
+  session_result session;
+  session.holds_results = true;
+  session.idle_gpus = idle_gpus_problem(plan, doc);
+  session.document = std::move(doc);
+  session.results_path = results_path;
+  session.outcome = outcome;
+  session.code = exit_code_of(session);
+  return session;
 }
 
-}  // namespace gpubench::cli
+exit_code exit_code_of(const session_result& session) {
+  if (!session.outcome.save_error.empty()) return exit_failure;
+  if (session.outcome.interrupted) return exit_interrupted;
+  if (session.idle_gpus) return exit_failure;
+  return session.outcome.failed > 0 ? exit_failure : exit_ok;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,40 @@
+// The gpubench executable's commands. Each file under app/commands/ adds one to the command line
+// (its flags bound to its own arguments) and says what it does when chosen; app/main.cpp lists
+// them in one table. A new command is one file plus one row there.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gpubench/exit_codes.hpp"
+
+namespace gpubench::app {
+
+// What every command may know of how gpubench was started.
+struct command_line {
+  std::vector<std::string> argv;
+};
+
+struct command {
+  CLI::App* subcommand = nullptr;  // where CLI11 parsed its flags
+  std::function<int()> run;        // runs it with what was parsed; returns the exit code
+};
+
+using command_adder = command (*)(CLI::App& app, const command_line& line);
+
+command add_run(CLI::App& app, const command_line& line);
+command add_list(CLI::App& app, const command_line& line);
+command add_info(CLI::App& app, const command_line& line);
+command add_size(CLI::App& app, const command_line& line);
+command add_calibrate(CLI::App& app, const command_line& line);
+command add_report(CLI::App& app, const command_line& line);
+command add_compare(CLI::App& app, const command_line& line);
+command add_validate(CLI::App& app, const command_line& line);
+
+// "a,b" "c" -> {"a", "b", "c"}: flags that take comma-separated lists and may repeat.
+[[nodiscard]] std::vector<std::string> split_commas(const std::vector<std::string>& items);
+
+}  // namespace gpubench::app

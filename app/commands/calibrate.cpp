@@ -1,0 +1,51 @@
+// gpubench calibrate: the model against published training throughput (docs/model.md).
+#include <iostream>
+
+#include "../command.hpp"
+#include "gpubench/json.hpp"
+#include "gpubench/model/calibration.hpp"
+#include "gpubench/model/model.hpp"
+
+namespace gpubench::app {
+
+namespace {
+
+struct calibrate_args {
+  std::string file;
+  bool fit = false;
+  bool as_json = false;
+};
+
+int calibrate(const calibrate_args& args) {
+  model::constants constants = model::load_constants();
+  const json published = read_json_file(args.file);
+  if (args.fit) {
+    constants = model::fit_constants(published, args.file, constants);
+    json fitted = json::object();
+    for (const auto& name : model::constants::fitted_names()) fitted[name] = constants.at(name);
+    std::cerr << "fitted constants (put them in configs/model/constants.json):\n"
+              << fitted.dump(2) << "\n";
+  }
+  const model::calibration_report report = model::calibrate(published, args.file, constants);
+  if (args.as_json) {
+    std::cout << model::to_json(report).dump(2) << "\n";
+  } else {
+    std::cout << model::to_markdown(report);
+  }
+  return exit_ok;
+}
+
+}  // namespace
+
+command add_calibrate(CLI::App& app, const command_line& /*line*/) {
+  auto args = std::make_shared<calibrate_args>();
+  CLI::App* sub = app.add_subcommand(
+      "calibrate", "Compare the model with published training throughput (docs/model.md)");
+  sub->add_option("file", args->file, "calibration file (rows of published figures)")->required();
+  sub->add_flag("--fit", args->fit,
+                "fit the model's named constants first and print them on stderr");
+  sub->add_flag("--json", args->as_json, "machine-readable output");
+  return {sub, [args] { return calibrate(*args); }};
+}
+
+}  // namespace gpubench::app

@@ -1,0 +1,60 @@
+// gpubench report: a results file into the HTML, Markdown and CSV reports people read.
+#include <iostream>
+
+#include "../command.hpp"
+#include "gpubench/results.hpp"
+#include "reports/report.hpp"
+
+namespace gpubench::app {
+
+namespace {
+
+struct report_args {
+  std::string results;
+  std::string html;
+  std::string markdown;
+  std::string csv;
+  std::vector<std::string> workloads;
+  std::vector<std::string> settings;  // --set KEY=VALUE
+};
+
+int report(const report_args& args) {
+  const results_document doc = read_results(args.results);
+  const reports::machine_report report =
+      reports::make_report(doc, args.results, split_commas(args.workloads), args.settings);
+  const reports::html_writer html;
+  const reports::markdown_writer markdown;
+  const reports::csv_writer csv;
+  bool wrote = false;
+  for (const auto& [path, writer] :
+       {std::pair<const std::string*, const reports::report_writer*>{&args.html, &html},
+        {&args.markdown, &markdown},
+        {&args.csv, &csv}}) {
+    if (path->empty()) continue;
+    reports::write_report_file(*writer, report, *path);
+    std::cout << "wrote " << *path << "\n";
+    wrote = true;
+  }
+  if (!wrote) markdown.write(std::cout, report);
+  return exit_ok;
+}
+
+}  // namespace
+
+command add_report(CLI::App& app, const command_line& /*line*/) {
+  auto args = std::make_shared<report_args>();
+  CLI::App* sub =
+      app.add_subcommand("report", "Write the HTML, Markdown and CSV reports of a results file");
+  sub->add_option("results", args->results, "results.json")->required();
+  sub->add_option("--html", args->html, "self-contained HTML report to write");
+  sub->add_option("--md", args->markdown, "Markdown report to write");
+  sub->add_option("--csv", args->csv, "CSV (one row per figure) to write");
+  sub->add_option("--workload", args->workloads,
+                  "workloads to size (default: configs/workloads/default.json)");
+  sub->add_option("--set", args->settings,
+                  "KEY=VALUE what-if change to the measured profile (docs/model.md), e.g. "
+                  "gpu.model=h100-sxm5-80gb on a machine without a GPU");
+  return {sub, [args] { return report(*args); }};
+}
+
+}  // namespace gpubench::app

@@ -1,0 +1,73 @@
+// gpubench validate: a results file against its SKU's spec, and optionally a fleet's baseline;
+// exit 1 on any failure.
+#include <iostream>
+
+#include "../command.hpp"
+#include "gpubench/errors.hpp"
+#include "gpubench/results.hpp"
+#include "gpubench/text.hpp"
+#include "reports/validate.hpp"
+
+namespace gpubench::app {
+
+namespace {
+
+struct validate_args {
+  std::string results;
+  std::string spec;
+  std::vector<std::string> baselines;
+  double baseline_tolerance_pct = 10;
+  bool as_json = false;
+};
+
+int validate(const validate_args& args) {
+  const results_document doc = read_results(args.results);
+  std::string spec_name = args.spec;
+  if (spec_name.empty()) {
+    std::string why_not;
+    if (const auto found = reports::spec_for(doc, why_not)) {
+      spec_name = *found;
+    } else if (args.baselines.empty()) {
+      throw input_error(args.results + ": no spec applies (" + why_not +
+                        "); name one with --spec (" + join(reports::spec_names()) +
+                        ") or give --baseline files");
+    }
+  }
+  reports::validation v;
+  if (!spec_name.empty()) {
+    v = reports::validate(doc, args.results, reports::load_spec(spec_name));
+  } else {
+    v.results_file = args.results;
+  }
+  if (!args.baselines.empty()) {
+    reports::check_against_baseline(v, doc, reports::make_baseline(args.baselines),
+                                    args.baseline_tolerance_pct);
+  }
+  if (args.as_json) {
+    std::cout << reports::to_json(v).dump(2) << "\n";
+  } else {
+    std::cout << reports::to_text(v);
+  }
+  return v.passed() ? exit_ok : exit_failure;
+}
+
+}  // namespace
+
+command add_validate(CLI::App& app, const command_line& /*line*/) {
+  auto args = std::make_shared<validate_args>();
+  CLI::App* sub = app.add_subcommand(
+      "validate", "Check a results file against its SKU's spec (exit 1 on any failure)");
+  sub->add_option("results", args->results, "results.json")->required();
+  sub->add_option("--spec", args->spec,
+                  "spec name (configs/specs/) or file; default: the GPUs' own");
+  sub->add_option("--baseline", args->baselines,
+                  "results files of a fleet: flag figures worse than their median");
+  sub->add_option("--baseline-tolerance", args->baseline_tolerance_pct,
+                  "percent worse than the fleet median that fails")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  sub->add_flag("--json", args->as_json, "gpubench.validation/1 on stdout");
+  return {sub, [args] { return validate(*args); }};
+}
+
+}  // namespace gpubench::app

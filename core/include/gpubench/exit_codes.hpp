@@ -1,0 +1,13 @@
+// The exit codes of every gpubench command (design section 3). Only main() exits.
+#pragma once
+
+namespace gpubench {
+
+enum exit_code : int {
+  exit_ok = 0,
+  exit_failure = 1,      // a benchmark failed (verification included), or validate found a failure
+  exit_bad_input = 2,    // bad usage or bad input
+  exit_interrupted = 3,  // SIGINT/SIGTERM; partial results kept
+};
+
+}  // namespace gpubench
