@@ -3,8 +3,8 @@
 #include <set>
 
 #include "gpubench/errors.hpp"
+#include "gpubench/format.hpp"
 #include "gpubench/model/workload.hpp"
-#include "reports/format.hpp"
 #include "reports/html_page.hpp"
 #include "reports/report.hpp"
 #include "reports/svg.hpp"

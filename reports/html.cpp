@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
+#include "gpubench/format.hpp"
 #include "gpubench/statistics.hpp"
 #include "gpubench/text.hpp"
-#include "reports/format.hpp"
 #include "reports/html_page.hpp"
 #include "reports/report.hpp"
 #include "reports/svg.hpp"
@@ -263,7 +263,8 @@ void html_writer::write(std::ostream& out, const machine_report& report) const {
     html_table t({"rule", "subject", "measured", "expected", "floor", "result", "detail"},
                  "acceptance-table");
     for (const auto& r : report.acceptance->rules) {
-      const bool bad = r.status == rule_status::fail || r.status == rule_status::missing;
+      const bool bad =
+          r.status == acceptance::rule_status::fail || r.status == acceptance::rule_status::missing;
       t.row({r.rule, r.subject, r.measured, r.expected, r.floor, std::string(to_string(r.status)),
              r.detail},
             {0, 0, 0, 0, 0, bad ? 1 : 0, 0});

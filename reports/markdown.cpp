@@ -1,7 +1,7 @@
 // report.md: the same numbers as report.html, for tickets.
 #include <string>
 
-#include "reports/format.hpp"
+#include "gpubench/format.hpp"
 #include "reports/report.hpp"
 
 namespace gpubench::reports {

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "gpubench/errors.hpp"
+#include "gpubench/format.hpp"
 #include "gpubench/model/workload.hpp"
 #include "gpubench/text.hpp"
-#include "reports/format.hpp"
 
 namespace gpubench::reports {
 namespace {
@@ -167,8 +167,8 @@ machine_report make_report(const results_document& doc, const std::string& file,
   }
 
   std::string no_spec;
-  if (const auto spec_name = spec_for(doc, no_spec)) {
-    report.acceptance = validate(doc, report.source, load_spec(*spec_name));
+  if (const auto spec_name = acceptance::spec_for(doc, no_spec)) {
+    report.acceptance = acceptance::validate(doc, report.source, acceptance::load_spec(*spec_name));
     report.verdict = report.acceptance->verdict();
   } else {
     report.verdict = "not validated: " + no_spec + "; gpubench validate " + report.source +

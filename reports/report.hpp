@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "acceptance/validate.hpp"
 #include "gpubench/model/hardware.hpp"
 #include "gpubench/model/model.hpp"
 #include "gpubench/results.hpp"
-#include "reports/validate.hpp"
 
 namespace gpubench::reports {
 
@@ -56,7 +56,7 @@ struct machine_report {
   std::string source;   // the results file as named on the command line (its file name)
   std::string summary;  // the machine in one line
   std::string verdict;  // from `validate` where a spec matches, else why not
-  std::optional<validation> acceptance;  // every rule of that spec
+  std::optional<acceptance::validation> acceptance;  // every rule of that spec
   std::vector<figure_row> figures;
   std::vector<assumed_row> assumed;
   std::vector<not_run_row> not_run;

@@ -1,6 +1,6 @@
 #include "reports/summary.hpp"
 
-#include "reports/format.hpp"
+#include "gpubench/format.hpp"
 
 namespace gpubench::reports {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "reports/format.hpp"
+#include "gpubench/format.hpp"
 
 namespace gpubench::reports {
 namespace {

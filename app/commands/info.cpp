@@ -4,7 +4,7 @@
 #include "../command.hpp"
 #include "gpubench/build_info.hpp"
 #include "gpubench/discovery.hpp"
-#include "reports/format.hpp"
+#include "gpubench/format.hpp"
 
 namespace gpubench::app {
 
@@ -13,7 +13,7 @@ template <class T>
 std::string or_unknown(const std::optional<T>& value, const std::string& unit = "") {
   if (!value) return "?";
   if constexpr (std::is_floating_point_v<T>) {
-    return reports::format_number(*value) + unit;
+    return format_number(*value) + unit;
   } else {
     return std::to_string(*value) + unit;
   }
@@ -25,7 +25,6 @@ int info(bool as_json) {
     std::cout << json(info).dump(2) << "\n";
     return exit_ok;
   }
-  using reports::format_bytes;
   std::cout << "host     " << info.host << " (" << info.os << ", " << info.kernel << ")\n";
   std::cout << "cpu      " << info.cpu.model << ": " << info.cpu.sockets << " socket(s), "
             << info.cpu.cores << " cores, " << info.cpu.threads << " threads, "

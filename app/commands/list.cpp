@@ -8,8 +8,8 @@
 #include "gpubench/context.hpp"
 #include "gpubench/discovery.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/format.hpp"
 #include "gpubench/suite.hpp"
-#include "reports/format.hpp"
 
 namespace gpubench::app {
 
@@ -74,7 +74,7 @@ int list(bool as_json) {
               << "\n";
     return exit_ok;
   }
-  reports::text_table table({"benchmark", "here", "axes", "description"});
+  text_table table({"benchmark", "here", "axes", "description"});
   for (const auto& b : benchmarks) {
     std::string axes;
     for (const auto& a : b["axes"]) {

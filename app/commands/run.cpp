@@ -10,8 +10,8 @@
 
 #include "../command.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/format.hpp"
 #include "gpubench/session.hpp"
-#include "reports/format.hpp"
 #include "reports/report.hpp"
 #include "reports/summary.hpp"
 
@@ -57,13 +57,13 @@ progress_listener make_progress() {
       std::cerr << "\r\033[K";
     }
     std::cerr << "[" << index << "/" << total << "] " << r.id;
-    if (!r.axes.empty()) std::cerr << " " << reports::format_axes(r.axes);
+    if (!r.axes.empty()) std::cerr << " " << format_axes(r.axes);
     switch (r.status) {
       case result_status::ok:
         std::cerr << ": ok";
         if (!r.metrics.empty()) {
           std::cerr << ", " << r.metrics.front().first << " "
-                    << reports::format_number(r.metrics.front().second.median);
+                    << format_number(r.metrics.front().second.median);
         }
         // What the case changed from what was asked (a size stepped down to fit, say).
         if (const auto notes = r.info.find("notes"); notes != r.info.end() && notes->is_array()) {

@@ -3,10 +3,10 @@
 #include <iostream>
 
 #include "../command.hpp"
+#include "acceptance/validate.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/results.hpp"
 #include "gpubench/text.hpp"
-#include "reports/validate.hpp"
 
 namespace gpubench::app {
 
@@ -25,28 +25,28 @@ int validate(const validate_args& args) {
   std::string spec_name = args.spec;
   if (spec_name.empty()) {
     std::string why_not;
-    if (const auto found = reports::spec_for(doc, why_not)) {
+    if (const auto found = acceptance::spec_for(doc, why_not)) {
       spec_name = *found;
     } else if (args.baselines.empty()) {
       throw input_error(args.results + ": no spec applies (" + why_not +
-                        "); name one with --spec (" + join(reports::spec_names()) +
+                        "); name one with --spec (" + join(acceptance::spec_names()) +
                         ") or give --baseline files");
     }
   }
-  reports::validation v;
+  acceptance::validation v;
   if (!spec_name.empty()) {
-    v = reports::validate(doc, args.results, reports::load_spec(spec_name));
+    v = acceptance::validate(doc, args.results, acceptance::load_spec(spec_name));
   } else {
     v.results_file = args.results;
   }
   if (!args.baselines.empty()) {
-    reports::check_against_baseline(v, doc, reports::make_baseline(args.baselines),
-                                    args.baseline_tolerance_pct);
+    acceptance::check_against_baseline(v, doc, acceptance::make_baseline(args.baselines),
+                                       args.baseline_tolerance_pct);
   }
   if (args.as_json) {
-    std::cout << reports::to_json(v).dump(2) << "\n";
+    std::cout << acceptance::to_json(v).dump(2) << "\n";
   } else {
-    std::cout << reports::to_text(v);
+    std::cout << acceptance::to_text(v);
   }
   return v.passed() ? exit_ok : exit_failure;
 }

@@ -45,6 +45,10 @@ void json_reader::fail_here(std::string_view expected) const {
 
 const json_reader& json_reader::expect_object(
     std::initializer_list<std::string_view> allowed) const {
+  return expect_object(std::span<const std::string_view>(allowed.begin(), allowed.size()));
+}
+
+const json_reader& json_reader::expect_object(std::span<const std::string_view> allowed) const {
   if (!node_->is_object()) {
     fail_here("an object, got " + describe_json_value(*node_));
   }

@@ -1,6 +1,6 @@
-// `gpubench validate` end to end: the synthetic fixtures of tests/data (one healthy machine, one
-// per fault), the shipped specs, spec files with mistakes, fleet baselines, and the health fields
-// the stand-in NVML reports for a real run on this machine.
+// `gpubench validate` end to end: the synthetic fixtures of tests/data (one healthy machine, and
+// one patch of it per fault), the shipped specs, spec files with mistakes, fleet baselines, and
+// the health fields the stand-in NVML reports for a real run on this machine.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +29,18 @@ std::set<std::string> rules_with(const json& v, const std::string& status) {
       out.insert(r["rule"].get<std::string>() + " " + r["subject"].get<std::string>());
   }
   return out;
+}
+
+// The healthy fixture with the fault's JSON Patch (tests/data/validate-faults/NAME.json, made by
+// make_validate_fixtures.py) applied, written into `dir`: its path.
+std::string fault_fixture(const temp_dir& dir, const std::string& name) {
+  // Ordered, as gpubench writes results: figures are keyed by their axes in the file's order.
+  using ordered = nlohmann::ordered_json;
+  const ordered healthy = ordered::parse(read_file(data + "/validate-healthy.json"));
+  const ordered fault = ordered::parse(read_file(data + "/validate-faults/" + name + ".json"));
+  const std::string path = (dir.path / ("validate-" + name + ".json")).string();
+  write_file(path, healthy.patch(fault.at("patch")).dump(1));
+  return path;
 }
 
 json validate_json(const std::vector<std::string>& args, int expected_exit) {
@@ -75,9 +87,10 @@ TEST_CASE("validate names each fault of the fixtures and exits 1", "[cli][valida
       {"hbm-low", {"hbm copy GPU 0"}},
       {"nvlink-missing", {"nvlink links GPU 1", "p2p copy uni GPUs 0>1", "p2p copy uni GPUs 1>0"}},
   };
+  temp_dir dir;
   for (const auto& [name, expected] : faults) {
     INFO(name);
-    const std::string file = data + "/validate-" + name + ".json";
+    const std::string file = fault_fixture(dir, name);
     const json v = validate_json({file}, 1);
     CHECK(v["passed"] == false);
     CHECK(rules_with(v, "fail") == expected);
@@ -89,14 +102,14 @@ TEST_CASE("validate names each fault of the fixtures and exits 1", "[cli][valida
     CHECK_THAT(last_line(text.out), Catch::Contains(*expected.begin()));
   }
   // The link rule says what it saw under load, the throttle rule which reasons were forbidden.
-  const json pcie = validate_json({data + "/validate-pcie-gen3-x8.json"}, 1);
+  const json pcie = validate_json({fault_fixture(dir, "pcie-gen3-x8")}, 1);
   for (const auto& rule : pcie["rules"]) {
     if (rule["rule"] == "pcie link" && rule["subject"] == "GPU 1") {
       CHECK(rule["measured"] == "Gen3 x8 under load");
       CHECK(rule["expected"] == "Gen5 x16");
     }
   }
-  const json hot = validate_json({data + "/validate-thermal-throttle.json"}, 1);
+  const json hot = validate_json({fault_fixture(dir, "thermal-throttle")}, 1);
   for (const auto& rule : hot["rules"]) {
     if (rule["rule"] == "throttling" && rule["subject"] == "GPU 1") {
       CHECK(rule["measured"] == "hw_thermal_slowdown, sw_thermal_slowdown");
@@ -169,10 +182,11 @@ TEST_CASE("validate: bad specs and results without a spec are one-line errors, e
 }
 
 TEST_CASE("validate --baseline flags figures worse than the fleet median", "[cli][validate]") {
+  temp_dir dir;
   const std::vector<std::string> fleet{"--baseline", data + "/validate-healthy.json",
-                                       data + "/validate-pcie-gen3-x8.json",
-                                       data + "/validate-nvlink-missing.json"};
-  std::vector<std::string> args{data + "/validate-hbm-low.json"};
+                                       fault_fixture(dir, "pcie-gen3-x8"),
+                                       fault_fixture(dir, "nvlink-missing")};
+  std::vector<std::string> args{fault_fixture(dir, "hbm-low")};
   args.insert(args.end(), fleet.begin(), fleet.end());
   const json v = validate_json(args, 1);
   CHECK(v["baseline"].size() == 3);

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Writes tests/data/validate-*.json: SYNTHETIC results files of a two-GPU H100 SXM5 machine for
-the `validate` tests, one healthy and one per fault an acceptance test must catch. The figures
-are chosen to sit clearly inside or outside the floors of configs/specs/h100-sxm5-80gb.json;
-they are not measurements. Start from the report fixture so the structure stays gpubench's own:
+"""Writes tests/data/validate-healthy.json, a SYNTHETIC results file of a two-GPU H100 SXM5
+machine for the `validate` tests, and tests/data/validate-faults/NAME.json, one JSON Patch
+(RFC 6902) per fault an acceptance test must catch, which the tests apply to the healthy file.
+The figures are chosen to sit clearly inside or outside the floors of
+configs/specs/h100-sxm5-80gb.json; they are not measurements. Start from the report fixture so
+the structure stays gpubench's own:
   python3 make_validate_fixtures.py results-2gpu-fixture.json
 """
 import copy
 import json
+import os
 import sys
 
 SHAPE = "8192x8192x8192"
@@ -104,19 +107,53 @@ def nvlink_missing(doc):
         find(doc, "p2p.copy", pair=pair)["metrics"]["GBps"] = stats(250)
 
 
+def pointer(path):
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def diff(before, after, path=()):
+    """The JSON Patch from before to after: the smallest subtrees that changed, replaced (lists
+    of one length compared element by element), and additions to lists appended."""
+    if isinstance(before, dict) and isinstance(after, dict) and before.keys() == after.keys():
+        return [op for k in before for op in diff(before[k], after[k], path + (k,))]
+    if isinstance(before, list) and isinstance(after, list) and len(after) >= len(before):
+        ops = [op for i in range(len(before)) for op in diff(before[i], after[i], path + (i,))]
+        return ops + [{"op": "add", "path": pointer(path + ("-",)), "value": v}
+                      for v in after[len(before):]]
+    return [] if before == after else [{"op": "replace", "path": pointer(path), "value": after}]
+
+
+def guarded(patch, doc):
+    """Each op on a result first tests that result's id: a changed healthy file fails loudly
+    instead of patching the wrong result."""
+    out, tested = [], set()
+    for op in patch:
+        parts = op["path"].split("/")
+        if len(parts) > 2 and parts[1] == "results" and parts[2] not in tested:
+            tested.add(parts[2])
+            out.append({"op": "test", "path": "/results/%s/id" % parts[2],
+                        "value": doc["results"][int(parts[2])]["id"]})
+        out.append(op)
+    return out
+
+
 def main(base_path):
     base = json.load(open(base_path))
     good = healthy(base)
-    variants = {"healthy": None, "pcie-gen3-x8": pcie_gen3_x8,
-                "thermal-throttle": thermal_throttle, "hbm-low": hbm_low,
-                "nvlink-missing": nvlink_missing}
-    for name, fault in variants.items():
+    with open("validate-healthy.json", "w") as f:
+        json.dump(good, f, indent=1)
+        f.write("\n")
+    faults = {"pcie-gen3-x8": pcie_gen3_x8, "thermal-throttle": thermal_throttle,
+              "hbm-low": hbm_low, "nvlink-missing": nvlink_missing}
+    os.makedirs("validate-faults", exist_ok=True)
+    for name, fault in faults.items():
         doc = copy.deepcopy(good)
-        if fault:
-            fault(doc)
-            doc["meta"]["warnings"].append("fault: " + fault.__doc__.strip())
-        with open("validate-%s.json" % name, "w") as f:
-            json.dump(doc, f, indent=1)
+        fault(doc)
+        description = fault.__doc__.strip()
+        doc["meta"]["warnings"].append("fault: " + description)
+        patch = {"fault": description, "patch": guarded(diff(good, doc), good)}
+        with open(os.path.join("validate-faults", name + ".json"), "w") as f:
+            json.dump(patch, f, indent=1)
             f.write("\n")
 
 

@@ -3,14 +3,14 @@
 #include "fuzz_input.hpp"
 #include "gpubench/model/hardware.hpp"
 #include "gpubench/results.hpp"
-#include "reports/validate.hpp"
+#include "acceptance/validate.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const gpubench::reports::spec h100 = gpubench::reports::load_spec("h100-sxm5-80gb");
+  static const gpubench::acceptance::spec h100 = gpubench::acceptance::load_spec("h100-sxm5-80gb");
   return gpubench::fuzzing::parse_input(data, size, [](const gpubench::json& doc) {
     const auto results = gpubench::parse_results(doc, "fuzz.json");
     (void)gpubench::model::profile_from_results(results, "fuzz.json");
-    const auto v = gpubench::reports::validate(results, "fuzz.json", h100);
-    (void)gpubench::reports::to_json(v).dump();
+    const auto v = gpubench::acceptance::validate(results, "fuzz.json", h100);
+    (void)gpubench::acceptance::to_json(v).dump();
   });
 }

@@ -1,9 +1,9 @@
 // Acceptance spec files (`validate --spec FILE`).
 #include "fuzz_input.hpp"
-#include "reports/validate.hpp"
+#include "acceptance/validate.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   return gpubench::fuzzing::parse_input(data, size, [](const gpubench::json& doc) {
-    (void)gpubench::reports::parse_spec(doc, "fuzz.json");
+    (void)gpubench::acceptance::parse_spec(doc, "fuzz.json");
   });
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,7 @@ class json_reader {
 
   // Throws unless the node is an object whose keys are all in `allowed`.
   const json_reader& expect_object(std::initializer_list<std::string_view> allowed) const;
+  const json_reader& expect_object(std::span<const std::string_view> allowed) const;
   [[nodiscard]] bool has(const std::string& key) const;
 
   [[nodiscard]] std::string get_string(const std::string& key) const;

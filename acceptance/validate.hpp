@@ -15,7 +15,7 @@
 #include "gpubench/json.hpp"
 #include "gpubench/results.hpp"
 
-namespace gpubench::reports {
+namespace gpubench::acceptance {
 
 inline constexpr const char* spec_schema = "gpubench.spec/1";
 inline constexpr const char* validation_schema = "gpubench.validation/1";
@@ -128,4 +128,4 @@ void check_against_baseline(validation& v, const results_document& doc, const ba
 [[nodiscard]] json to_json(const validation& v);
 [[nodiscard]] std::string to_text(const validation& v);
 
-}  // namespace gpubench::reports
+}  // namespace gpubench::acceptance

@@ -1,10 +1,10 @@
-#include "reports/format.hpp"
+#include "gpubench/format.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-namespace gpubench::reports {
+namespace gpubench {
 
 std::string format_number(double value) {
   char buffer[48];
@@ -57,4 +57,4 @@ std::string text_table::render() const {
   return out;
 }
 
-}  // namespace gpubench::reports
+}  // namespace gpubench

@@ -1,4 +1,5 @@
-// Number and text formatting shared by the text reports.
+// How gpubench writes numbers, axes and tables in text: one formatter for every command, report
+// and check.
 #pragma once
 
 #include <cstdint>
@@ -8,10 +9,8 @@
 #include "gpubench/json.hpp"
 #include "gpubench/text.hpp"
 
-namespace gpubench::reports {
+namespace gpubench {
 
-// 1536 -> "1.5 KiB" (the harness's, shared with its messages).
-using gpubench::format_bytes;
 // Three significant digits at most, no exponent below 1e9: 12.3456 -> "12.3", 0.01234 -> "0.0123".
 [[nodiscard]] std::string format_number(double value);
 // "kernel=triad threads=8" from a results file's axes object.
@@ -28,4 +27,4 @@ class text_table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-}  // namespace gpubench::reports
+}  // namespace gpubench
