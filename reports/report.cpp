@@ -42,6 +42,16 @@ constexpr peak_rule peak_rules[] = {
     {"p2p.copy", "GBps", "nvlink.bidir_GBps", "direction", "bidir", 1.0},
 };
 
+}  // namespace
+
+std::vector<std::string> peak_rule_benchmarks() {
+  std::vector<std::string> out;
+  for (const peak_rule& rule : peak_rules) out.emplace_back(rule.id_prefix);
+  return out;
+}
+
+namespace {
+
 void add_percent_of_peak(figure_row& row, const json& axes, const model::hardware_profile* hw) {
   if (hw == nullptr) return;
   for (const peak_rule& rule : peak_rules) {

@@ -6,9 +6,9 @@
 #include <map>
 #include <utility>
 
+#include "gpubench/config_paths.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/json_reader.hpp"
-#include "gpubench/config_paths.hpp"
 #include "gpubench/text.hpp"
 
 namespace gpubench::model {
@@ -274,9 +274,10 @@ calibration_report calibrate(const json& published, const std::string& file, con
       }
       p.row.reference = q.row.index;
       workload anchored = p.w;
-      anchored.reference =
-          reference_point{"catalog:" + q.row.gpu, q.row.gpus,      q.row.batch,
-                          q.row.published,        q.row.precision, q.w.gradient_accumulation};
+      anchored.reference = reference_point{
+          "catalog:" + q.row.gpu,    q.row.gpus, q.row.batch, q.row.published, q.row.precision,
+          q.w.gradient_accumulation, nullptr};
+      resolve_reference(anchored);
       // The reference machine's network is the same cluster's.
       hardware_profile hw = p.hw;
       p.row.anchored = predict(hw, anchored, c, p.options).predicted_samples_per_s;

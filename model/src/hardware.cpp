@@ -6,10 +6,10 @@
 #include <limits>
 #include <set>
 
+#include "gpubench/config_paths.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/json_reader.hpp"
 #include "gpubench/statistics.hpp"
-#include "gpubench/config_paths.hpp"
 #include "gpubench/text.hpp"
 
 namespace gpubench::model {
@@ -166,6 +166,170 @@ std::string axis_string(const result& r, const char* name) {
   return it != r.axes.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// ---- measured figures: which results each comes from ------------------------------------------
+
+using result_list = std::vector<const result*>;
+
+// Median over the results' medians of `metric` (one per GPU, say).
+std::vector<double> medians(const result_list& results, const char* metric) {
+  std::vector<double> out;
+  for (const result* r : results) {
+    if (auto v = metric_median(*r, metric)) out.push_back(*v);
+  }
+  return out;
+}
+
+// The medians of `metric` grouped by an integer axis (message or copy size).
+std::map<std::int64_t, std::vector<double>> by_size(const result_list& results, const char* axis,
+                                                    const char* metric) {
+  std::map<std::int64_t, std::vector<double>> out;
+  for (const result* r : results) {
+    if (auto v = metric_median(*r, metric)) out[axis_int(*r, axis)].push_back(*v);
+  }
+  return out;
+}
+
+void read_gemm(const result_list& results, const results_document& /*doc*/, hardware_profile& p) {
+  std::map<std::pair<std::string, std::string>, std::vector<double>> rates;
+  for (const result* r : results) {
+    if (auto v = metric_median(*r, "TFLOPs")) {
+      rates[{axis_string(*r, "dtype"), axis_string(*r, "shape")}].push_back(*v);
+    }
+  }
+  for (const auto& [key, values] : rates) {
+    try {
+      const gemm_shape shape = parse_gemm_shape(key.second);
+      p.gemm.push_back(gemm_point{key.first, shape.m, shape.n, shape.k, median_of(values)});
+    } catch (const std::invalid_argument&) {
+      continue;  // not a shape the gemm benchmark writes: the point is left out
+    }
+  }
+}
+
+void read_hbm(const result_list& results, const results_document& /*doc*/, hardware_profile& p) {
+  if (const auto v = medians(results, "GBps"); !v.empty()) {
+    p.set("gpu.hbm_GBps", median_of(v), basis::measured, "hbm.copy (median over GPUs)");
+  }
+}
+
+void read_launch(const result_list& results, const results_document& /*doc*/, hardware_profile& p) {
+  if (const auto v = medians(results, "us"); !v.empty()) {
+    p.set("gpu.launch_latency_us", median_of(v), basis::measured, "gpu.launch_latency mode=stream");
+  }
+}
+
+// A copy rate at the largest size measured.
+void read_largest_copy(const result_list& results, const char* key, const char* what,
+                       hardware_profile& p) {
+  const auto rates = by_size(results, "bytes", "GBps");
+  if (rates.empty()) return;
+  const auto& [bytes, values] = *rates.rbegin();
+  p.set(key, median_of(values), basis::measured,
+        std::string(what) + " pinned, " + std::to_string(bytes) + " bytes");
+}
+void read_h2d(const result_list& results, const results_document& /*doc*/, hardware_profile& p) {
+  read_largest_copy(results, "pcie.h2d_GBps", "pcie.h2d", p);
+}
+void read_h2d_all(const result_list& results, const results_document& /*doc*/,
+                  hardware_profile& p) {
+  read_largest_copy(results, "pcie.h2d_all_GBps", "pcie.h2d_all", p);
+}
+
+void read_allreduce(const result_list& results, const results_document& doc, hardware_profile& p) {
+  for (const auto& [bytes, values] : by_size(results, "bytes", "busbw_GBps")) {
+    p.allreduce.push_back(busbw_point{static_cast<double>(bytes), median_of(values)});
+  }
+  if (!p.allreduce.empty()) {
+    p.allreduce_ranks = doc.meta.mpi_ranks > 1 ? doc.meta.mpi_ranks : p.gpus_per_node;
+  }
+}
+
+void read_triad(const result_list& results, const results_document& /*doc*/, hardware_profile& p) {
+  if (const auto v = medians(results, "GBps"); !v.empty()) {
+    p.set("host.membw_GBps", median_of(v), basis::measured, "host.membw triad");
+  }
+}
+
+// The block size nearest a typical dataset sample (128 KiB) wins; then the faster one.
+void read_rand_read(const result_list& results, const results_document& /*doc*/,
+                    hardware_profile& p) {
+  std::optional<std::pair<std::int64_t, double>> best;  // block size, GB/s
+  const auto distance = [](std::int64_t b) {
+    return std::abs(std::log2(static_cast<double>(std::max<std::int64_t>(b, 1)) / 131072.0));
+  };
+  for (const result* r : results) {
+    const auto v = metric_median(*r, "GBps");
+    if (!v) continue;
+    const std::int64_t block = axis_int(*r, "block_size");
+    if (!best || distance(block) < distance(best->first) ||
+        (block == best->first && *v > best->second)) {
+      best = {{block, *v}};
+    }
+  }
+  if (best) {
+    p.set("storage.read_GBps", best->second, basis::measured,
+          "nvme.rand_read, " + std::to_string(best->first) + "-byte blocks");
+  }
+}
+
+void read_seq_read(const result_list& results, const results_document& /*doc*/,
+                   hardware_profile& p) {
+  double fastest = 0;
+  for (const double v : medians(results, "GBps")) fastest = std::max(fastest, v);
+  if (fastest > 0) p.set("storage.seq_GBps", fastest, basis::measured, "nvme.seq_read");
+}
+
+// The per-core rate of the case with the most threads (later cases win ties).
+void read_augment(const result_list& results, const results_document& /*doc*/,
+                  hardware_profile& p) {
+  std::int64_t threads_seen = 0;
+  double per_core = 0;
+  double pixels = 0;
+  for (const result* r : results) {
+    const std::int64_t threads = axis_int(*r, "threads", 1);
+    if (auto v = metric_median(*r, "samples_per_s_per_core"); v && threads >= threads_seen) {
+      threads_seen = threads;
+      per_core = *v;
+      pixels =
+          static_cast<double>(axis_int(*r, "image_width", 500) * axis_int(*r, "image_height", 375));
+    }
+  }
+  if (per_core > 0) {
+    p.set("cpu.augment_per_core", per_core, basis::measured,
+          "cpu.augment, " + std::to_string(threads_seen) + " threads");
+    p.set("cpu.augment_image_pixels", pixels, basis::measured, "cpu.augment axes");
+  }
+}
+
+// Which results each measured figure of a profile is read from: the benchmark, the value one of
+// its axes must have ("!v": anything but v), and how the figure is made of them. A table: a new
+// measured figure is a row and its reader.
+struct figure_source {
+  std::string_view benchmark;
+  std::string_view axis;   // "" or the axis the results must match
+  std::string_view value;  // its value; "!v" for anything but v
+  void (*read)(const result_list& results, const results_document& doc, hardware_profile& p);
+
+  [[nodiscard]] bool accepts(const result& r) const {
+    if (axis.empty()) return true;
+    const std::string actual = axis_string(r, std::string(axis).c_str());
+    return value.starts_with('!') ? actual != value.substr(1) : actual == value;
+  }
+};
+
+constexpr figure_source figure_sources[] = {
+    {"gemm", "", "", read_gemm},
+    {"hbm.copy", "", "", read_hbm},
+    {"gpu.launch_latency", "mode", "stream", read_launch},
+    {"pcie.h2d", "memory", "pinned", read_h2d},
+    {"pcie.h2d_all", "memory", "!pageable", read_h2d_all},
+    {"nccl.all_reduce", "placement", "!in_place", read_allreduce},
+    {"host.membw", "kernel", "triad", read_triad},
+    {"nvme.rand_read", "", "", read_rand_read},
+    {"nvme.seq_read", "", "", read_seq_read},
+    {"cpu.augment", "", "", read_augment},
+};
+
 }  // namespace
 
 std::string_view to_string(basis from) {
@@ -290,6 +454,12 @@ std::optional<std::string> catalog_gpu_for_device(std::string_view device_name, 
   return best;
 }
 
+std::vector<std::string> figure_source_benchmarks() {
+  std::vector<std::string> ids;
+  for (const figure_source& source : figure_sources) ids.emplace_back(source.benchmark);
+  return ids;
+}
+
 hardware_profile profile_from_results(const results_document& doc, const std::string& file) {
   hardware_profile profile;
   profile.kind = "measured";
@@ -308,107 +478,14 @@ hardware_profile profile_from_results(const results_document& doc, const std::st
                 "system.memory_bytes");
   }
 
-  std::map<std::pair<std::string, std::string>, std::vector<double>> gemm_rates;
-  std::vector<double> hbm;
-  std::vector<double> launch;
-  std::map<std::int64_t, std::vector<double>> h2d;
-  std::map<std::int64_t, std::vector<double>> h2d_all;
-  std::map<std::int64_t, std::vector<double>> allreduce;
-  std::vector<double> triad;
-  std::optional<std::pair<std::int64_t, double>> rand_read;  // block size, GB/s
-  double seq_read = 0;
-  std::int64_t augment_threads = 0;
-  double augment_per_core = 0;
-  double augment_pixels = 0;
-
-  for (const result& r : doc.results) {
-    if (r.status != result_status::ok) continue;
-    if (r.id == "gemm") {
-      if (auto v = metric_median(r, "TFLOPs")) {
-        gemm_rates[{axis_string(r, "dtype"), axis_string(r, "shape")}].push_back(*v);
-      }
-    } else if (r.id == "hbm.copy") {
-      if (auto v = metric_median(r, "GBps")) hbm.push_back(*v);
-    } else if (r.id == "gpu.launch_latency" && axis_string(r, "mode") == "stream") {
-      if (auto v = metric_median(r, "us")) launch.push_back(*v);
-    } else if (r.id == "pcie.h2d" && axis_string(r, "memory") == "pinned") {
-      if (auto v = metric_median(r, "GBps")) h2d[axis_int(r, "bytes")].push_back(*v);
-    } else if (r.id == "pcie.h2d_all" && axis_string(r, "memory") != "pageable") {
-      if (auto v = metric_median(r, "GBps")) h2d_all[axis_int(r, "bytes")].push_back(*v);
-    } else if (r.id == "nccl.all_reduce" && axis_string(r, "placement") != "in_place") {
-      if (auto v = metric_median(r, "busbw_GBps")) allreduce[axis_int(r, "bytes")].push_back(*v);
-    } else if (r.id == "host.membw" && axis_string(r, "kernel") == "triad") {
-      if (auto v = metric_median(r, "GBps")) triad.push_back(*v);
-    } else if (r.id == "nvme.rand_read") {
-      if (auto v = metric_median(r, "GBps")) {
-        const std::int64_t block = axis_int(r, "block_size");
-        // The block size nearest a typical dataset sample (128 KiB) wins; then the faster one.
-        const auto distance = [](std::int64_t b) {
-          return std::abs(std::log2(static_cast<double>(std::max<std::int64_t>(b, 1)) / 131072.0));
-        };
-        if (!rand_read || distance(block) < distance(rand_read->first) ||
-            (block == rand_read->first && *v > rand_read->second)) {
-          rand_read = {{block, *v}};
-        }
-      }
-    } else if (r.id == "nvme.seq_read") {
-      if (auto v = metric_median(r, "GBps")) seq_read = std::max(seq_read, *v);
-    } else if (r.id == "cpu.augment") {
-      const std::int64_t threads = axis_int(r, "threads", 1);
-      if (auto v = metric_median(r, "samples_per_s_per_core"); v && threads >= augment_threads) {
-        augment_threads = threads;
-        augment_per_core = *v;
-        augment_pixels =
-            static_cast<double>(axis_int(r, "image_width", 500) * axis_int(r, "image_height", 375));
+  for (const figure_source& source : figure_sources) {
+    std::vector<const result*> matching;
+    for (const result& r : doc.results) {
+      if (r.status == result_status::ok && r.id == source.benchmark && source.accepts(r)) {
+        matching.push_back(&r);
       }
     }
-  }
-
-  for (const auto& [key, rates] : gemm_rates) {
-    try {
-      const gemm_shape shape = parse_gemm_shape(key.second);
-      profile.gemm.push_back(gemm_point{key.first, shape.m, shape.n, shape.k, median_of(rates)});
-    } catch (const std::invalid_argument&) {
-      continue;  // not a shape the gemm benchmark writes: the point is left out
-    }
-  }
-  if (!hbm.empty()) {
-    profile.set("gpu.hbm_GBps", median_of(hbm), basis::measured, "hbm.copy (median over GPUs)");
-  }
-  if (!launch.empty()) {
-    profile.set("gpu.launch_latency_us", median_of(launch), basis::measured,
-                "gpu.launch_latency mode=stream");
-  }
-  if (!h2d.empty()) {
-    const auto& [bytes, rates] = *h2d.rbegin();
-    profile.set("pcie.h2d_GBps", median_of(rates), basis::measured,
-                "pcie.h2d pinned, " + std::to_string(bytes) + " bytes");
-  }
-  if (!h2d_all.empty()) {
-    const auto& [bytes, rates] = *h2d_all.rbegin();
-    profile.set("pcie.h2d_all_GBps", median_of(rates), basis::measured,
-                "pcie.h2d_all pinned, " + std::to_string(bytes) + " bytes");
-  }
-  for (const auto& [bytes, rates] : allreduce) {
-    profile.allreduce.push_back(busbw_point{static_cast<double>(bytes), median_of(rates)});
-  }
-  if (!profile.allreduce.empty()) {
-    profile.allreduce_ranks = doc.meta.mpi_ranks > 1 ? doc.meta.mpi_ranks : profile.gpus_per_node;
-  }
-  if (!triad.empty()) {
-    profile.set("host.membw_GBps", median_of(triad), basis::measured, "host.membw triad");
-  }
-  if (rand_read) {
-    profile.set("storage.read_GBps", rand_read->second, basis::measured,
-                "nvme.rand_read, " + std::to_string(rand_read->first) + "-byte blocks");
-  }
-  if (seq_read > 0) {
-    profile.set("storage.seq_GBps", seq_read, basis::measured, "nvme.seq_read");
-  }
-  if (augment_per_core > 0) {
-    profile.set("cpu.augment_per_core", augment_per_core, basis::measured,
-                "cpu.augment, " + std::to_string(augment_threads) + " threads");
-    profile.set("cpu.augment_image_pixels", augment_pixels, basis::measured, "cpu.augment axes");
+    if (!matching.empty()) source.read(matching, doc, profile);
   }
   profile.unknown.emplace("network.gbps",
                           "not measured by a single-node run: use --set network.gbps=N");

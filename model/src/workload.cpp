@@ -4,9 +4,10 @@
 #include <cmath>
 #include <filesystem>
 
+#include "components.hpp"
+#include "gpubench/config_paths.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/json_reader.hpp"
-#include "gpubench/config_paths.hpp"
 #include "gpubench/text.hpp"
 #include "presets.hpp"
 
@@ -251,7 +252,7 @@ workload parse_workload(const json& doc, const std::string& file) {
     if (auto g = p.find_int("gpus", 1, max_gpus_per_node)) w.gpus = static_cast<int>(*g);
     w.nodes = static_cast<int>(p.find_int("nodes", 1, max_nodes).value_or(1));
     if (auto s = p.find_string("strategy")) {
-      if (*s != "ddp" && *s != "fsdp") p.fail("strategy", "\"ddp\" or \"fsdp\"");
+      if (!detail::is_strategy(*s)) p.fail("strategy", detail::strategy_choices());
       w.strategy = *s;
     }
   }
@@ -276,8 +277,21 @@ workload parse_workload(const json& doc, const std::string& file) {
       ref.precision = *p;
     }
     w.reference = ref;
+    try {
+      resolve_reference(w);
+    } catch (const input_error& e) {
+      r.fail("hardware",
+             std::string("catalog:NAME, a results file or a hardware profile (") + e.what() + ")");
+    }
   }
   return w;
+}
+
+void resolve_reference(workload& w) {
+  if (w.reference && !w.reference->profile) {
+    w.reference->profile =
+        std::make_shared<const hardware_profile>(load_hardware(w.reference->hardware));
+  }
 }
 
 workload load_workload(const std::string& name_or_file) {

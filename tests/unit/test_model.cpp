@@ -191,7 +191,9 @@ TEST_CASE("a reference point measured on the same hardware changes nothing", "[u
                                 w.batch_per_gpu,
                                 plain.predicted_samples_per_s,
                                 std::nullopt,
-                                std::nullopt};
+                                std::nullopt,
+                                nullptr};
+  resolve_reference(w);
   const sizing anchored = predict(hw, w, c, one);
   CHECK(anchored.anchored);
   CHECK(anchored.step.anchor_factor == Approx(1.0).epsilon(1e-9));

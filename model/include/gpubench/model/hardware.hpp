@@ -79,6 +79,9 @@ struct hardware_profile {
 [[nodiscard]] hardware_profile profile_from_results(const results_document& doc,
                                                     const std::string& file);
 
+// The benchmark ids profile_from_results reads figures from (a test checks they exist).
+[[nodiscard]] std::vector<std::string> figure_source_benchmarks();
+
 // The catalog GPU entry for a device name as the driver reports it ("NVIDIA H100 80GB HBM3").
 [[nodiscard]] std::optional<std::string> catalog_gpu_for_device(std::string_view device_name,
                                                                 double memory_GB);

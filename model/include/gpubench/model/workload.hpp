@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gpubench/json.hpp"
+#include "gpubench/model/hardware.hpp"
 
 namespace gpubench::model {
 
@@ -74,6 +76,8 @@ struct reference_point {
   double samples_per_s = 0;
   std::optional<std::string> precision;  // when it differs from the workload's (V100 has no tf32)
   std::optional<int> gradient_accumulation;  // when it differs from the workload's
+  // `hardware` loaded, when the workload is (resolve_reference): predict() reads no file.
+  std::shared_ptr<const hardware_profile> profile;
 };
 
 struct workload {
@@ -104,6 +108,10 @@ struct workload {
 [[nodiscard]] workload load_workload(const std::string& name_or_file);
 [[nodiscard]] workload parse_workload(const json& doc, const std::string& file);
 [[nodiscard]] std::vector<std::string> workload_names();
+// Loads the hardware a workload's reference point was measured on (load_workload and
+// parse_workload do this; a reference_point built in code needs it before predict()). Throws
+// input_error naming what cannot be loaded.
+void resolve_reference(workload& w);
 // configs/workloads/default.json: the workloads `gpubench run` sizes.
 [[nodiscard]] std::vector<std::string> default_workloads();
 

@@ -1,0 +1,127 @@
+// The parts of the sizing model, one file each, as docs/model.md lists them: the GPU step
+// (gpu_step.cpp), the parallelism strategies (parallelism.cpp), anchoring on a reference point
+// (anchoring.cpp) and the input pipeline's ceilings (input_pipeline.cpp). Each part says what
+// would move its own limit next to the arithmetic that sets it; predict() (model.cpp) drives them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gpubench/model/model.hpp"
+
+namespace gpubench::model::detail {
+
+inline constexpr double giga = 1e9;
+inline constexpr double tera = 1e12;
+
+// How the model writes a number in its text: whole from 100 up, else `digits` significant.
+[[nodiscard]] std::string fmt(double value, int digits = 3);
+// Log-linear interpolation of (x, y) points sorted by x, clamped at the ends.
+[[nodiscard]] double interpolate_log(const std::vector<std::pair<double, double>>& points,
+                                     double x);
+[[nodiscard]] std::string basis_of(const figure* f);
+[[nodiscard]] component make_component(std::string name, std::optional<double> ceiling,
+                                       std::string basis, std::string detail);
+
+// ---- the GPU step (gpu_step.cpp) -----------------------------------------------------------
+
+// One micro-batch on one GPU.
+struct gpu_times {
+  step_breakdown step;
+  double params = 0;
+  double kernels = 0;
+  double tokens_per_sample = 1;
+  std::string compute_basis;
+  std::string memory_basis;
+  [[nodiscard]] double work() const {
+    return step.compute_s + step.memory_s + step.optimizer_s + step.launch_s;
+  }
+  // The framework issues kernels asynchronously: the GPU waits for the host only when issuing
+  // the step takes longer than running it.
+  [[nodiscard]] double busy() const { return std::max(work(), step.host_s); }
+};
+
+// The optimizer runs once per w.gradient_accumulation micro-batches; FSDP shards its state.
+[[nodiscard]] gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constants& c,
+                                 const std::string& precision, int batch, int ranks,
+                                 std::vector<std::string>& assumed);
+// Throws input_error when the profile has no GEMM rate for the precision's dtype.
+void check_runs(const hardware_profile& hw, const std::string& precision);
+// The compute and memory parts of a step (issuing kernels counts as compute: the GPU idles
+// between small kernels).
+[[nodiscard]] double compute_part(const step_breakdown& step);
+[[nodiscard]] double memory_part(const step_breakdown& step);
+// What would move a gpu_compute or gpu_memory limit.
+void advise_gpu(const std::string& limit, const gpu_times& gpu, const step_breakdown& step,
+                std::vector<std::string>& advice);
+
+// ---- communication and the parallelism strategies (parallelism.cpp) ------------------------
+
+struct allreduce_model {
+  double busbw_GBps = 0;
+  std::string basis;
+  std::string detail;
+  std::vector<std::pair<double, double>> measured;  // bytes -> busbw, when measured at this size
+};
+[[nodiscard]] allreduce_model allreduce_for(const hardware_profile& hw, const constants& c,
+                                            int gpus_per_node, int nodes,
+                                            std::vector<std::string>& assumed);
+
+// What a strategy's exchange of parameters or gradients costs per optimizer step.
+struct exchange {
+  double whole_s = 0;     // one whole exchange (per micro-batch, or per accumulation)
+  double per_step_s = 0;  // its share of one micro-batch step
+  double exposed_s = 0;   // the part of per_step_s the backward pass cannot hide
+  double bytes = 0;       // what one exchange moves per GPU, for the component's text
+  std::string what;       // "gradient allreduce of", "FSDP gather/scatter of"
+};
+
+// How a parallelism strategy exchanges data (docs/model.md). A table: a new strategy is a row.
+struct strategy {
+  std::string_view name;
+  exchange (*cost)(const gpu_times& gpu, const allreduce_model& ar, const constants& c,
+                   const workload& w, const std::string& precision, int ranks);
+};
+// The strategy a workload names; throws input_error for an unknown one.
+[[nodiscard]] const strategy& strategy_named(const std::string& name);
+// The strategies' names for a message: "\"ddp\" or \"fsdp\"".
+[[nodiscard]] std::string strategy_choices();
+[[nodiscard]] bool is_strategy(const std::string& name);
+// The backward pass's share of a step, under which an exchange can hide.
+[[nodiscard]] double backward_seconds(const step_breakdown& step);
+// What would move a communication limit.
+// What would move a communication limit; backward_s is the modelled backward pass the exchange
+// could hide under (before anchoring).
+void advise_communication(const exchange& x, const allreduce_model& ar, const constants& c,
+                          const step_breakdown& step, double backward_s, int nodes,
+                          std::vector<std::string>& advice);
+
+// ---- anchoring on a measured reference point (anchoring.cpp) -------------------------------
+
+// Scales every part of this machine's modelled GPU work by the reference's measured over modelled
+// step. Does nothing without a reference; notes what it did in s.notes.
+void anchor(const workload& w, const constants& c, const std::string& precision,
+            step_breakdown& step, sizing& s);
+
+// ---- the input pipeline (input_pipeline.cpp) ----------------------------------------------
+
+// The CPU, storage and PCIe ceilings of the data a step needs, per the whole job.
+struct input_pipeline {
+  component cpu;
+  component storage;
+  component pcie;
+  double loader_cores = 0;  // per node
+  double per_core = 0;      // samples/s per loader core
+};
+[[nodiscard]] input_pipeline input_ceilings(const hardware_profile& hw, const workload& w,
+                                            const constants& c, int gpus_per_node, int nodes,
+                                            std::vector<std::string>& assumed);
+// What would move a cpu, storage or pcie limit; `gpu_rate` is what the GPUs could take.
+void advise_input(const std::string& limit, const input_pipeline& in, const hardware_profile& hw,
+                  const workload& w, const constants& c, int gpus_per_node, int nodes,
+                  double gpu_rate, std::vector<std::string>& advice);
+
+}  // namespace gpubench::model::detail

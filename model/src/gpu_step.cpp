@@ -1,0 +1,188 @@
+// The GPU step (docs/model.md): each operation at the slower of its GEMM rate and its memory
+// traffic, the optimizer's parameter-sized traffic, the launch gaps, and the host's time to issue
+// the kernels, which overlaps the GPU's work.
+#include <algorithm>
+#include <cmath>
+
+#include "components.hpp"
+#include "gpubench/errors.hpp"
+
+namespace gpubench::model {
+
+namespace {
+
+constexpr std::int64_t gemm_tile = 128;  // output tile of a large cuBLAS kernel (128x128)
+constexpr double gemm_min_split_k = 256;
+
+// Optimizer traffic per parameter in bytes (fp32 master state): SGD with momentum reads weight,
+// gradient and momentum and writes weight and momentum (5 x 4); Adam(W) adds the second moment
+// (7 x 4); LAMB adds the norm passes (8 x 4). Mixed precision adds the half copy of the weights
+// and the gradient unscale (2 + 8).
+double optimizer_bytes_per_param(const std::string& optimizer, const std::string& precision) {
+  double bytes = optimizer == "sgd" ? 20 : optimizer == "lamb" ? 32 : 28;
+  if (precision != "fp32" && precision != "tf32") bytes += 10;
+  return bytes;
+}
+
+double hbm_GBps(const hardware_profile& hw, std::string* basis_out) {
+  if (const figure* f = hw.find("gpu.hbm_GBps")) {
+    if (basis_out) *basis_out = to_string(f->from);
+    return f->value;
+  }
+  const auto peak = hw.value("gpu.hbm_peak_GBps");
+  if (!peak)
+    throw input_error(hw.origin + ": the profile has no GPU memory bandwidth (gpu.hbm_GBps)");
+  if (basis_out) *basis_out = "catalog";
+  return *peak * hw.value("gpu.hbm_efficiency").value_or(0.8);
+}
+
+}  // namespace
+
+double gemm_tflops(const hardware_profile& hw, const std::string& dtype, std::int64_t m,
+                   std::int64_t n, std::int64_t k, std::int64_t batched, bool* measured) {
+  std::vector<std::pair<double, double>> curve;  // equivalent cube side -> TFLOP/s
+  for (const gemm_point& p : hw.gemm) {
+    if (p.dtype != dtype) continue;
+    if (p.m == m && p.n == n && p.k == k) {
+      if (measured) *measured = true;
+      return p.tflops;
+    }
+    curve.emplace_back(
+        std::cbrt(static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k)),
+        p.tflops);
+  }
+  const double cube = std::cbrt(static_cast<double>(m) * static_cast<double>(n) *
+                                static_cast<double>(k) * static_cast<double>(batched));
+  if (!curve.empty()) {
+    std::sort(curve.begin(), curve.end());
+    if (measured) *measured = true;
+    return detail::interpolate_log(curve, cube);
+  }
+  if (measured) *measured = false;
+  const auto peak = hw.value("gpu.peak_tflops." + dtype);
+  if (!peak) throw input_error(hw.origin + ": no " + dtype + " GEMM rate in the profile");
+  const double efficiency = hw.value("gpu.gemm_efficiency." + dtype).value_or(0.8);
+  // Wave quantisation: a launch with fewer output tiles than SMs leaves SMs idle, unless the
+  // library splits K (cuBLAS/cuDNN do for deep, narrow products such as weight gradients); a
+  // split keeps at least gemm_min_split_k of K.
+  const double sms = hw.value("gpu.sm_count").value_or(100);
+  const auto tiles_along = [](std::int64_t size) { return (size + gemm_tile - 1) / gemm_tile; };
+  const double output_tiles = static_cast<double>(tiles_along(m) * tiles_along(n) * batched);
+  const double max_splits = std::max(1.0, std::floor(static_cast<double>(k) / gemm_min_split_k));
+  const double splits = std::clamp(std::ceil(sms / output_tiles), 1.0, max_splits);
+  const double tiles = output_tiles * splits;
+  const double waves = std::ceil(tiles / sms);
+  const double wave_efficiency = tiles / (waves * sms);
+  return *peak * efficiency * wave_efficiency;
+}
+
+namespace detail {
+
+gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constants& c,
+                   const std::string& precision, int batch, int ranks,
+                   std::vector<std::string>& assumed) {
+  gpu_times out;
+  workload at = w;
+  at.precision = precision;
+  const step_ops ops = expand(at, batch);
+  out.params = ops.params;
+  out.kernels = ops.kernels;
+  out.tokens_per_sample = ops.tokens_per_sample;
+  const std::string dtype = gemm_dtype(precision);
+  const double act = activation_bytes(precision);
+  std::string hbm_basis;
+  const double hbm = hbm_GBps(hw, &hbm_basis) * giga;
+  out.memory_basis = hbm_basis;
+  bool any_measured = false;
+  bool any_catalog = false;
+  for (const op& o : ops.ops) {
+    if (o.kind == op_kind::memory) {
+      out.step.memory_s += o.bytes * o.count / (hbm * c.memory_efficiency);
+      out.step.bytes += o.bytes * o.count;
+      continue;
+    }
+    bool measured = false;
+    const double tflops = gemm_tflops(hw, dtype, o.m, o.n, o.k, o.batched, &measured);
+    (measured ? any_measured : any_catalog) = true;
+    const double flops =
+        2.0 * static_cast<double>(o.m) * static_cast<double>(o.n) * static_cast<double>(o.k);
+    const double efficiency = o.kind == op_kind::conv ? c.conv_efficiency : c.matmul_efficiency;
+    const double t_flop = flops / (tflops * tera * efficiency);
+    const double elements = static_cast<double>(o.m * o.k + o.k * o.n) +
+                            (o.fused_output ? 0.0 : static_cast<double>(o.m * o.n));
+    const double t_mem = elements * act / (hbm * c.memory_efficiency);
+    out.step.flops += flops * o.count;
+    out.step.bytes += elements * act * o.count;
+    if (t_flop >= t_mem) {
+      out.step.compute_s += t_flop * o.count;
+    } else {
+      out.step.memory_s += t_mem * o.count;
+    }
+  }
+  const double sharding = w.strategy == "fsdp" ? ranks : 1;  // FSDP shards optimizer state
+  const double optimizer_bytes = ops.params * optimizer_bytes_per_param(w.optimizer, precision) /
+                                 sharding / w.gradient_accumulation;
+  out.step.optimizer_s = optimizer_bytes / (hbm * c.memory_efficiency);
+  out.step.bytes += optimizer_bytes;
+  const double launch_latency =
+      hw.value("gpu.launch_latency_us").value_or(c.default_launch_latency_us);
+  out.step.launch_s = ops.kernels * launch_latency * 1e-6;
+  out.step.host_s = ops.kernels * c.kernel_overhead_us * 1e-6;
+  out.compute_basis = any_measured && !any_catalog ? "measured"
+                      : any_measured               ? "measured+catalog"
+                                                   : "catalog";
+  if (any_catalog && !hw.gemm.empty()) {
+    assumed.push_back("gemm " + dtype + " rate (not measured at this dtype)");
+  }
+  return out;
+}
+
+void check_runs(const hardware_profile& hw, const std::string& precision) {
+  const std::string dtype = gemm_dtype(precision);
+  const bool measured = std::any_of(hw.gemm.begin(), hw.gemm.end(),
+                                    [&](const gemm_point& p) { return p.dtype == dtype; });
+  if (!measured && !hw.value("gpu.peak_tflops." + dtype)) {
+    if (hw.gpu_model.empty() && hw.gemm.empty()) {
+      throw input_error(hw.origin + ": the profile has no GPU figures (" + hw.description +
+                        "); size against a catalog GPU with --set gpu.model=NAME or "
+                        "--hardware catalog:NAME");
+    }
+    throw input_error(hw.origin + ": precision " + precision + " needs " + dtype +
+                      " GEMMs, which " + (hw.gpu_model.empty() ? hw.name : hw.gpu_model) +
+                      " does not have");
+  }
+}
+
+double compute_part(const step_breakdown& step) {
+  return std::max(step.compute_s + step.launch_s, step.host_s - step.memory_s - step.optimizer_s);
+}
+
+double memory_part(const step_breakdown& step) {
+  return step.memory_s + step.optimizer_s;
+}
+
+void advise_gpu(const std::string& limit, const gpu_times& gpu, const step_breakdown& step,
+                std::vector<std::string>& advice) {
+  const bool issue_bound = step.host_s > gpu.work();
+  if (limit == "gpu_compute" && issue_bound) {
+    advice.push_back("issuing kernels limits the job: " + fmt(gpu.kernels) + " kernels take " +
+                     fmt(step.host_s * 1e3) + " ms of CPU time per step against " +
+                     fmt(gpu.work() * 1e3) +
+                     " ms of GPU work; a larger batch per GPU, CUDA graphs or a compiled model "
+                     "(torch.compile) move it");
+  } else if (limit == "gpu_compute") {
+    advice.push_back("GPU math limits the job (" + fmt(step.flops / step.gpu_step_s / 1e12 / 1, 3) +
+                     " TFLOP/s per GPU achieved): a faster GPU, more GPUs or a lower precision "
+                     "(bf16/fp8) moves it");
+  }
+  if (limit == "gpu_memory") {
+    advice.push_back("GPU memory bandwidth limits the job: memory-bound kernels take " +
+                     fmt(memory_part(step) * 1e3) + " ms of a " + fmt(step.gpu_step_s * 1e3) +
+                     " ms step; fused kernels (torch.compile), a larger batch or a GPU with "
+                     "faster HBM move it");
+  }
+}
+
+}  // namespace detail
+
+}  // namespace gpubench::model

@@ -1,0 +1,121 @@
+// The input pipeline (docs/model.md): it runs beside the GPUs, so each of its parts limits the
+// job only where it is slower: CPU data preparation (per-core rate x loader cores), storage
+// (random reads of the stored samples, unless the dataset fits in the page cache) and host-to-GPU
+// copies (bytes per sample at the all-GPU rate).
+#include <algorithm>
+#include <cmath>
+
+#include "components.hpp"
+
+namespace gpubench::model::detail {
+
+input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, const constants& c,
+                              int gpus_per_node, int nodes, std::vector<std::string>& assumed) {
+  input_pipeline in;
+  in.cpu = make_component("cpu", std::nullopt, "not_applicable", "");
+  in.storage = make_component("storage", std::nullopt, "not_applicable", "");
+  in.pcie = make_component("pcie", std::nullopt, "not_applicable", "");
+  const data_spec& data = w.data;
+  if (data.source == "synthetic") {
+    in.cpu.detail = in.storage.detail = in.pcie.detail = "synthetic data: no input pipeline";
+    return in;
+  }
+  if (data.pipeline == "jpeg_rrc_flip_normalize") {
+    const figure* rate = hw.find("cpu.augment_per_core");
+    in.per_core = rate ? rate->value : c.default_augment_per_core;
+    if (!rate) assumed.push_back("cpu.augment_per_core (default " + fmt(in.per_core) + "/s)");
+    // Decoding dominates and scales with the source pixels: rescale from the measured size.
+    const double measured_pixels = hw.value("cpu.augment_image_pixels").value_or(500.0 * 375.0);
+    in.per_core *= measured_pixels / (static_cast<double>(data.image_width) * data.image_height);
+    if (data.loader == "python") in.per_core *= c.loader_efficiency;
+    if (const figure* cores = hw.find("cpu.cores")) {
+      in.loader_cores =
+          std::max(1.0, cores->value - c.loader_cores_reserved_per_gpu * gpus_per_node);
+      if (data.loader_workers_per_gpu) {
+        in.loader_cores = std::min(
+            in.loader_cores, static_cast<double>(*data.loader_workers_per_gpu) * gpus_per_node);
+      }
+      in.cpu = make_component(
+          "cpu", in.per_core * in.loader_cores * nodes, rate ? basis_of(rate) : "default",
+          fmt(in.loader_cores) + " loader cores x " + fmt(in.per_core) + " samples/s per core (" +
+              data.loader + " loader, " + std::to_string(data.image_width) + "x" +
+              std::to_string(data.image_height) + " JPEG)");
+      if (cores->from == basis::user) in.cpu.basis = "set";
+    } else {
+      in.cpu =
+          make_component("cpu", std::nullopt, "unknown", "CPU core count unknown for this profile");
+    }
+  } else {
+    in.cpu.detail = "token pipeline: no per-sample CPU decode";
+  }
+  const double memory_bytes = hw.value("memory.GB").value_or(0) * giga;
+  const bool fits_in_cache = data.dataset_bytes > 0 && memory_bytes > 0 &&
+                             data.dataset_bytes <= c.page_cache_fraction * memory_bytes;
+  if (fits_in_cache) {
+    in.storage = make_component("storage", std::nullopt, basis_of(hw.find("memory.GB")),
+                                "dataset (" + fmt(data.dataset_bytes / giga) +
+                                    " GB) fits in the page cache after the first epoch");
+  } else if (const figure* read = hw.find("storage.read_GBps")) {
+    in.storage = make_component(
+        "storage", read->value * giga / data.bytes_per_sample_stored * nodes, basis_of(read),
+        fmt(read->value) + " GB/s random reads / " + fmt(data.bytes_per_sample_stored / 1e3) +
+            " kB per sample");
+  } else {
+    in.storage = make_component("storage", std::nullopt, "unknown",
+                                "storage read rate unknown for this profile");
+  }
+  const figure* all = hw.find("pcie.h2d_all_GBps");
+  const figure* one = hw.find("pcie.h2d_GBps");
+  if (data.bytes_per_sample_h2d > 0 && (all || one)) {
+    const double per_node = all ? all->value : one->value * gpus_per_node;
+    if (!all) assumed.push_back("pcie.h2d_all_GBps (per-GPU rate x GPUs)");
+    in.pcie = make_component("pcie", per_node * giga / data.bytes_per_sample_h2d * nodes,
+                             basis_of(all ? all : one),
+                             fmt(per_node) + " GB/s host-to-GPU per node / " +
+                                 fmt(data.bytes_per_sample_h2d / 1e3) + " kB per sample");
+  }
+  return in;
+}
+
+void advise_input(const std::string& limit, const input_pipeline& in, const hardware_profile& hw,
+                  const workload& w, const constants& c, int gpus_per_node, int nodes,
+                  double gpu_rate, std::vector<std::string>& advice) {
+  const data_spec& data = w.data;
+  if (limit == "cpu") {
+    const double cores_needed =
+        gpu_rate / nodes / in.per_core + c.loader_cores_reserved_per_gpu * gpus_per_node;
+    advice.push_back("CPU data preparation limits the job: needs " + fmt(std::ceil(cores_needed)) +
+                     " cores per node (" +
+                     fmt(std::ceil(cores_needed - in.loader_cores -
+                                   c.loader_cores_reserved_per_gpu * gpus_per_node)) +
+                     " more) to keep " + std::to_string(gpus_per_node) + " GPUs fed at " +
+                     fmt(gpu_rate) + " samples/s");
+    if (data.loader == "python") {
+      advice.push_back("a native loader (DALI CPU or a C++ pipeline) runs about " +
+                       fmt(1 / c.loader_efficiency, 2) +
+                       "x faster per core than torchvision/PIL "
+                       "workers; GPU JPEG decoding (DALI mixed) removes most of the CPU work");
+    }
+  }
+  if (limit == "storage") {
+    const double needed = gpu_rate / nodes * data.bytes_per_sample_stored / giga;
+    advice.push_back("storage limits the job: needs " + fmt(needed) +
+                     " GB/s of random reads per node to keep the GPUs busy");
+    const double memory_bytes = hw.value("memory.GB").value_or(0) * giga;
+    if (data.dataset_bytes > 0) {
+      advice.push_back(
+          "the dataset (" + fmt(data.dataset_bytes / giga) + " GB) does not fit in " +
+          fmt(c.page_cache_fraction * 100, 2) + "% of RAM (" + fmt(memory_bytes / giga) +
+          " GB): " + fmt(std::ceil(data.dataset_bytes / c.page_cache_fraction / giga)) +
+          " GB of RAM would serve epochs after the first from the page cache");
+    }
+  }
+  if (limit == "pcie") {
+    const double needed = gpu_rate / nodes * data.bytes_per_sample_h2d / giga;
+    advice.push_back(
+        "host-to-GPU copies limit the job: needs " + fmt(needed) +
+        " GB/s per node; send uint8 images and normalise on the GPU, or use GPU decoding");
+  }
+}
+
+}  // namespace gpubench::model::detail

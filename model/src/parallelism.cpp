@@ -1,0 +1,166 @@
+// Communication (docs/model.md): the allreduce bus bandwidth a job gets, and how each parallelism
+// strategy exchanges parameters or gradients and how much of that the backward pass hides.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "components.hpp"
+#include "gpubench/errors.hpp"
+
+namespace gpubench::model::detail {
+
+namespace {
+
+// Seconds to allreduce `bytes` across `ranks` GPUs.
+double allreduce_seconds(const allreduce_model& m, const constants& c, double bytes, int ranks) {
+  if (ranks <= 1 || bytes <= 0) return 0;
+  double busbw = m.busbw_GBps;
+  if (!m.measured.empty()) busbw = std::min(busbw, interpolate_log(m.measured, bytes));
+  const double factor = 2.0 * (ranks - 1) / ranks;  // ring allreduce: nccl-tests' bus factor
+  return c.allreduce_latency_us * 1e-6 + bytes * factor / (busbw * giga);
+}
+
+// DDP: the fp32 gradients (AMP keeps fp32 parameters) allreduced in buckets while the backward
+// pass runs; the last bucket is reduced after it ends and can never be hidden. With accumulation
+// the gradients are exchanged after the last micro-batch only (no_sync()).
+exchange ddp(const gpu_times& gpu, const allreduce_model& ar, const constants& c, const workload& w,
+             const std::string& /*precision*/, int ranks) {
+  exchange x;
+  x.what = "gradient allreduce of ";
+  const double grad_bytes = gpu.params * 4.0;
+  x.bytes = grad_bytes;
+  const double bucket = std::min(c.ddp_bucket_bytes, grad_bytes);
+  const double buckets = std::ceil(grad_bytes / bucket);
+  const double last = grad_bytes - (buckets - 1) * bucket;
+  x.whole_s = (buckets - 1) * allreduce_seconds(ar, c, bucket, ranks) +
+              allreduce_seconds(ar, c, last, ranks);
+  x.per_step_s = x.whole_s / w.gradient_accumulation;
+  x.exposed_s = std::max(x.whole_s - c.comm_overlap * backward_seconds(gpu.step),
+                         allreduce_seconds(ar, c, last, ranks)) /
+                w.gradient_accumulation;
+  return x;
+}
+
+// FSDP (ZeRO-3): all-gather the parameters for forward and backward, reduce-scatter the
+// gradients: three passes of the parameters, each moving (n-1)/n of them through every GPU's
+// links. All three run for every micro-batch: FSDP reduce-scatters each micro-batch's gradients
+// unless no_sync() keeps unsharded gradients, which full sharding exists to avoid.
+exchange fsdp(const gpu_times& gpu, const allreduce_model& ar, const constants& c,
+              const workload& /*w*/, const std::string& precision, int ranks) {
+  exchange x;
+  x.what = "FSDP gather/scatter of ";
+  const double param_bytes = activation_bytes(precision);
+  x.bytes = gpu.params * param_bytes;
+  const double volume = 3.0 * gpu.params * param_bytes * (ranks - 1) / ranks;
+  double busbw = ar.busbw_GBps;
+  if (!ar.measured.empty()) busbw = std::min(busbw, interpolate_log(ar.measured, 64e6));
+  x.whole_s = x.per_step_s = volume / (busbw * giga);
+  x.exposed_s = std::max(x.per_step_s - c.comm_overlap * gpu.busy(), 0.05 * x.per_step_s);
+  return x;
+}
+
+constexpr strategy strategies[] = {
+    {"ddp", ddp},
+    {"fsdp", fsdp},
+};
+
+}  // namespace
+
+const strategy& strategy_named(const std::string& name) {
+  for (const strategy& s : strategies) {
+    if (s.name == name) return s;
+  }
+  throw input_error("unknown parallelism strategy '" + name + "' (" + strategy_choices() + ")");
+}
+
+bool is_strategy(const std::string& name) {
+  return std::any_of(std::begin(strategies), std::end(strategies),
+                     [&](const strategy& s) { return s.name == name; });
+}
+
+std::string strategy_choices() {
+  std::string out;
+  const std::size_t n = std::size(strategies);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0) out += i + 1 == n ? " or " : ", ";
+    out += '"';
+    out += strategies[i].name;
+    out += '"';
+  }
+  return out;
+}
+
+double backward_seconds(const step_breakdown& step) {
+  return (step.compute_s + step.memory_s) * 2.0 / 3.0;
+}
+
+allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, int gpus_per_node,
+                              int nodes, std::vector<std::string>& assumed) {
+  allreduce_model model;
+  const int ranks = gpus_per_node * nodes;
+  if (!hw.allreduce.empty() && hw.allreduce_ranks == ranks) {
+    for (const auto& p : hw.allreduce) model.measured.emplace_back(p.bytes, p.GBps);
+    std::sort(model.measured.begin(), model.measured.end());
+    model.busbw_GBps = model.measured.back().second;
+    model.basis = "measured";
+    model.detail = "nccl.all_reduce busbw by message size, " + std::to_string(ranks) + " GPUs";
+    return model;
+  }
+  if (gpus_per_node > 1) {
+    if (const figure* f = hw.find("interconnect.busbw_GBps")) {
+      model.busbw_GBps = f->value;
+      model.basis = to_string(f->from);
+      model.detail = "interconnect.busbw_GBps";
+    } else if (const auto nvlink = hw.value("nvlink.bidir_GBps")) {
+      model.busbw_GBps = *nvlink / 2 * c.nvlink_busbw_fraction;
+      model.basis = "catalog";
+      model.detail =
+          "NVLink " + fmt(*nvlink) + " GB/s bidirectional x 1/2 x " + fmt(c.nvlink_busbw_fraction);
+      assumed.push_back("interconnect.busbw_GBps (from NVLink)");
+    } else {
+      const double h2d = hw.value("pcie.h2d_GBps").value_or(12.5);
+      model.busbw_GBps = h2d * c.pcie_busbw_fraction;
+      model.basis = "catalog";
+      model.detail = "GPUs share PCIe only: " + fmt(h2d) + " GB/s x " + fmt(c.pcie_busbw_fraction);
+      assumed.push_back("interconnect.busbw_GBps (over PCIe)");
+    }
+  } else {
+    model.busbw_GBps = std::numeric_limits<double>::infinity();
+  }
+  if (nodes > 1) {
+    double gbps = c.default_network_gbps;
+    std::string net_basis = "default";
+    if (const figure* f = hw.find("network.gbps")) {
+      gbps = f->value;
+      net_basis = std::string(to_string(f->from));
+    } else {
+      assumed.push_back("network.gbps (default " + fmt(c.default_network_gbps) + ")");
+    }
+    const double network_busbw = gbps / 8 * c.network_efficiency;
+    if (network_busbw < model.busbw_GBps) {
+      model.busbw_GBps = network_busbw;
+      model.basis = net_basis;
+      model.detail = "inter-node: " + fmt(gbps) + " Gb/s per node x " + fmt(c.network_efficiency);
+    }
+  }
+  return model;
+}
+
+void advise_communication(const exchange& x, const allreduce_model& ar, const constants& c,
+                          const step_breakdown& step, double backward_s, int nodes,
+                          std::vector<std::string>& advice) {
+  const double hidden_budget = c.comm_overlap * backward_s;
+  // Only the last micro-batch's backward pass can hide the exchange.
+  const double factor = x.whole_s / std::max(hidden_budget, 1e-12);
+  advice.push_back("gradient exchange limits the job: " + fmt(step.communication_exposed_s * 1e3) +
+                   " ms per step is not hidden; about " + fmt(factor, 2) + "x the bus bandwidth (" +
+                   fmt(ar.busbw_GBps * factor) + " GB/s) would hide it under the backward pass");
+  if (nodes > 1) {
+    advice.push_back("across nodes that is about " +
+                     fmt(ar.busbw_GBps * factor * 8 / c.network_efficiency) +
+                     " Gb/s of network per node; larger batches or gradient accumulation also "
+                     "amortise it");
+  }
+}
+
+}  // namespace gpubench::model::detail
