@@ -43,14 +43,14 @@ void check_against_baseline(validation& v, const results_document& doc, const ba
       const auto it = base.median.find(key);
       if (it == base.median.end() || it->second == 0) continue;
       const double ratio = stats.median / it->second;
-      const bool lower = detail::lower_is_better(metric);
+      const bool lower = stats.unit.direction == better::lower;
       const double limit = lower ? 1 + tolerance_pct / 100 : 1 - tolerance_pct / 100;
       const bool ok = lower ? ratio <= limit : ratio >= limit;
       rule_outcome o;
       o.rule = "baseline " + r.id + " " + metric;
       o.subject = format_axes(r.axes);
       if (!detail::host_of(r, doc).empty()) o.subject = r.host + " " + o.subject;
-      o.unit = detail::unit_text(metric);
+      o.unit = stats.unit.unit;
       o.measured_value = stats.median;
       o.expected_value = it->second;
       o.floor_value = it->second * limit;

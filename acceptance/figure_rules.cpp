@@ -47,6 +47,8 @@ void check_figure(const figure_rule& rule, const results_document& doc, std::siz
   }
   std::map<std::string, double> best;  // subject -> best value
   std::map<std::string, std::string> failures;
+  // The unit the results carry; before any is seen, the one the metric has always had.
+  std::string unit = known_metric_unit(rule.metric).value_or(metric_unit{}).unit;
   for (const result& r : doc.results) {
     if (r.id != rule.benchmark || !axes_match(r, rule.axes)) continue;
     if (rule.ranks) {
@@ -69,26 +71,25 @@ void check_figure(const figure_rule& rule, const results_document& doc, std::siz
       failures[subject] = r.error;
       continue;
     }
-    const auto value = metric_median(r, rule.metric);
-    if (r.status != result_status::ok || !value) continue;
-    auto [it, fresh] = best.emplace(subject, *value);
-    if (!fresh) it->second = std::max(it->second, *value);
+    const metric_summary* metric = find_metric(r, rule.metric);
+    if (r.status != result_status::ok || metric == nullptr) continue;
+    unit = metric->unit.unit;
+    auto [it, fresh] = best.emplace(subject, metric->median);
+    if (!fresh) it->second = std::max(it->second, metric->median);
   }
   for (const auto& [subject, error] : failures) {
     if (best.count(subject) != 0) continue;
     out.push_back(simple(rule.name, subject, rule_status::fail, "",
-                         with_unit(rule.expected.value, unit_text(rule.metric)),
-                         "the benchmark failed: " + error));
+                         with_unit(rule.expected.value, unit), "the benchmark failed: " + error));
   }
   if (best.empty() && failures.empty()) {
     out.push_back(simple(rule.name, "machine", rule_status::missing, "",
-                         with_unit(rule.expected.value, unit_text(rule.metric)),
+                         with_unit(rule.expected.value, unit),
                          rule.benchmark + " " + why_not_measured(doc, rule.benchmark)));
     return;
   }
   for (const auto& [subject, value] : best) {
-    out.push_back(against_floor(rule.name, subject, value, rule.expected, rule.floor,
-                                unit_text(rule.metric)));
+    out.push_back(against_floor(rule.name, subject, value, rule.expected, rule.floor, unit));
   }
 }
 

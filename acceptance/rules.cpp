@@ -30,17 +30,6 @@ bool axes_match(const result& r, const std::map<std::string, std::string>& wante
   });
 }
 
-std::string unit_text(const std::string& metric) {
-  if (metric == "TFLOPs" || metric.ends_with("_TFLOPs")) return "TFLOP/s";
-  if (metric == "GBps" || metric.ends_with("_GBps")) return "GB/s";
-  if (metric == "us" || metric.ends_with("_us")) return "us";
-  return "";
-}
-
-bool lower_is_better(const std::string& metric) {
-  return metric == "us" || metric.ends_with("_us") || metric.ends_with("_pct");
-}
-
 std::string with_unit(double value, const std::string& unit) {
   return format_number(value) + (unit.empty() ? "" : " " + unit);
 }

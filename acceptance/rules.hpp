@@ -27,8 +27,6 @@ struct gpu_view {
 // Why a benchmark has no usable result: its skip reason or its error, if the file says.
 [[nodiscard]] std::string why_not_measured(const results_document& doc, const std::string& id);
 
-[[nodiscard]] std::string unit_text(const std::string& metric);
-[[nodiscard]] bool lower_is_better(const std::string& metric);
 [[nodiscard]] std::string with_unit(double value, const std::string& unit);
 
 // A measured figure against `floor` x the expected value: pass, fail, or warn when the

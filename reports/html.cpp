@@ -195,19 +195,8 @@ std::string roofline_chart(const machine_report& report) {
                                              : report.workloads.front().error);
   }
   const std::string dtype = model::gemm_dtype(first->sizing->precision);
-  double peak = 0;
-  for (const auto& p : hw.gemm) {
-    if (p.dtype == dtype) peak = std::max(peak, p.tflops);
-  }
-  if (peak == 0) {
-    peak = hw.value("gpu.peak_tflops." + dtype).value_or(0) *
-           hw.value("gpu.gemm_efficiency." + dtype).value_or(0.8);
-  }
-  double bandwidth = hw.value("gpu.hbm_GBps").value_or(0);
-  if (bandwidth == 0) {
-    bandwidth =
-        hw.value("gpu.hbm_peak_GBps").value_or(0) * hw.value("gpu.hbm_efficiency").value_or(0.8);
-  }
+  const double peak = model::gemm_roof_tflops(hw, dtype).value_or(0);
+  const double bandwidth = model::gpu_memory_GBps(hw).value_or(0);
   if (peak <= 0 || bandwidth <= 0) {
     return no_chart("chart-roofline", title, "no GEMM rate or GPU memory bandwidth is known");
   }

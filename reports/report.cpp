@@ -13,17 +13,6 @@
 namespace gpubench::reports {
 namespace {
 
-// The unit a metric's name implies: results name metrics by what they count.
-std::string unit_of(const std::string& metric) {
-  if (metric == "GBps" || metric.ends_with("_GBps")) return "GB/s";
-  if (metric == "MBps" || metric.ends_with("_MBps")) return "MB/s";
-  if (metric == "TFLOPs") return "TFLOP/s";
-  if (metric == "us" || metric.ends_with("_us")) return "us";
-  if (metric == "iops") return "IO/s";
-  if (metric.find("_per_s") != std::string::npos) return "/s";
-  return "";
-}
-
 // Which datasheet figure a measured metric is a fraction of. A table, not code: a benchmark
 // whose figures have a datasheet peak adds a line here; the rest show no percentage.
 struct peak_rule {
@@ -139,7 +128,7 @@ machine_report make_report(const results_document& doc, const std::string& file,
       row.benchmark = r.id;
       row.axes = format_axes(r.axes);
       row.metric = metric;
-      row.unit = unit_of(metric);
+      row.unit = stats.unit.unit;
       row.value = stats.median;
       row.cv = stats.cv;
       row.n = stats.n;

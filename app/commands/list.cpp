@@ -10,6 +10,7 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/format.hpp"
 #include "gpubench/suite.hpp"
+#include "gpubench/text.hpp"
 
 namespace gpubench::app {
 
@@ -26,6 +27,30 @@ const char* kind_name(axis_kind kind) {
   return "unknown";
 }
 
+// A default value as --axis takes it: sizes in binary units where they are whole ("1GiB").
+std::string value_text(const json& kind, const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (kind == "bytes" && value.is_number_integer()) {
+    const auto bytes = value.get<std::int64_t>();
+    for (const auto& [unit, size] :
+         {std::pair{"GiB", std::int64_t{1} << 30}, std::pair{"MiB", std::int64_t{1} << 20},
+          std::pair{"KiB", std::int64_t{1} << 10}}) {
+      if (bytes >= size && bytes % size == 0) return std::to_string(bytes / size) + unit;
+    }
+  }
+  return value.dump();
+}
+
+// "1,2,4" or, for a long sweep, "8,16,...,8GiB (31 values)"; "(none here)" when empty.
+std::string defaults_text(const json& kind, const json& defaults) {
+  if (defaults.empty()) return "(none here)";
+  std::vector<std::string> values;
+  for (const auto& v : defaults) values.push_back(value_text(kind, v));
+  if (values.size() <= 6) return join(values, ",");
+  return values[0] + "," + values[1] + ",...," + values.back() + " (" +
+         std::to_string(values.size()) + " values)";
+}
+
 int list(bool as_json) {
   const context ctx(discover_system(), run_options{});
   json benchmarks = json::array();
@@ -37,8 +62,10 @@ int list(bool as_json) {
     json axes = json::array();
     for (const axis& a : def->axes()) {
       json item{{"name", a.name}, {"kind", kind_name(a.kind)}, {"description", a.description}};
+      // The values a run here sweeps when neither the suite nor --axis sets the axis (a GPU axis
+      // is empty where no GPU can be used).
       json defaults = json::array();
-      if (!reason && a.defaults) {
+      if (a.defaults) {
         for (const auto& value : a.defaults(ctx)) {
           std::visit([&](const auto& v) { defaults.push_back(v); }, value);
         }
@@ -48,8 +75,13 @@ int list(bool as_json) {
     }
     entry["axes"] = std::move(axes);
     json metrics = json::array();
-    for (const auto& m : def->metrics()) metrics.push_back(m.name);
+    json units = json::object();
+    for (const auto& m : def->metrics()) {
+      metrics.push_back(m.name);
+      units[m.name] = {{"unit", m.unit.unit}, {"better", m.unit.direction}};
+    }
     entry["metrics"] = std::move(metrics);
+    entry["metric_units"] = std::move(units);
     benchmarks.push_back(std::move(entry));
   }
   json suites = json::array();
@@ -79,7 +111,7 @@ int list(bool as_json) {
     std::string axes;
     for (const auto& a : b["axes"]) {
       if (!axes.empty()) axes += ' ';
-      axes += a["name"].get<std::string>();
+      axes += a["name"].get<std::string>() + "=" + defaults_text(a["kind"], a["defaults"]);
     }
     table.add_row(
         {b["id"].get<std::string>(),

@@ -226,7 +226,10 @@ benchmark_definition augment_definition() {
                        if (ctx.host_cores() > 1) v.emplace_back(std::int64_t{ctx.host_cores()});
                        return v;
                      }})
-      .add_metric("samples_per_s", metric_kind::items_per_s)
+      .add_metric("samples_per_s", metric_kind::items_per_s, "/s")
+      .add_extra_metric("samples_per_s_per_core", "/s", better::higher)
+      .add_extra_metric("jpeg_MBps", "MB/s", better::higher)
+      .add_extra_metric("scaling_efficiency", "", better::higher)
       .set_timing(timing::host_wall)
       .set_scope(run_scope::per_node)
       .set_supported([](const context&) -> std::optional<std::string> {

@@ -425,7 +425,9 @@ benchmark_definition burn_definition() {
                          throw std::invalid_argument("seconds from 1 to 604800");
                        }
                      }})
-      .add_metric("TFLOPs", metric_kind::compute_TFLOPs)
+      .add_metric("TFLOPs", metric_kind::compute_TFLOPs, "TFLOP/s")
+      .add_extra_metric("min_gpu_TFLOPs", "TFLOP/s", better::higher)
+      .add_extra_metric("drop_pct", "%", better::lower)
       .set_timing(timing::manual)
       .set_single_iteration()
       .set_needs_gpu()

@@ -115,7 +115,7 @@ benchmark_definition launch_latency_definition() {
       .add_choice_axis("mode", {"stream", "sync", "graph"},
                        "launch path: stream (back to back), sync (wait after each), graph")
       .add_axis("batch", axis_kind::integer, {std::int64_t{1000}}, "launches per timed iteration")
-      .add_metric("us", metric_kind::us_per_item)
+      .add_metric("us", metric_kind::us_per_item, "us")
       .set_timing(timing::host_wall)
       .set_needs_gpu()
       .set_supported(cuda_gpu_unavailable_reason);

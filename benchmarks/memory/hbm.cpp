@@ -179,7 +179,7 @@ benchmark_definition hbm_definition(const hbm_op& op) {
       .add_axis(gpu_axis())
       .add_axis(axis{"array_bytes", axis_kind::bytes, "bytes per array (3 arrays, >= 4x L2)",
                      default_array_bytes})
-      .add_metric("GBps", metric_kind::bandwidth_GBps)
+      .add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
       .set_timing(timing::manual)
       .set_needs_gpu()
       .set_supported(cuda_gpu_unavailable_reason);

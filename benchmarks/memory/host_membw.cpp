@@ -217,7 +217,7 @@ benchmark_definition host_membw_definition() {
                      }})
       .add_axis(
           axis{"array_bytes", axis_kind::bytes, "bytes per array (3 arrays)", default_array_bytes})
-      .add_metric("GBps", metric_kind::bandwidth_GBps)
+      .add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
       .set_timing(timing::host_wall)
       .set_scope(run_scope::per_node)
       .set_instance<host_membw>();

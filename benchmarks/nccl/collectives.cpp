@@ -575,8 +575,9 @@ benchmark_definition collective_definition(const collective_spec& spec) {
       .add_axis(axis{"bytes", axis_kind::bytes, std::string(spec.size_means), default_sizes})
       .add_choice_axis("placement", {"out_of_place", "in_place"},
                        "separate or shared send/receive buffers")
-      .add_metric("us", metric_kind::us_per_item)
-      .add_metric("algbw_GBps", metric_kind::bandwidth_GBps)
+      .add_metric("us", metric_kind::us_per_item, "us")
+      .add_metric("algbw_GBps", metric_kind::bandwidth_GBps, "GB/s")
+      .add_extra_metric("busbw_GBps", "GB/s", better::higher)
       .set_timing(timing::manual)
       .set_needs_gpu()
       .set_supported(collective_supported);

@@ -349,7 +349,7 @@ benchmark_definition pcie_definition(const pcie_spec& spec) {
     def.add_choice_axis("memory", {"pinned", "pageable"},
                         "host memory: pinned (page-locked) or pageable");
   }
-  def.add_metric("GBps", metric_kind::bandwidth_GBps)
+  def.add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
       .set_timing(timing::manual)
       .set_needs_gpu()
       .set_supported(cuda_gpu_unavailable_reason);

@@ -392,8 +392,8 @@ benchmark_definition nvme_definition(bool sequential) {
                      }})
       .add_axis("file_bytes", axis_kind::bytes, {std::int64_t{4} << 30},
                 "test file size per scratch folder (bounded by free space)")
-      .add_metric("GBps", metric_kind::bandwidth_GBps)
-      .add_metric("iops", metric_kind::items_per_s)
+      .add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
+      .add_metric("iops", metric_kind::items_per_s, "IO/s")
       .set_timing(timing::host_wall)
       .set_scope(run_scope::per_node)
       .set_factory([sequential](const context& ctx, const axis_values& values) {

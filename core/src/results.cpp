@@ -31,7 +31,10 @@ void to_json(json& j, const result& r) {
   if (!r.metrics.empty()) {
     json metrics = json::object();
     for (const auto& [name, s] : r.metrics) {
-      metrics[name] = s;
+      json entry = static_cast<const summary&>(s);
+      entry["unit"] = s.unit.unit;
+      entry["better"] = s.unit.direction;
+      metrics[name] = std::move(entry);
     }
     j["metrics"] = std::move(metrics);
   }
@@ -56,7 +59,11 @@ void from_json(const json& j, result& r) {
   if (j.contains("axes")) r.axes = j.at("axes");
   if (j.contains("metrics")) {
     for (const auto& [name, value] : j.at("metrics").items()) {
-      r.metrics.emplace_back(name, value.get<summary>());
+      // Files from before metrics carried units: the unit the metric's name has always had.
+      metric_unit unit = known_metric_unit(name).value_or(metric_unit{});
+      if (value.contains("unit")) unit.unit = value.at("unit").get<std::string>();
+      if (value.contains("better")) unit.direction = value.at("better").get<better>();
+      r.metrics.emplace_back(name, metric_summary(value.get<summary>(), unit));
     }
   }
   if (j.contains("verified")) r.verified = j.at("verified").get<bool>();
@@ -74,6 +81,34 @@ void to_json(json& j, const results_document& doc) {
     j["nodes"] = doc.nodes;
   }
   j["results"] = doc.results;
+}
+
+std::optional<metric_unit> known_metric_unit(std::string_view name) {
+  static const std::pair<std::string_view, metric_unit> units[] = {
+      {"GBps", {"GB/s", better::higher}},
+      {"algbw_GBps", {"GB/s", better::higher}},
+      {"busbw_GBps", {"GB/s", better::higher}},
+      {"TFLOPs", {"TFLOP/s", better::higher}},
+      {"min_gpu_TFLOPs", {"TFLOP/s", better::higher}},
+      {"us", {"us", better::lower}},
+      {"iops", {"IO/s", better::higher}},
+      {"jpeg_MBps", {"MB/s", better::higher}},
+      {"samples_per_s", {"/s", better::higher}},
+      {"samples_per_s_per_core", {"/s", better::higher}},
+      {"scaling_efficiency", {"", better::higher}},
+      {"drop_pct", {"%", better::lower}},
+  };
+  for (const auto& [known, unit] : units) {
+    if (known == name) return unit;
+  }
+  return std::nullopt;
+}
+
+const metric_summary* find_metric(const result& r, std::string_view metric) {
+  for (const auto& [name, stats] : r.metrics) {
+    if (name == metric) return &stats;
+  }
+  return nullptr;
 }
 
 std::optional<double> metric_median(const result& r, std::string_view metric) {
@@ -173,11 +208,16 @@ results_document parse_results(const json& document, const std::string& file) {
       }
       for (const auto& [name, value] : metrics.node().items()) {
         const json_reader metric(value, file, json_path(metrics.path(), name));
-        metric.expect_object({"median", "min", "max", "cv", "n"});
+        metric.expect_object({"median", "min", "max", "cv", "n", "unit", "better"});
         for (const char* field : {"median", "min", "max", "cv"}) {
           (void)metric.get_number(field, -1e300, 1e300);
         }
         (void)metric.get_int("n", 1, 1'000'000);
+        (void)metric.find_string("unit");
+        if (const auto direction = metric.find_string("better");
+            direction && *direction != "higher" && *direction != "lower") {
+          metric.fail("better", "\"higher\" or \"lower\"");
+        }
       }
     }
   }

@@ -143,9 +143,31 @@ benchmark_definition& benchmark_definition::add_choice_axis(std::string name,
                        std::move(check)});
 }
 
-benchmark_definition& benchmark_definition::add_metric(std::string name, metric_kind kind) {
-  metrics_.push_back(metric_spec{std::move(name), kind});
+benchmark_definition& benchmark_definition::add_metric(std::string name, metric_kind kind,
+                                                       std::string unit) {
+  const bool time = kind == metric_kind::us_per_item || kind == metric_kind::us_per_iteration;
+  if (find_metric(name) != nullptr) {
+    throw std::logic_error(id_ + ": metric '" + name + "' declared twice");
+  }
+  metrics_.push_back(
+      metric_spec{std::move(name), {std::move(unit), time ? better::lower : better::higher}, kind});
   return *this;
+}
+
+benchmark_definition& benchmark_definition::add_extra_metric(std::string name, std::string unit,
+                                                             better direction) {
+  if (find_metric(name) != nullptr) {
+    throw std::logic_error(id_ + ": metric '" + name + "' declared twice");
+  }
+  metrics_.push_back(metric_spec{std::move(name), {std::move(unit), direction}, std::nullopt});
+  return *this;
+}
+
+const metric_spec* benchmark_definition::find_metric(std::string_view name) const {
+  for (const metric_spec& m : metrics_) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
 }
 
 benchmark_definition& benchmark_definition::set_timing(timing t) {

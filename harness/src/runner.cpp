@@ -178,7 +178,9 @@ result run_case(const planned_benchmark& planned, const axis_values& values, con
     json iterations = json::array();
     for (const auto& rep : reporter.repetitions) {
       for (const metric_spec& spec : def.metrics()) {
-        add_sample(spec.name, derive_metric(spec.kind, w, rep.seconds_per_iteration));
+        if (spec.kind) {
+          add_sample(spec.name, derive_metric(*spec.kind, w, rep.seconds_per_iteration));
+        }
       }
       for (const auto& [name, value] : inst->extra_metrics(rep.seconds_per_iteration)) {
         add_sample(name, value);
@@ -186,7 +188,11 @@ result run_case(const planned_benchmark& planned, const axis_values& values, con
       iterations.push_back(rep.iterations);
     }
     for (const auto& [name, values_] : samples) {
-      r.metrics.emplace_back(name, summarize(values_));
+      const metric_spec* spec = def.find_metric(name);
+      if (spec == nullptr) {
+        throw std::logic_error(def.id() + ": metric '" + name + "' is not declared");
+      }
+      r.metrics.emplace_back(name, metric_summary(summarize(values_), spec->unit));
     }
 
     r.info = inst->info();

@@ -25,18 +25,34 @@ double optimizer_bytes_per_param(const std::string& optimizer, const std::string
 }
 
 double hbm_GBps(const hardware_profile& hw, std::string* basis_out) {
-  if (const figure* f = hw.find("gpu.hbm_GBps")) {
-    if (basis_out) *basis_out = to_string(f->from);
-    return f->value;
-  }
-  const auto peak = hw.value("gpu.hbm_peak_GBps");
-  if (!peak)
+  const auto bandwidth = gpu_memory_GBps(hw);
+  if (!bandwidth) {
     throw input_error(hw.origin + ": the profile has no GPU memory bandwidth (gpu.hbm_GBps)");
-  if (basis_out) *basis_out = "catalog";
-  return *peak * hw.value("gpu.hbm_efficiency").value_or(0.8);
+  }
+  const figure* measured = hw.find("gpu.hbm_GBps");
+  if (basis_out) *basis_out = measured ? std::string(to_string(measured->from)) : "catalog";
+  return *bandwidth;
 }
 
 }  // namespace
+
+std::optional<double> gpu_memory_GBps(const hardware_profile& hw) {
+  if (const figure* f = hw.find("gpu.hbm_GBps")) return f->value;
+  const auto peak = hw.value("gpu.hbm_peak_GBps");
+  if (!peak) return std::nullopt;
+  return *peak * hw.value("gpu.hbm_efficiency").value_or(0.8);
+}
+
+std::optional<double> gemm_roof_tflops(const hardware_profile& hw, const std::string& dtype) {
+  double best = 0;
+  for (const gemm_point& p : hw.gemm) {
+    if (p.dtype == dtype) best = std::max(best, p.tflops);
+  }
+  if (best > 0) return best;
+  const auto peak = hw.value("gpu.peak_tflops." + dtype);
+  if (!peak) return std::nullopt;
+  return *peak * hw.value("gpu.gemm_efficiency." + dtype).value_or(0.8);
+}
 
 double gemm_tflops(const hardware_profile& hw, const std::string& dtype, std::int64_t m,
                    std::int64_t n, std::int64_t k, std::int64_t batched, bool* measured) {

@@ -97,6 +97,19 @@ TEST_CASE("list --json describes every benchmark, its availability and the suite
   REQUIRE(by_id.count("gpu.launch_latency") == 1);
   CHECK(by_id["host.membw"]["available"] == true);
   CHECK(by_id["host.membw"]["metrics"] == json::array({"GBps"}));
+  CHECK(by_id["host.membw"]["metric_units"]["GBps"] ==
+        json{{"unit", "GB/s"}, {"better", "higher"}});
+  // Every axis with the values a run here would sweep, available or not.
+  for (const auto& a : by_id["host.membw"]["axes"]) {
+    if (a["name"] == "kernel")
+      CHECK(a["defaults"] == json::array({"copy", "scale", "add", "triad"}));
+  }
+  for (const auto& a : by_id["gemm"]["axes"]) {
+    if (a["name"] == "dtype") CHECK(a["defaults"].size() == 5);
+  }
+  const auto text = run_gpubench({"list"});
+  CHECK_THAT(text.out, Catch::Contains("kernel=copy,scale,add,triad") &&
+                           Catch::Contains("dtype=fp16,bf16,tf32,fp32,fp8"));
   const auto& latency = by_id["gpu.launch_latency"];
   if (latency["available"] == false) {
     CHECK_FALSE(latency["reason"].get<std::string>().empty());

@@ -20,7 +20,7 @@ struct fake_behaviour {
   std::shared_ptr<int> calls = std::make_shared<int>(0);
 };
 
-class fake_instance final : public instance {
+class fake_instance : public instance {
  public:
   explicit fake_instance(fake_behaviour behaviour) : behaviour_(std::move(behaviour)) {
     if (behaviour_.throw_in_constructor) {
@@ -49,7 +49,7 @@ class fake_instance final : public instance {
 
 inline benchmark_definition fake_definition(const std::string& id, fake_behaviour behaviour = {}) {
   benchmark_definition def(id);
-  def.add_metric("GBps", metric_kind::bandwidth_GBps)
+  def.add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
       .set_timing(timing::manual)
       .set_factory([behaviour](const context&, const axis_values&) {
         return std::make_unique<fake_instance>(behaviour);

@@ -53,3 +53,18 @@ TEST_CASE("every shipped spec's figure rules name registered benchmarks", "[ids]
   }
   CHECK(rules > names.size());
 }
+
+TEST_CASE("every metric declares its unit and direction, and old files read them the same",
+          "[ids]") {
+  for (const benchmark_definition* def : registry::global().all()) {
+    for (const metric_spec& m : def->metrics()) {
+      INFO(def->id() << " " << m.name);
+      // Results written before metrics carried units are read through this table: it must say
+      // what the benchmarks declare.
+      const auto known = known_metric_unit(m.name);
+      REQUIRE(known);
+      CHECK(known->unit == m.unit.unit);
+      CHECK(known->direction == m.unit.direction);
+    }
+  }
+}

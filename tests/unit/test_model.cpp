@@ -272,7 +272,7 @@ TEST_CASE("a results file gives measured figures and the catalog fills the rest"
     summary stats;
     stats.median = median;
     stats.n = 1;
-    r.metrics.emplace_back(metric, stats);
+    r.metrics.emplace_back(metric, metric_summary(stats, known_metric_unit(metric).value()));
     doc.results.push_back(r);
   };
   add("gemm", {{"gpu", 0}, {"dtype", "bf16"}, {"shape", "8192"}}, "TFLOPs", 700);

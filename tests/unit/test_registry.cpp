@@ -27,7 +27,8 @@ TEST_CASE("a definition must be complete to register", "[registry]") {
                 })),
       std::logic_error);
   CHECK_THROWS_AS(
-      r.add(benchmark_definition("no.factory").add_metric("us", metric_kind::us_per_iteration)),
+      r.add(
+          benchmark_definition("no.factory").add_metric("us", metric_kind::us_per_iteration, "us")),
       std::logic_error);
   CHECK_THROWS_AS(r.add(benchmark_definition("")), std::logic_error);
   CHECK_THROWS_AS(fake_definition("x")

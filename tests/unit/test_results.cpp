@@ -48,7 +48,8 @@ results_document sample_document() {
   result ok;
   ok.id = "hbm.copy";
   ok.axes = json{{"gpu", 0}, {"bytes", 1073741824}};
-  ok.metrics.emplace_back("GBps", summary{2900.5, 2890, 2910, 0.002, 10});
+  ok.metrics.emplace_back(
+      "GBps", metric_summary(summary{2900.5, 2890, 2910, 0.002, 10}, {"GB/s", better::higher}));
   ok.verified = true;
   ok.info = json{{"timing", "manual"}};
   result skipped;
@@ -75,6 +76,10 @@ TEST_CASE("a results document survives a JSON round trip unchanged", "[results]"
   // The shape of design section 5.
   CHECK(first["results"][0]["metrics"]["GBps"]["median"] == 2900.5);
   CHECK(first["results"][0]["metrics"]["GBps"]["n"] == 10);
+  // Each metric carries its unit and which way is better.
+  CHECK(first["results"][0]["metrics"]["GBps"]["unit"] == "GB/s");
+  CHECK(first["results"][0]["metrics"]["GBps"]["better"] == "higher");
+  CHECK(back.results[0].metrics[0].second.unit.unit == "GB/s");
   CHECK(first["results"][1]["status"] == "skipped");
   CHECK(first["results"][1]["reason"] == "needs 2 or more GPUs; found 1");
   CHECK_FALSE(first["results"][1].contains("metrics"));
@@ -157,4 +162,24 @@ TEST_CASE("read_results reads what was written and names what is wrong", "[resul
              Catch::Contains("valid JSON"));
   CHECK_THROWS_AS(read_results(dir.path / "absent.json"), input_error);
   CHECK_THROWS_AS(read_results(dir.path), input_error);
+}
+
+TEST_CASE("a metric written before metrics carried units reads its unit from its name",
+          "[results]") {
+  json doc = sample_document();
+  doc["results"][0]["metrics"]["GBps"].erase("unit");
+  doc["results"][0]["metrics"]["GBps"].erase("better");
+  doc["results"][0]["metrics"]["us"] = {
+      {"median", 3.0}, {"min", 3.0}, {"max", 3.0}, {"cv", 0.0}, {"n", 1}};
+  doc["results"][0]["metrics"]["mystery"] = {
+      {"median", 1.0}, {"min", 1.0}, {"max", 1.0}, {"cv", 0.0}, {"n", 1}};
+  const results_document read = parse_results(doc, "old.json");
+  const auto& metrics = read.results[0].metrics;
+  CHECK(find_metric(read.results[0], "GBps")->unit.unit == "GB/s");
+  CHECK(find_metric(read.results[0], "us")->unit.direction == better::lower);
+  CHECK(find_metric(read.results[0], "mystery")->unit.unit.empty());
+  CHECK(metrics.size() == 3);
+  // A direction other than higher or lower is bad input.
+  doc["results"][0]["metrics"]["GBps"]["better"] = "sideways";
+  CHECK_THROWS_AS(parse_results(doc, "bad.json"), input_error);
 }

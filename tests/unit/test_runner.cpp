@@ -58,6 +58,7 @@ TEST_CASE("manual times become metrics through Google Benchmark", "[runner]") {
   const result& res = f.doc.results[0];
   CHECK(res.status == result_status::ok);
   REQUIRE(res.metrics.size() == 1);
+  CHECK(res.metrics[0].second.unit.unit == "GB/s");
   CHECK(res.metrics[0].first == "GBps");
   CHECK(res.metrics[0].second.median == Approx(2.0));
   CHECK(res.metrics[0].second.n == 4);
@@ -212,4 +213,24 @@ TEST_CASE("shared resources are found by key and type and destroyed newest first
     store.add("c", make("c"));
   }
   CHECK(destroyed == std::vector<std::string>{"a", "c", "b"});
+}
+
+TEST_CASE("a metric a benchmark computes without declaring it fails its case", "[runner]") {
+  class extra final : public gpubench::testing::fake_instance {
+   public:
+    extra() : fake_instance(fake_behaviour{}) {}
+    [[nodiscard]] std::vector<std::pair<std::string, double>> extra_metrics(
+        double /*seconds*/) const override {
+      return {{"undeclared_GBps", 1.0}};
+    }
+  };
+  registry r;
+  r.add(fake_definition("fake.extra").set_factory([](const context&, const axis_values&) {
+    return std::make_unique<extra>();
+  }));
+  run_fixture f;
+  const auto outcome = f.run(r, fixed(1, 1, 0));
+  CHECK(outcome.failed == 1);
+  REQUIRE(f.doc.results.size() == 1);
+  CHECK_THAT(f.doc.results[0].error, Catch::Contains("metric 'undeclared_GBps' is not declared"));
 }

@@ -21,13 +21,36 @@ NLOHMANN_JSON_SERIALIZE_ENUM(result_status, {{result_status::ok, "ok"},
                                              {result_status::skipped, "skipped"},
                                              {result_status::failed, "failed"}})
 
+// Whether a metric is better when it is higher (rates) or lower (times, drops).
+enum class better { higher, lower };
+NLOHMANN_JSON_SERIALIZE_ENUM(better, {{better::higher, "higher"}, {better::lower, "lower"}})
+
+// What a metric measures in, as its benchmark declares it.
+struct metric_unit {
+  std::string unit;  // "GB/s", "TFLOP/s", "us", "IO/s"; "" for a plain ratio
+  better direction = better::higher;
+};
+
+// One metric of a result: its statistics over the repetitions and its unit. In the file, the
+// summary's members and "unit", "better" side by side.
+struct metric_summary : summary {
+  metric_summary() = default;
+  metric_summary(const summary& stats, metric_unit of) : summary(stats), unit(std::move(of)) {}
+  metric_unit unit;
+};
+
+// The unit every metric gpubench's benchmarks declare today, by the metric's name: for results
+// files written before metrics carried their units, and for a rule whose figure is missing from a
+// file. A unit test holds it to the registry's declarations.
+[[nodiscard]] std::optional<metric_unit> known_metric_unit(std::string_view name);
+
 struct result {
   std::string id;
   result_status status = result_status::ok;
   std::string reason;  // why it was skipped
   std::string error;   // why it failed
   json axes = json::object();
-  std::vector<std::pair<std::string, summary>> metrics;
+  std::vector<std::pair<std::string, metric_summary>> metrics;
   std::optional<bool> verified;
   json info = json::object();
   // In a multi-rank job: the node and rank that measured it.
@@ -40,6 +63,7 @@ void from_json(const json& j, result& r);
 // Reading a result back: a metric's median; an axis as text (strings as they are, other values as
 // JSON writes them) or as a number. nullopt when the result has no such metric or axis.
 [[nodiscard]] std::optional<double> metric_median(const result& r, std::string_view metric);
+[[nodiscard]] const metric_summary* find_metric(const result& r, std::string_view metric);
 [[nodiscard]] std::optional<std::string> axis_text(const json& axes, std::string_view name);
 [[nodiscard]] std::optional<double> axis_number(const json& axes, std::string_view name);
 

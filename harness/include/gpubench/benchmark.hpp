@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gpubench/json.hpp"
+#include "gpubench/results.hpp"
 
 namespace gpubench {
 
@@ -78,9 +79,13 @@ enum class metric_kind {
   us_per_iteration,  // t * 1e6
 };
 
+// A metric a benchmark reports: its name, its unit and which way is better (written with every
+// result), and how it is derived (from the declared work), unless the benchmark computes it
+// itself (instance::extra_metrics).
 struct metric_spec {
-  std::string name;  // carries its unit: "GBps", "TFLOPs", "us", "samples_per_s"
-  metric_kind kind = metric_kind::bandwidth_GBps;
+  std::string name;  // its unit in its name too: "GBps", "TFLOPs", "us", "samples_per_s"
+  metric_unit unit;
+  std::optional<metric_kind> kind;  // nullopt: an extra metric the instance computes
 };
 
 [[nodiscard]] double derive_metric(metric_kind kind, const work& w, double seconds_per_iteration);
@@ -149,7 +154,10 @@ class benchmark_definition {
   // before the run.
   benchmark_definition& add_choice_axis(std::string name, std::vector<std::string> choices,
                                         std::string description = {});
-  benchmark_definition& add_metric(std::string name, metric_kind kind);
+  // A metric derived from the declared work; lower is better for times, higher for rates.
+  benchmark_definition& add_metric(std::string name, metric_kind kind, std::string unit);
+  // A metric the instance computes itself (extra_metrics), with its unit and direction.
+  benchmark_definition& add_extra_metric(std::string name, std::string unit, better direction);
   benchmark_definition& set_timing(timing t);
   benchmark_definition& set_scope(run_scope scope);
   // The benchmark sets its own length (a sustained load whose duration is one of its axes): the
@@ -171,7 +179,9 @@ class benchmark_definition {
   [[nodiscard]] const std::string& description() const noexcept { return description_; }
   [[nodiscard]] const std::vector<axis>& axes() const noexcept { return axes_; }
   [[nodiscard]] const axis* find_axis(std::string_view name) const;
+  // Every metric, derived ones first, in declaration order.
   [[nodiscard]] const std::vector<metric_spec>& metrics() const noexcept { return metrics_; }
+  [[nodiscard]] const metric_spec* find_metric(std::string_view name) const;
   [[nodiscard]] timing timing_mode() const noexcept { return timing_; }
   [[nodiscard]] run_scope scope() const noexcept { return scope_; }
   [[nodiscard]] bool single_iteration() const noexcept { return single_iteration_; }

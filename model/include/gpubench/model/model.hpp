@@ -107,6 +107,14 @@ struct sizing {
 [[nodiscard]] json to_json(const sizing& s, const hardware_profile& hardware, const workload& w,
                            const constants& c);
 
+// The GPU memory bandwidth (GB/s) the model uses: measured (hbm.copy), else the catalog's peak x
+// its efficiency; nullopt when the profile has neither.
+[[nodiscard]] std::optional<double> gpu_memory_GBps(const hardware_profile& hardware);
+// The roof of a roofline at a GEMM dtype (TFLOP/s): the best rate measured at it, else the
+// catalog's peak x its efficiency; nullopt when the profile has neither.
+[[nodiscard]] std::optional<double> gemm_roof_tflops(const hardware_profile& hardware,
+                                                     const std::string& dtype);
+
 // The GEMM rate (TFLOP/s) the profile gives a shape, and whether it was measured.
 [[nodiscard]] double gemm_tflops(const hardware_profile& hardware, const std::string& dtype,
                                  std::int64_t m, std::int64_t n, std::int64_t k,
