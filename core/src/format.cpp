@@ -6,15 +6,18 @@
 
 namespace gpubench {
 
-std::string format_number(double value) {
+std::string format_number(double value, int digits) {
   char buffer[48];
   const double magnitude = std::abs(value);
   if (value == 0) {
     return "0";
   }
-  // Whole numbers from 100 to 1e9; three significant digits otherwise.
-  const bool whole = magnitude >= 100 && magnitude < 1e9;
-  std::snprintf(buffer, sizeof buffer, whole ? "%.0f" : "%.3g", value);
+  // Whole numbers from 100 to 1e12; `digits` significant digits otherwise.
+  if (magnitude >= 100 && magnitude < 1e12) {
+    std::snprintf(buffer, sizeof buffer, "%.0f", value);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+  }
   return buffer;
 }
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -38,7 +39,15 @@ json parse_json_text(const std::string& content, const std::string& file) {
   try {
     return json::parse(content);
   } catch (const json::parse_error& e) {
-    throw bad_input(file, "", "valid JSON (parse error at byte " + std::to_string(e.byte) + ")");
+    // The parser counts bytes from 1 up to the one it stopped at: say where that is in the text.
+    const std::size_t at = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, content.size());
+    const auto stop = content.begin() + static_cast<std::ptrdiff_t>(at);
+    const auto line = 1 + std::count(content.begin(), stop, '\n');
+    const std::size_t newline = at == 0 ? std::string::npos : content.rfind('\n', at - 1);
+    const std::size_t column = newline == std::string::npos ? at + 1 : at - newline;
+    throw bad_input(file, "",
+                    "valid JSON (parse error at line " + std::to_string(line) + ", column " +
+                        std::to_string(column) + ")");
   } catch (const json::out_of_range&) {
     // 1e999: valid JSON grammar, but no double holds it.
     throw bad_input(file, "", "valid JSON (a number too large for a double)");

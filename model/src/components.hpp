@@ -17,7 +17,7 @@ namespace gpubench::model::detail {
 inline constexpr double giga = 1e9;
 inline constexpr double tera = 1e12;
 
-// How the model writes a number in its text: whole from 100 up, else `digits` significant.
+// How the model writes a number in its text: format_number (gpubench/format.hpp).
 [[nodiscard]] std::string fmt(double value, int digits = 3);
 // Log-linear interpolation of (x, y) points sorted by x, clamped at the ends.
 [[nodiscard]] double interpolate_log(const std::vector<std::pair<double, double>>& points,

@@ -9,6 +9,7 @@
 
 #include "components.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/format.hpp"
 #include "gpubench/text.hpp"
 
 namespace gpubench::model {
@@ -16,14 +17,7 @@ namespace gpubench::model {
 namespace detail {
 
 std::string fmt(double value, int digits) {
-  char buffer[64];
-  const double magnitude = std::abs(value);
-  if (magnitude >= 100 && magnitude < 1e12) {
-    std::snprintf(buffer, sizeof buffer, "%.0f", value);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-  }
-  return buffer;
+  return format_number(value, digits);
 }
 
 std::string basis_of(const figure* f) {

@@ -41,3 +41,12 @@ TEST_CASE("json_reader names the file, the JSON path and what was expected", "[j
   CHECK_FALSE(root.find_string("absent"));
   CHECK(json_path("/x", "a/b~c") == "/x/a~1b~0c");
 }
+
+TEST_CASE("a JSON parse error names the line and column where the parser stopped", "[json]") {
+  CHECK(error_of([] { (void)parse_json_text("{\n  \"a\": 1,\n  \"b\": ]\n}", "w.json"); }) ==
+        "w.json: expected valid JSON (parse error at line 3, column 8)");
+  CHECK(error_of([] { (void)parse_json_text("\x01", "w.json"); }) ==
+        "w.json: expected valid JSON (parse error at line 1, column 1)");
+  CHECK(error_of([] { (void)parse_json_text("{\"a\": 1", "w.json"); }) ==
+        "w.json: expected valid JSON (parse error at line 1, column 8)");
+}

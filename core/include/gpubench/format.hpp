@@ -11,8 +11,10 @@
 
 namespace gpubench {
 
-// Three significant digits at most, no exponent below 1e9: 12.3456 -> "12.3", 0.01234 -> "0.0123".
-[[nodiscard]] std::string format_number(double value);
+// Whole from 100 to 1e12, else `digits` significant digits: 12.3456 -> "12.3", 0.01234 ->
+// "0.0123", 123456.7 -> "123457". Every command, report, check and model message writes numbers
+// with it.
+[[nodiscard]] std::string format_number(double value, int digits = 3);
 // "kernel=triad threads=8" from a results file's axes object.
 [[nodiscard]] std::string format_axes(const json& axes);
 
