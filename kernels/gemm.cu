@@ -195,27 +195,15 @@ void reference(const void* a, const void* b, const void* d, std::int64_t m, std:
 }  // namespace
 
 gemm_dtype parse_gemm_dtype(const std::string& name) {
-  for (gemm_dtype d :
-       {gemm_dtype::fp16, gemm_dtype::bf16, gemm_dtype::tf32, gemm_dtype::fp32, gemm_dtype::fp8}) {
-    if (name == gemm_dtype_name(d)) return d;
+  for (std::size_t i = 0; i < gemm_dtypes.size(); ++i) {
+    if (name == gemm_dtypes[i]) return static_cast<gemm_dtype>(i);
   }
-  throw std::invalid_argument("unknown dtype '" + name + "' (fp16, bf16, tf32, fp32, fp8)");
+  throw std::invalid_argument("unknown dtype '" + name + "' (" + gemm_dtype_list() + ")");
 }
 
 const char* gemm_dtype_name(gemm_dtype dtype) {
-  switch (dtype) {
-    case gemm_dtype::fp16:
-      return "fp16";
-    case gemm_dtype::bf16:
-      return "bf16";
-    case gemm_dtype::tf32:
-      return "tf32";
-    case gemm_dtype::fp32:
-      return "fp32";
-    case gemm_dtype::fp8:
-      return "fp8";
-  }
-  return "?";
+  // Every entry of gemm_dtypes is a literal, so data() ends in a NUL.
+  return gemm_dtypes.at(static_cast<std::size_t>(dtype)).data();
 }
 
 std::string gemm_dtype_description(gemm_dtype dtype) {

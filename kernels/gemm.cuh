@@ -10,10 +10,13 @@
 #include <string>
 
 #include "gpubench/cuda.hpp"
+#include "gpubench/precision.hpp"
 
 namespace gpubench::kernels {
 
+// In the order of gpubench::gemm_dtypes, whose names these are.
 enum class gemm_dtype { fp16, bf16, tf32, fp32, fp8 };
+static_assert(static_cast<std::size_t>(gemm_dtype::fp8) + 1 == gemm_dtypes.size());
 
 // "fp16" -> gemm_dtype::fp16; throws std::invalid_argument for an unknown name.
 [[nodiscard]] gemm_dtype parse_gemm_dtype(const std::string& name);

@@ -20,6 +20,7 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/gpu_memory.hpp"
 #include "gpubench/gpu_monitor.hpp"
+#include "gpubench/precision.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/statistics.hpp"
 #include "gpubench/text.hpp"
@@ -407,13 +408,18 @@ class gpu_burn final : public instance {
 };
 #endif
 
+std::vector<std::string> burn_dtype_choices() {
+  std::vector<std::string> choices{"auto"};
+  choices.insert(choices.end(), gemm_dtypes.begin(), gemm_dtypes.end());
+  return choices;
+}
+
 benchmark_definition burn_definition() {
   benchmark_definition def("gpu.burn");
   def.set_description(
          "Sustained GEMM on every GPU at once for duration_s: sustained rate, drop, throttling "
          "(NVML sampled each second)")
-      .add_choice_axis("dtype", {"auto", "fp16", "bf16", "tf32", "fp32", "fp8"},
-                       "auto: bf16 where the GPU has it, else fp16")
+      .add_choice_axis("dtype", burn_dtype_choices(), "auto: bf16 where the GPU has it, else fp16")
       .add_axis(axis{"shape", axis_kind::string, "MxNxK, or N for a square multiply",
                      [](const context&) { return std::vector<axis_value>{"8192x8192x8192"}; },
                      [](const axis_value& v) { (void)parse_gemm_shape(std::get<std::string>(v)); }})

@@ -11,6 +11,7 @@
 #include "gpubench/config.hpp"
 #include "gpubench/context.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/precision.hpp"
 #include "gpubench/text.hpp"
 
 #if GPUBENCH_HAVE_CUDA
@@ -108,9 +109,9 @@ std::vector<axis_value> square_shapes() {
 
 benchmark_definition gemm_definition() {
   benchmark_definition def("gemm");
-  def.set_description("Matrix-multiply rate per GPU (cuBLASLt): fp16, bf16, tf32, fp32, fp8")
+  def.set_description("Matrix-multiply rate per GPU (cuBLASLt): " + gemm_dtype_list())
       .add_axis(gpu_axis())
-      .add_choice_axis("dtype", {"fp16", "bf16", "tf32", "fp32", "fp8"},
+      .add_choice_axis("dtype", {gemm_dtypes.begin(), gemm_dtypes.end()},
                        "input/math type (fp8 needs compute capability 8.9+)")
       .add_axis(axis{"shape", axis_kind::string, "MxNxK, or N for a square multiply",
                      [](const context&) { return square_shapes(); },

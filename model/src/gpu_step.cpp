@@ -20,7 +20,7 @@ constexpr double gemm_min_split_k = 256;
 // and the gradient unscale (2 + 8).
 double optimizer_bytes_per_param(const std::string& optimizer, const std::string& precision) {
   double bytes = optimizer == "sgd" ? 20 : optimizer == "lamb" ? 32 : 28;
-  if (precision != "fp32" && precision != "tf32") bytes += 10;
+  if (precision_of(precision).mixed) bytes += 10;
   return bytes;
 }
 

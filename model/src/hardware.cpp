@@ -9,6 +9,7 @@
 #include "gpubench/config_paths.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/json_reader.hpp"
+#include "gpubench/precision.hpp"
 #include "gpubench/statistics.hpp"
 #include "gpubench/text.hpp"
 
@@ -58,11 +59,7 @@ std::optional<key_range> range_of(std::string_view key) {
   if (auto it = ranges.find(key); it != ranges.end()) return it->second;
   for (const auto& [name, range] : ranges) {
     if (name.back() == '.' && key.size() > name.size() && key.starts_with(name)) {
-      const std::string_view dtype = key.substr(name.size());
-      if (dtype == "fp16" || dtype == "bf16" || dtype == "tf32" || dtype == "fp32" ||
-          dtype == "fp8") {
-        return range;
-      }
+      if (is_gemm_dtype(key.substr(name.size()))) return range;
     }
   }
   return std::nullopt;
@@ -72,7 +69,7 @@ std::string known_keys_text() {
   std::string text;
   for (const auto& [name, range] : figure_ranges()) {
     if (!text.empty()) text += ", ";
-    text += name.back() == '.' ? name + "{fp16,bf16,tf32,fp32,fp8}" : name;
+    text += name.back() == '.' ? name + "{" + gemm_dtype_list(",") + "}" : name;
   }
   return text;
 }

@@ -1,6 +1,7 @@
 #include "gpubench/model/workload.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 
@@ -8,6 +9,7 @@
 #include "gpubench/config_paths.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/json_reader.hpp"
+#include "gpubench/precision.hpp"
 #include "gpubench/text.hpp"
 #include "presets.hpp"
 
@@ -193,19 +195,50 @@ const std::vector<std::string>& preset_names() {
   return names;
 }
 
+namespace {
+constexpr std::array<training_precision, 5> precision_table{{
+    {"fp32", "fp32", 4, false},
+    {"tf32", "tf32", 4, false},
+    {"amp_fp16", "fp16", 2, true},
+    {"amp_bf16", "bf16", 2, true},
+    {"fp8", "fp8", 2, true},
+}};
+constexpr bool every_gemm_dtype_known() {
+  for (const auto& p : precision_table) {
+    if (!is_gemm_dtype(p.gemm_dtype)) return false;
+  }
+  return true;
+}
+static_assert(every_gemm_dtype_known(), "a training precision names a GEMM dtype gpubench lacks");
+}  // namespace
+
+std::span<const training_precision> training_precisions() {
+  return precision_table;
+}
+
 const std::vector<std::string>& precision_names() {
-  static const std::vector<std::string> names{"fp32", "tf32", "amp_fp16", "amp_bf16", "fp8"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& p : precision_table) out.emplace_back(p.name);
+    return out;
+  }();
   return names;
 }
 
+const training_precision& precision_of(std::string_view name) {
+  for (const auto& p : precision_table) {
+    if (p.name == name) return p;
+  }
+  throw input_error("precision: expected one of " + join(precision_names()) + ", got '" +
+                    std::string(name) + "'");
+}
+
 double activation_bytes(const std::string& precision) {
-  return precision == "fp32" || precision == "tf32" ? 4.0 : 2.0;
+  return precision_of(precision).activation_bytes;
 }
 
 std::string gemm_dtype(const std::string& precision) {
-  if (precision == "amp_fp16") return "fp16";
-  if (precision == "amp_bf16") return "bf16";
-  return precision;  // fp32, tf32, fp8
+  return std::string(precision_of(precision).gemm_dtype);
 }
 
 workload parse_workload(const json& doc, const std::string& file) {

@@ -7,7 +7,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpubench/json.hpp"
@@ -101,7 +103,20 @@ struct workload {
 };
 
 [[nodiscard]] const std::vector<std::string>& preset_names();
+
+// A training precision: the GEMM dtype its matmuls run in, the bytes of an activation or gradient
+// element, and whether it keeps fp32 master weights beside the low-precision copy.
+struct training_precision {
+  std::string_view name;
+  std::string_view gemm_dtype;
+  double activation_bytes;
+  bool mixed;
+};
+// The precisions a workload may name (fp32, tf32, amp_fp16, amp_bf16, fp8): one table.
+[[nodiscard]] std::span<const training_precision> training_precisions();
 [[nodiscard]] const std::vector<std::string>& precision_names();
+// Throws input_error for a name not in training_precisions() (callers check names on input).
+[[nodiscard]] const training_precision& precision_of(std::string_view name);
 
 // A name from configs/workloads/ or a workload file. Throws input_error naming the file, the
 // JSON path and what was expected.
@@ -117,7 +132,7 @@ void resolve_reference(workload& w);
 
 // Bytes per activation element and per gradient element at a precision.
 [[nodiscard]] double activation_bytes(const std::string& precision);
-// The GEMM dtype a precision runs its matmuls in (fp16, bf16, tf32, fp32, fp8).
+// The GEMM dtype a precision runs its matmuls in (one of gpubench::gemm_dtypes).
 [[nodiscard]] std::string gemm_dtype(const std::string& precision);
 
 // The ops of one training step on one GPU at this batch.
