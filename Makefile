@@ -14,8 +14,9 @@ JOBS ?= $(shell nproc)
 DEBIAN_PACKAGES := cmake make g++ pkg-config git libcli11-dev nlohmann-json3-dev catch2 \
   libbenchmark-dev libopenmpi-dev openmpi-bin liburing-dev libturbojpeg0-dev libhwloc-dev
 # The browser test tier renders the HTML reports in headless Chromium; the sanitizer and fuzz
-# tier is built with clang (AddressSanitizer, UndefinedBehaviorSanitizer, libFuzzer).
-TEST_PACKAGES := chromium clang libclang-rt-14-dev
+# tier is built with clang (AddressSanitizer, UndefinedBehaviorSanitizer, libFuzzer); the schema
+# test checks docs/schema/ with python3-jsonschema.
+TEST_PACKAGES := chromium clang libclang-rt-14-dev python3-jsonschema
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test deps build build-nocuda build-sanitize gpu-check gpu-bundle

@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
-"""Regenerates configs/hardware/ from the sourced reference tables (../shared/reference/hardware.json).
+"""Regenerates configs/hardware/ from the sourced reference tables (tools/reference/hardware.json).
 
 Run from the repository root: /usr/bin/python3 tools/make_catalog.py [REFERENCE.json]
 The catalog keeps every figure's sources and status; figures the reference could not pin down are
 left null (or carried with `uncertain` and a note), never invented. Typical achieved efficiencies
-(fractions of a datasheet peak) come from the peer-tool table in ../shared/reference/README.md.
+(fractions of a datasheet peak) come from the peer-tool table in docs/sources.md.
 """
 import json
 import os
 import re
 import sys
 
-REF = sys.argv[1] if len(sys.argv) > 1 else os.path.join("..", "shared", "reference", "hardware.json")
+REF = sys.argv[1] if len(sys.argv) > 1 else os.path.join("tools", "reference", "hardware.json")
 OUT = os.path.join("configs", "hardware")
 
 # catalog name -> (reference name, names the CUDA driver reports, PCIe gen when the reference lacks it)
@@ -39,18 +39,18 @@ GPUS = {
 # (DGX-1), A10G is a Gen4 part like the A10.
 PCIE_GEN_NOTE = "not in the reference; Gen{} assumed for this GPU generation"
 
-# Typical achieved fraction of a datasheet peak. Sources: ../shared/reference/README.md (peer-tool table).
+# Typical achieved fraction of a datasheet peak. Sources: docs/sources.md (peer-tool table).
 GEMM_EFF = {
     # cuBLAS/cuBLASLt large square GEMM / datasheet dense peak
     "a100": {"fp16": 275 / 312, "bf16": 261 / 312, "tf32": 127 / 156, "fp32": 18.4 / 19.5},
     "h100": {"fp16": 760 / 989.4, "bf16": 795 / 989.4, "tf32": 402 / 494.7, "fp32": 52 / 66.9},
 }
 GEMM_EFF_SOURCE = ("superbench-results v0.4.0 Azure-NDmv4-A100 baseline (A100) and stas00/ml-engineering "
-                   "compute/accelerator/README.md (H100), via ../shared/reference/README.md")
+                   "compute/accelerator/README.md (H100), via docs/sources.md")
 DEFAULT_GEMM_EFF = 0.80
 HBM_EFF = 0.80
 HBM_EFF_SOURCE = ("assumed typical: H100 ~2,540 of 3,350 GB/s (dcgmproftester, 0.76) and BabelStream-class copy "
-                  "kernels at 0.8-0.9 of datasheet; ../shared/reference/README.md")
+                  "kernels at 0.8-0.9 of datasheet; docs/sources.md")
 # Pinned copy-engine H2D per GPU by PCIe generation (x16), GB/s: superbench 25.9 (Gen4), nvbandwidth ~55 (Gen5);
 # Gen3 x16 is half of Gen4.
 PCIE_H2D = {3: 12.5, 4: 25.9, 5: 55.0, 6: 110.0}

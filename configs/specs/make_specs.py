@@ -3,7 +3,7 @@
 
 Expected figures come from the catalog (configs/hardware/) by reference, so a corrected catalog
 figure corrects its spec; only figures that peer tools publish for a GPU and the catalog lacks
-are written here as numbers, each with its source (../shared/reference/README.md). Run it after
+are written here as numbers, each with its source (docs/sources.md). Run it after
 changing the catalog or these rules:  python3 configs/specs/make_specs.py
 """
 import json
@@ -26,7 +26,7 @@ HBM_GPUS = ("v100", "a100", "h100", "h200", "b200")
 # Device-memory copy (read + write counted) that peer tools measured on known-good units.
 HBM_MEASURED = {
     "h100-sxm5-80gb": (2540.0, 0.75, "dcgmproftester on H100 SXM5 (~2,540 GB/s); floor 0.75 as DCGM "
-                       "nvvs/diag-skus.yaml.in (1,905 GB/s), via ../shared/reference/README.md"),
+                       "nvvs/diag-skus.yaml.in (1,905 GB/s), via docs/sources.md"),
     "a100-sxm4-80gb": (1371.0, 0.855, "superbench-results v0.4.0 Azure-NDmv4-A100 bandwidthTest D2D "
                        "(1,371 GB/s); floor at DCGM's 1,173 GB/s (nvvs/diag-skus.yaml.in)"),
 }

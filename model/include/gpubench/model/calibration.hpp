@@ -1,4 +1,4 @@
-// Calibration: the model against published training throughput (../shared/reference/
+// Calibration: the model against published training throughput (configs/calibration/
 // calibration.json), first-principles and anchored on another GPU of the same source, each beside
 // its naive counterpart: datasheet peak FLOP/s x one utilisation for every row / FLOP per sample,
 // and the reference row scaled by the ratio of datasheet peaks. Also fits the named constants.
