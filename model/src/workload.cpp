@@ -219,6 +219,7 @@ std::span<const training_precision> training_precisions() {
 const std::vector<std::string>& precision_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
+    out.reserve(precision_table.size());
     for (const auto& p : precision_table) out.emplace_back(p.name);
     return out;
   }();
