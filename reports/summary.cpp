@@ -1,5 +1,7 @@
 #include "reports/summary.hpp"
 
+#include <utility>
+
 #include "gpubench/format.hpp"
 
 namespace gpubench::reports {
@@ -10,7 +12,9 @@ void print_summary(std::ostream& out, const results_document& doc) {
     std::string axes = format_axes(r.axes);
     if (r.rank) {
       // A multi-rank job: say where it was measured.
-      axes = "rank " + std::to_string(*r.rank) + "@" + r.host + (axes.empty() ? "" : " ") + axes;
+      std::string where = "rank " + std::to_string(*r.rank) + "@" + r.host;
+      if (!axes.empty()) where += " " + axes;
+      axes = std::move(where);
     }
     switch (r.status) {
       case result_status::skipped:

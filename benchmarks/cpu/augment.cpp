@@ -156,10 +156,10 @@ class cpu_augment final : public instance {
       const double fs = std::max(scale, 1.0);
       const double center = (o + 0.5) * scale;
       // PIL's truncation toward zero, as in augment_pipeline.cpp.
-      first =
-          std::max(static_cast<int>(center - fs + 0.5), 0);  // NOLINT(bugprone-incorrect-roundings)
-      const int last = std::min(static_cast<int>(center + fs + 0.5),
-                                in_size);  // NOLINT(bugprone-incorrect-roundings)
+      // NOLINTBEGIN(bugprone-incorrect-roundings)
+      first = std::max(static_cast<int>(center - fs + 0.5), 0);
+      const int last = std::min(static_cast<int>(center + fs + 0.5), in_size);
+      // NOLINTEND(bugprone-incorrect-roundings)
       w.clear();
       double total = 0;
       for (int i = first; i < last; ++i) {
