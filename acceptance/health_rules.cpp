@@ -1,6 +1,8 @@
 // Health rules: what a spec's "health" asks of every GPU and the machine.
 #include <algorithm>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "acceptance/rules.hpp"
 #include "gpubench/format.hpp"
@@ -394,12 +396,20 @@ void read_peer_access(const json_reader& h, const std::string& key, const catalo
   if (p != "nvlink" && p != "none") h.fail(key, "\"nvlink\" or \"none\"");
   out.peer_access_over_nvlink = p == "nvlink";
 }
+// {"expected": figure, "source": text, "floor": fraction}: a figure and the share of it to hold.
+std::pair<expectation, double> read_expected_with_floor(const json_reader& h,
+                                                        const std::string& key,
+                                                        const catalog* figures, double largest,
+                                                        double default_floor) {
+  const json_reader rule = h.member(key);
+  rule.expect_object({"expected", "source", "floor"});
+  return {read_expectation(rule, "expected", figures, largest),
+          rule.find_number("floor", 0.01, 1.0).value_or(default_floor)};
+}
 void read_power_limit(const json_reader& h, const std::string& key, const catalog* figures,
                       health_rules& out) {
-  const json_reader p = h.member(key);
-  p.expect_object({"expected", "source", "floor"});
-  out.power_limit_W = read_expectation(p, "expected", figures, 1e5);
-  out.power_limit_floor = p.find_number("floor", 0.01, 1.0).value_or(0.95);
+  std::tie(out.power_limit_W, out.power_limit_floor) =
+      read_expected_with_floor(h, key, figures, 1e5, 0.95);
 }
 void read_throttle_reasons(const json_reader& h, const std::string& key, const catalog*,
                            health_rules& out) {
@@ -424,10 +434,7 @@ void read_cpu_cores(const json_reader& h, const std::string& key, const catalog*
 }
 void read_memory(const json_reader& h, const std::string& key, const catalog* figures,
                  health_rules& out) {
-  const json_reader m = h.member(key);
-  m.expect_object({"expected", "source", "floor"});
-  out.memory_GB = read_expectation(m, "expected", figures, 1e7);
-  out.memory_floor = m.find_number("floor", 0.01, 1.0).value_or(0.9);
+  std::tie(out.memory_GB, out.memory_floor) = read_expected_with_floor(h, key, figures, 1e7, 0.9);
 }
 
 // ---- the table --------------------------------------------------------------------------------
