@@ -1,5 +1,6 @@
 #include "reports/summary.hpp"
 
+#include <cmath>
 #include <utility>
 
 #include "gpubench/format.hpp"
@@ -50,8 +51,10 @@ void print_sizing(std::ostream& out, const model::sizing& s) {
   for (const model::component& c : s.components) {
     table.add_row({c.name + (c.name == s.limiting_component ? " *" : ""),
                    c.samples_per_s ? format_number(*c.samples_per_s) : "-",
-                   c.samples_per_s ? format_number(c.utilization * 100) + "%" : "-", c.basis,
-                   c.detail});
+                   c.samples_per_s && std::isfinite(c.utilization)
+                       ? format_number(c.utilization * 100) + "%"
+                       : "-",
+                   c.basis, c.detail});
   }
   out << table.render();
   if (!s.recommendations.empty()) {

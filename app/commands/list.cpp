@@ -33,7 +33,8 @@ std::string value_text(const json& kind, const json& value) {
   if (kind == "bytes" && value.is_number_integer()) {
     const auto bytes = value.get<std::int64_t>();
     for (const auto& [unit, size] :
-         {std::pair{"GiB", std::int64_t{1} << 30}, std::pair{"MiB", std::int64_t{1} << 20},
+         {std::pair{"PiB", std::int64_t{1} << 50}, std::pair{"TiB", std::int64_t{1} << 40},
+          std::pair{"GiB", std::int64_t{1} << 30}, std::pair{"MiB", std::int64_t{1} << 20},
           std::pair{"KiB", std::int64_t{1} << 10}}) {
       if (bytes >= size && bytes % size == 0) return std::to_string(bytes / size) + unit;
     }
@@ -71,6 +72,11 @@ int list(bool as_json) {
         }
       }
       item["defaults"] = std::move(defaults);
+      // What a suite or --axis may set it to here (integer and byte axes).
+      if (a.range) {
+        const axis_range r = a.range(ctx);
+        item["range"] = {{"min", r.min}, {"max", r.max}, {"step", r.step}};
+      }
       axes.push_back(std::move(item));
     }
     entry["axes"] = std::move(axes);
@@ -112,6 +118,12 @@ int list(bool as_json) {
     for (const auto& a : b["axes"]) {
       if (!axes.empty()) axes += ' ';
       axes += a["name"].get<std::string>() + "=" + defaults_text(a["kind"], a["defaults"]);
+      if (a.contains("range")) {
+        const json& r = a["range"];
+        axes += " (" + value_text(a["kind"], r["min"]) + "-" + value_text(a["kind"], r["max"]);
+        if (r["step"] != 1) axes += " /" + value_text(a["kind"], r["step"]);
+        axes += ")";
+      }
     }
     table.add_row(
         {b["id"].get<std::string>(),

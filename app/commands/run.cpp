@@ -11,6 +11,7 @@
 #include "../command.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/format.hpp"
+#include "gpubench/model/workload.hpp"
 #include "gpubench/session.hpp"
 #include "reports/report.hpp"
 #include "reports/summary.hpp"
@@ -92,6 +93,13 @@ int run(const run_args& args) {
   session_request request = args.session;
   request.only = split_commas(args.only);
   request.skip = split_commas(args.skip);
+  // The workloads sized after the run are read now: a typo must not wait for the whole suite.
+  const std::vector<std::string> workloads = split_commas(args.workloads);
+  request.check_other_inputs = [&workloads] {
+    for (const auto& name : workloads.empty() ? model::default_workloads() : workloads) {
+      (void)model::load_workload(name);
+    }
+  };
   session_environment environment;
   environment.progress = make_progress();
   const session_result session = run_session(request, environment);

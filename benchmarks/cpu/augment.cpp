@@ -38,11 +38,6 @@ class cpu_augment final : public instance {
         out_(static_cast<int>(values.get_int64("output_size"))),
         threads_(static_cast<int>(values.get_int64("threads"))) {
     (void)ctx;
-    if (width_ < 16 || height_ < 16 || width_ > 8192 || height_ > 8192) {
-      throw std::invalid_argument("image_width and image_height must be 16 to 8192");
-    }
-    if (out_ < 8 || out_ > 2048) throw std::invalid_argument("output_size must be 8 to 2048");
-    if (threads_ < 1 || threads_ > 4096) throw std::invalid_argument("threads must be 1 to 4096");
     for (std::uint32_t i = 0; i < corpus_size; ++i) {
       corpus_.push_back(
           augment::encode_jpeg(augment::synthetic_photo(width_, height_, i), jpeg_quality));
@@ -226,6 +221,10 @@ benchmark_definition augment_definition() {
                        if (ctx.host_cores() > 1) v.emplace_back(std::int64_t{ctx.host_cores()});
                        return v;
                      }})
+      .set_range("image_width", axis_range{16, 8192})
+      .set_range("image_height", axis_range{16, 8192})
+      .set_range("output_size", axis_range{8, 2048})
+      .set_range("threads", axis_range{1, 4096})
       .add_metric("samples_per_s", metric_kind::items_per_s, "/s")
       .add_extra_metric("samples_per_s_per_core", "/s", better::higher)
       .add_extra_metric("jpeg_MBps", "MB/s", better::higher)

@@ -173,12 +173,23 @@ std::vector<axis_value> default_array_bytes(const context& ctx) {
   return {static_cast<std::int64_t>(bytes)};
 }
 
+// Arrays that defeat every GPU's L2 (4x the largest, 1 MiB at least), in whole 16-byte vectors.
+axis_range array_bytes_range(const context& ctx) {
+  std::int64_t minimum = std::int64_t{1} << 20;
+  for (const auto& gpu : ctx.system().gpus) {
+    minimum = std::max(minimum, 4 * static_cast<std::int64_t>(gpu.l2_bytes.value_or(0)));
+  }
+  minimum = (minimum + 15) / 16 * 16;
+  return {minimum, std::int64_t{1} << 40, 16};
+}
+
 benchmark_definition hbm_definition(const hbm_op& op) {
   benchmark_definition def{std::string(op.id)};
   def.set_description("GPU memory bandwidth: " + std::string(op.what))
       .add_axis(gpu_axis())
       .add_axis(axis{"array_bytes", axis_kind::bytes, "bytes per array (3 arrays, >= 4x L2)",
                      default_array_bytes})
+      .set_range("array_bytes", array_bytes_range)
       .add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
       .set_timing(timing::manual)
       .set_needs_gpu()

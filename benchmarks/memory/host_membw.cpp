@@ -40,6 +40,10 @@ constexpr double scalar = 3.0;
 
 constexpr std::size_t page_alignment = std::size_t{2} << 20;  // lets the kernel use huge pages
 constexpr std::size_t chunk_alignment = 64 / sizeof(double);  // whole cache lines per worker
+constexpr std::int64_t max_threads = 4096;
+// At 1 MiB per array, every one of max_threads workers still gets whole cache lines.
+constexpr std::int64_t min_array_bytes = std::int64_t{1} << 20;
+static_assert(min_array_bytes / 8 >= static_cast<std::int64_t>(chunk_alignment) * max_threads);
 
 struct free_deleter {
   void operator()(double* p) const noexcept { std::free(p); }  // NOLINT: aligned_alloc'd
@@ -80,17 +84,7 @@ class host_membw final : public instance {
       : kernel_(find_kernel(values.get_string("kernel"))),
         threads_(static_cast<int>(values.get_int64("threads"))),
         elements_(static_cast<std::size_t>(values.get_int64("array_bytes")) / sizeof(double)) {
-    if (threads_ < 1 || threads_ > 4096) {
-      throw std::invalid_argument("host.membw: threads must be from 1 to 4096");
-    }
-    if (elements_ < chunk_alignment * static_cast<std::size_t>(threads_)) {
-      throw std::invalid_argument("host.membw: array_bytes too small for the thread count");
-    }
-    const std::uint64_t needed = 3 * elements_ * sizeof(double);
-    if (ctx.system().memory_bytes != 0 && needed > ctx.system().memory_bytes / 2) {
-      throw std::invalid_argument("host.membw: 3 arrays of array_bytes need " +
-                                  std::to_string(needed >> 20) + " MiB, over half of the RAM");
-    }
+    (void)ctx;
     a_ = allocate_array(elements_);
     b_ = allocate_array(elements_);
     c_ = allocate_array(elements_);
@@ -196,6 +190,14 @@ class host_membw final : public instance {
 
 // STREAM's rule: each array at least 4x the last-level cache, so caches cannot serve it. Never
 // below 256 MiB; never so large that the 3 arrays take over 3/8 of RAM.
+// From 1 MiB to what leaves half of the RAM free (3 arrays), in whole doubles.
+axis_range array_bytes_range(const context& ctx) {
+  const std::uint64_t memory = ctx.system().memory_bytes;
+  const std::int64_t largest =
+      memory == 0 ? std::int64_t{1} << 50 : static_cast<std::int64_t>(memory / 2 / 3 / 8 * 8);
+  return {min_array_bytes, std::max(largest, min_array_bytes), 8};
+}
+
 std::vector<axis_value> default_array_bytes(const context& ctx) {
   const std::uint64_t mib = 1 << 20;
   std::uint64_t bytes =
@@ -217,6 +219,8 @@ benchmark_definition host_membw_definition() {
                      }})
       .add_axis(
           axis{"array_bytes", axis_kind::bytes, "bytes per array (3 arrays)", default_array_bytes})
+      .set_range("threads", axis_range{1, max_threads})
+      .set_range("array_bytes", array_bytes_range)
       .add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
       .set_timing(timing::host_wall)
       .set_scope(run_scope::per_node)

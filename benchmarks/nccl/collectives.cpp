@@ -573,6 +573,7 @@ benchmark_definition collective_definition(const collective_spec& spec) {
   def.set_description("NCCL " + std::string(spec.id.substr(5)) +
                       ": time, algbw and busbw by message size")
       .add_axis(axis{"bytes", axis_kind::bytes, std::string(spec.size_means), default_sizes})
+      .set_range("bytes", axis_range{4, std::int64_t{1} << 40, 4})
       .add_choice_axis("placement", {"out_of_place", "in_place"},
                        "separate or shared send/receive buffers")
       .add_metric("us", metric_kind::us_per_item, "us")

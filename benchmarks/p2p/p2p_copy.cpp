@@ -89,7 +89,6 @@ class p2p_copy final : public instance {
     if (!bidirectional_ && values.get_string("direction") != "uni") {
       throw std::invalid_argument("p2p.copy: direction is uni or bidir");
     }
-    if (bytes_ == 0) throw std::invalid_argument("p2p.copy: bytes must be at least 16");
     copies_ = kernels::copies_per_iteration(bytes_);
     peer_access_ = can_access(src, dst) && (!bidirectional_ || can_access(dst, src));
     if (engine_ == "sm" && !peer_access_) {
@@ -225,6 +224,7 @@ benchmark_definition p2p_definition() {
       .add_choice_axis("engine", {"ce", "sm"}, "ce: copy engine, sm: copy kernel")
       .add_choice_axis("direction", {"uni", "bidir"}, "one way, or both at once")
       .add_axis("bytes", axis_kind::bytes, {std::int64_t{256} << 20}, "bytes per copy")
+      .set_range("bytes", axis_range{16, std::int64_t{1} << 40, 16})
       .add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
       .set_timing(timing::manual)
       .set_needs_gpu()

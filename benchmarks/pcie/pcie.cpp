@@ -111,9 +111,6 @@ class pcie_copy final : public instance {
       : spec_(spec),
         bytes_(static_cast<std::size_t>(values.get_int64("bytes")) / 16 * 16),
         pinned_(values.get_string("memory") == "pinned") {
-    if (bytes_ == 0) {
-      throw std::invalid_argument(std::string(spec.id) + ": bytes must be at least 16");
-    }
     if (!pinned_ && values.get_string("memory") != "pageable") {
       throw std::invalid_argument(std::string(spec.id) + ": memory is pinned or pageable");
     }
@@ -342,7 +339,8 @@ benchmark_definition pcie_definition(const pcie_spec& spec) {
   if (!spec.all_gpus) {
     def.add_axis(gpu_axis());
   }
-  def.add_axis("bytes", axis_kind::bytes, default_sizes(), "bytes per copy");
+  def.add_axis("bytes", axis_kind::bytes, default_sizes(), "bytes per copy")
+      .set_range("bytes", axis_range{16, std::int64_t{1} << 40, 16});
   if (spec.all_gpus) {
     def.add_choice_axis("memory", {"pinned"}, "host memory: pinned (page-locked)");
   } else {

@@ -33,6 +33,7 @@ namespace {
 
 constexpr std::uint64_t file_seed = 0x6e766d65ULL;
 constexpr std::uint64_t page = 4096;
+constexpr std::uint64_t max_block = std::uint64_t{64} << 20;
 constexpr std::uint64_t min_file_bytes = std::uint64_t{64} << 20;
 
 // Filesystems whose "reads" never reach a storage device.
@@ -91,11 +92,6 @@ class nvme_read final : public instance {
         block_(static_cast<std::uint64_t>(values.get_int64("block_size"))),
         depth_(static_cast<int>(values.get_int64("queue_depth"))),
         threads_(static_cast<int>(values.get_int64("threads"))) {
-    if (block_ % page != 0 || block_ > (std::uint64_t{64} << 20)) {
-      throw std::invalid_argument("block_size must be a multiple of 4096, at most 64 MiB");
-    }
-    if (depth_ < 1 || depth_ > 1024) throw std::invalid_argument("queue_depth must be 1 to 1024");
-    if (threads_ < 1 || threads_ > 1024) throw std::invalid_argument("threads must be 1 to 1024");
     const auto& dirs = ctx.options().scratch_dirs;
     if (dirs.empty()) throw skip_case("no scratch folder given (--scratch)");
 
@@ -392,6 +388,13 @@ benchmark_definition nvme_definition(bool sequential) {
                      }})
       .add_axis("file_bytes", axis_kind::bytes, {std::int64_t{4} << 30},
                 "test file size per scratch folder (bounded by free space)")
+      .set_range("block_size",
+                 axis_range{static_cast<std::int64_t>(page), static_cast<std::int64_t>(max_block),
+                            static_cast<std::int64_t>(page)})
+      .set_range("queue_depth", axis_range{1, 1024})
+      .set_range("threads", axis_range{1, 1024})
+      .set_range("file_bytes",
+                 axis_range{static_cast<std::int64_t>(min_file_bytes), std::int64_t{1} << 50})
       .add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
       .add_metric("iops", metric_kind::items_per_s, "IO/s")
       .set_timing(timing::host_wall)

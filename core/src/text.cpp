@@ -57,7 +57,8 @@ std::string format_bytes(std::uint64_t bytes) {
   if (unit == 0) {
     std::snprintf(buffer, sizeof buffer, "%llu B", static_cast<unsigned long long>(bytes));
   } else {
-    std::snprintf(buffer, sizeof buffer, value >= 100 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+    const bool whole = value >= 100 || value == static_cast<double>(static_cast<long long>(value));
+    std::snprintf(buffer, sizeof buffer, whole ? "%.0f %s" : "%.1f %s", value, units[unit]);
   }
   return buffer;
 }

@@ -80,6 +80,28 @@ json axis_values::to_json() const {
 
 // ---- metrics -----------------------------------------------------------------------------
 
+namespace {
+std::string range_value(axis_kind kind, std::int64_t value) {
+  return kind == axis_kind::bytes ? format_bytes(static_cast<std::uint64_t>(value))
+                                  : std::to_string(value);
+}
+}  // namespace
+
+std::string describe_range(axis_kind kind, const axis_range& range) {
+  std::string text = kind == axis_kind::bytes ? "a size from " : "an integer from ";
+  text += range_value(kind, range.min) + " to " + range_value(kind, range.max);
+  if (range.step > 1) text += ", a multiple of " + range_value(kind, range.step);
+  return text;
+}
+
+void check_in_range(axis_kind kind, const axis_range& range, std::int64_t value) {
+  if (value < range.min || value > range.max || value % range.step != 0) {
+    std::string got = std::to_string(value);
+    if (kind == axis_kind::bytes) got += value == 1 ? " byte" : " bytes";
+    throw std::invalid_argument("expected " + describe_range(kind, range) + ", got " + got);
+  }
+}
+
 double derive_metric(metric_kind kind, const work& w, double seconds_per_iteration) {
   if (!(seconds_per_iteration > 0)) {
     throw std::invalid_argument("derive_metric: iteration time must be positive");
@@ -141,6 +163,26 @@ benchmark_definition& benchmark_definition::add_choice_axis(std::string name,
   return add_axis(axis{std::move(name), axis_kind::string, std::move(description),
                        [values = std::move(values)](const context&) { return values; },
                        std::move(check)});
+}
+
+benchmark_definition& benchmark_definition::set_range(std::string_view axis_name,
+                                                      axis_range range) {
+  if (range.min > range.max || range.step < 1) {
+    throw std::logic_error(id_ + ": axis '" + std::string(axis_name) + "' has an empty range");
+  }
+  return set_range(axis_name, [range](const context&) { return range; });
+}
+
+benchmark_definition& benchmark_definition::set_range(
+    std::string_view axis_name, std::function<axis_range(const context&)> range) {
+  const auto it =
+      std::find_if(axes_.begin(), axes_.end(), [&](const axis& a) { return a.name == axis_name; });
+  if (it == axes_.end() || it->kind == axis_kind::string) {
+    throw std::logic_error(id_ + ": set_range on '" + std::string(axis_name) +
+                           "', which is no integer or byte axis of it");
+  }
+  it->range = std::move(range);
+  return *this;
 }
 
 benchmark_definition& benchmark_definition::add_metric(std::string name, metric_kind kind,
@@ -234,6 +276,11 @@ void registry::add(benchmark_definition definition) {
   }
   if (definition.metrics().empty()) {
     throw std::logic_error(definition.id() + ": a benchmark must declare at least one metric");
+  }
+  for (const axis& a : definition.axes()) {
+    if (a.kind != axis_kind::string && !a.range) {
+      throw std::logic_error(definition.id() + ": axis '" + a.name + "' declares no range");
+    }
   }
   definitions_.push_back(std::make_unique<benchmark_definition>(std::move(definition)));
 }

@@ -86,13 +86,15 @@ instance_factory unavailable_factory(std::string why) {
 }
 
 axis gpu_axis() {
-  return axis{"gpu", axis_kind::integer, "GPU index (CUDA device ordinal)", [](const context& ctx) {
-                std::vector<axis_value> values;
-                for (int index : ctx.gpu_indices()) {
-                  values.emplace_back(std::int64_t{index});
-                }
-                return values;
-              }};
+  axis a{"gpu", axis_kind::integer, "GPU index (CUDA device ordinal)", [](const context& ctx) {
+           std::vector<axis_value> values;
+           for (int index : ctx.gpu_indices()) {
+             values.emplace_back(std::int64_t{index});
+           }
+           return values;
+         }};
+  a.range = [](const context&) { return axis_range{0, 1023}; };
+  return a;
 }
 
 int context::host_cores() const noexcept {

@@ -289,6 +289,7 @@ session_result run_session(const session_request& args, const session_environmen
       request.axis_overrides.push_back({"*", "duration_s", {std::to_string(*args.duration_s)}});
     }
     scratch = parse_scratch_dirs(args.scratch);
+    if (args.check_other_inputs) args.check_other_inputs();
   } catch (const input_error& e) {
     problem = e.what();
   }

@@ -61,29 +61,29 @@ void read_settings(const json_reader& reader, std::optional<int>& repetitions,
   if (auto v = reader.find_int("iterations", 1, max_iterations)) iterations = *v;
 }
 
-// Runs the axis's own check on a value given by the user.
-axis_value checked(const axis& a, axis_value value, const std::string& where) {
-  if (a.check) {
-    try {
-      a.check(value);
-    } catch (const std::invalid_argument& e) {
-      throw input_error(where + ": " + e.what());
-    }
+// Runs the axis's range and own check on a value given by the user.
+axis_value checked(const axis& a, axis_value value, const std::string& where, const context& ctx) {
+  try {
+    if (a.range) check_in_range(a.kind, a.range(ctx), std::get<std::int64_t>(value));
+    if (a.check) a.check(value);
+  } catch (const std::invalid_argument& e) {
+    throw input_error(where + ": " + e.what());
   }
   return value;
 }
 
 // Converts a suite or command-line value to the axis's kind.
-axis_value coerce(const axis& a, const axis_value& value, const std::string& where) {
+axis_value coerce(const axis& a, const axis_value& value, const std::string& where,
+                  const context& ctx) {
   if (const auto* text = std::get_if<std::string>(&value)) {
-    return checked(a, parse_axis_value(a.kind, *text, where), where);
+    return checked(a, parse_axis_value(a.kind, *text, where), where, ctx);
   }
   const auto number = std::get<std::int64_t>(value);
   if (a.kind == axis_kind::string) {
     throw input_error(where + ": expected a string value for axis '" + a.name + "', got " +
                       std::to_string(number));
   }
-  return checked(a, parse_axis_value(a.kind, std::to_string(number), where), where);
+  return checked(a, parse_axis_value(a.kind, std::to_string(number), where), where, ctx);
 }
 }  // namespace
 
@@ -339,7 +339,7 @@ std::vector<planned_benchmark> make_plan(const suite& s, const plan_request& req
             file + ": " + json_path(json_path(json_path("/benchmarks", i), "axes"), a.name);
         given[x].emplace();
         for (const auto& value : found->second) {
-          given[x]->push_back(coerce(a, value, where));
+          given[x]->push_back(coerce(a, value, where, ctx));
         }
       }
       for (const auto& override_ : request.axis_overrides) {
@@ -349,7 +349,7 @@ std::vector<planned_benchmark> make_plan(const suite& s, const plan_request& req
         const std::string where = "--axis " + override_.pattern + ":" + override_.axis;
         given[x].emplace();
         for (const auto& text : override_.values) {
-          given[x]->push_back(checked(a, parse_axis_value(a.kind, text, where), where));
+          given[x]->push_back(checked(a, parse_axis_value(a.kind, text, where), where, ctx));
         }
       }
     }

@@ -150,7 +150,9 @@ void parse_data(const json_reader& d, workload& w) {
                                   .value_or(data.bytes_per_sample_h2d);
   data.dataset_bytes =
       d.find_number("dataset_bytes", 1, max_dataset_bytes).value_or(data.dataset_bytes);
-  if (auto workers = d.find_int("loader_workers_per_gpu", 0, 1024)) {
+  // PyTorch's num_workers=0 (loading inside the training process, in series with each step) is
+  // not modelled: the loader ceiling assumes worker processes that overlap the GPU step.
+  if (auto workers = d.find_int("loader_workers_per_gpu", 1, 1024)) {
     data.loader_workers_per_gpu = static_cast<int>(*workers);
   }
   if (auto loader = d.find_string("loader")) {

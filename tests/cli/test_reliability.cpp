@@ -80,6 +80,9 @@ std::vector<bad_case> cases() {
                with_change(workload, "/model/preset", "resnet5000"), "/model/preset"});
   c.push_back({"workload: unknown precision", size_w, with_change(workload, "/precision", "fp7"),
                "/precision"});
+  c.push_back({"workload: no loader workers", size_w,
+               with_change(workload, "/data/loader_workers_per_gpu", 0),
+               "/data/loader_workers_per_gpu"});
   const std::vector<std::string> size_h{"size", "--workload", "resnet50", "--hardware", "{f}"};
   c.push_back({"hardware: 10^6 GPUs per node", size_h,
                with_change(hardware, "/gpus_per_node", 1000000), "/gpus_per_node"});
@@ -123,6 +126,26 @@ std::vector<bad_case> cases() {
   c.push_back(
       {"--axis with a negative count", {"run", "--axis", "host.membw:threads=-1"}, "", "threads"});
   c.push_back({"--only an unknown id", {"run", "--only", "gpu.teleport"}, "", "gpu.teleport"});
+  c.push_back({"run --workload with a typo (checked before the first case)",
+               {"run", "--only", "host.membw", "--workload", "resnet5O"},
+               "",
+               "resnet5O"});
+  c.push_back({"run --workload, a broken workload file",
+               {"run", "--only", "host.membw", "--workload", "{f}"},
+               with_change(workload, "/batch_per_gpu", 0),
+               "/batch_per_gpu"});
+  for (const auto& [axis, needle] : std::vector<std::pair<std::string, std::string>>{
+           {"cpu.augment:threads=0", "from 1 to 4096"},
+           {"nvme.seq_read:queue_depth=0", "from 1 to 1024"},
+           {"nvme.seq_read:block_size=1", "a multiple of 4 KiB"},
+           {"nvme.rand_read:file_bytes=1", "from 64 MiB"},
+           {"gpu.burn:duration_s=0", "from 1 to 604800"},
+           {"pcie.h2d:bytes=8", "from 16 B"}}) {
+    c.push_back(
+        {"--axis " + axis + " (outside the axis's range)", {"run", "--axis", axis}, "", needle});
+  }
+  c.push_back({"suite: an axis value outside its range", run_s,
+               with_change(suite, "/benchmarks/0/axes/threads", 0), "/benchmarks/0/axes/threads"});
   c.push_back({"--scratch a folder that does not exist",
                {"run", "--scratch", "/nonexistent"},
                "",
@@ -186,6 +209,8 @@ TEST_CASE(
     if (std::find(c.args.begin(), c.args.end(), "{f}") != c.args.end()) {
       CHECK_THAT(r.err, Catch::Contains(file.string()));
     }
+    // Refused before anything ran: no results folder was made.
+    CHECK_FALSE(fs::exists(dir.path / "gpubench-results"));
     std::string said = replace_all(r.err, file.string(), "FILE");
     said = replace_all(said, std::string(GPUBENCH_TEST_DATA_DIR) + "/", "tests/data/");
     table += "| " + md_cell(c.input) + " | `" + md_cell(shown) + "` | " +

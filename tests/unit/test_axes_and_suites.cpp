@@ -14,8 +14,11 @@ registry sample_registry() {
   registry r;
   r.add(fake_definition("mem.copy")
             .add_axis("size", axis_kind::bytes, {std::int64_t{1024}, std::int64_t{2048}})
+            .set_range("size", axis_range{1, 4 << 20})
             .add_axis("mode", axis_kind::string, {"a", "b", "c"}));
-  r.add(fake_definition("mem.read").add_axis("size", axis_kind::bytes, {std::int64_t{64}}));
+  r.add(fake_definition("mem.read")
+            .add_axis("size", axis_kind::bytes, {std::int64_t{64}})
+            .set_range("size", axis_range{64, 1 << 30, 64}));
   r.add(fake_definition("net.ping"));
   return r;
 }
@@ -150,6 +153,39 @@ TEST_CASE("unknown ids, axes and bad values are input errors naming where", "[ax
   request.axis_overrides.push_back(parse_axis_override("mem.copy:speed=1"));
   CHECK_THAT(message_of([&] { (void)make_plan(suite_from(all_suite), request, benchmarks, ctx); }),
              Catch::Contains("has an axis named 'speed'"));
+}
+
+TEST_CASE("a value outside an axis's range is refused with the range before anything runs",
+          "[axes]") {
+  const auto benchmarks = sample_registry();
+  const auto ctx = empty_context();
+  plan_request request;
+  request.axis_overrides.push_back(parse_axis_override("mem.read:size=100"));
+  CHECK(message_of([&] { (void)make_plan(suite_from(all_suite), request, benchmarks, ctx); }) ==
+        "--axis mem.read:size: expected a size from 64 B to 1 GiB, a multiple of 64 B, got 100 "
+        "bytes");
+  CHECK(message_of([&] {
+          (void)make_plan(suite_from(R"({"schema":"gpubench.suite/1","name":"t",
+              "benchmarks":[{"id":"mem.copy","axes":{"size":["8MiB"]}}]})"),
+                          {}, benchmarks, ctx);
+        }) ==
+        "test.json: /benchmarks/0/axes/size: expected a size from 1 B to 4 MiB, got 8388608 "
+        "bytes");
+  request.axis_overrides = {parse_axis_override("mem.read:size=128")};
+  CHECK(make_plan(suite_from(all_suite), request, benchmarks, ctx)[1].cases.size() == 1);
+}
+
+TEST_CASE("every integer or byte axis declares its range", "[axes]") {
+  registry r;
+  CHECK_THROWS_AS(
+      r.add(fake_definition("no.range").add_axis("n", axis_kind::integer, {std::int64_t{1}})),
+      std::logic_error);
+  for (const auto* def : registry::global().all()) {
+    for (const axis& a : def->axes()) {
+      INFO(def->id() << " " << a.name);
+      CHECK((a.kind == axis_kind::string || static_cast<bool>(a.range)));
+    }
+  }
 }
 
 TEST_CASE("axis values parse as integers, sizes with binary suffixes, or strings", "[axes]") {

@@ -36,5 +36,5 @@ TEST_CASE("below the smallest size that measures the right thing is a skip (null
 TEST_CASE("the shortage names the GPU, what it has free and what did not fit",
           "[unit][gpu_memory]") {
   CHECK(gpu_memory_shortage(1, 2 * gib, 80 * gib, "3 arrays of 1 GiB") ==
-        "GPU 1 has 2.0 GiB free of 80.0 GiB: too little for 3 arrays of 1 GiB");
+        "GPU 1 has 2 GiB free of 80 GiB: too little for 3 arrays of 1 GiB");
 }

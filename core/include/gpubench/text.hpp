@@ -25,7 +25,7 @@ struct gemm_shape {
 };
 [[nodiscard]] gemm_shape parse_gemm_shape(const std::string& text);
 
-// 1536 -> "1.5 KiB" (sizes use binary units, labelled as such).
+// 1536 -> "1.5 KiB", 4096 -> "4 KiB" (sizes use binary units, labelled as such).
 [[nodiscard]] std::string format_bytes(std::uint64_t bytes);
 
 // A number for a message, as short as "%g" writes it: 0.25, 1e+30.

@@ -28,6 +28,13 @@ enum class axis_kind {
   string,   // a choice (dtype, kernel, mode)
 };
 
+// The values an integer or byte axis can work with: from min to max, a multiple of `step`.
+struct axis_range {
+  std::int64_t min = 0;
+  std::int64_t max = 0;
+  std::int64_t step = 1;
+};
+
 struct axis {
   std::string name;
   axis_kind kind = axis_kind::integer;
@@ -38,7 +45,15 @@ struct axis {
   // Optional: throws std::invalid_argument for a value the benchmark cannot take, so a bad
   // suite or --axis value is refused before anything runs (even where the benchmark is skipped).
   std::function<void(const axis_value&)> check{};
+  // Integer and byte axes: what they can work with on this machine (set_range). Values outside it
+  // are refused with the range before anything runs, and `gpubench list` shows it.
+  std::function<axis_range(const context&)> range{};
 };
+
+// "an integer from 1 to 1024", "a size from 4 KiB to 64 MiB, a multiple of 4 KiB".
+[[nodiscard]] std::string describe_range(axis_kind kind, const axis_range& range);
+// Throws std::invalid_argument saying the range when `value` is outside it.
+void check_in_range(axis_kind kind, const axis_range& range, std::int64_t value);
 
 // One point of a benchmark's parameter space: an ordered name -> value list.
 class axis_values {
@@ -154,6 +169,11 @@ class benchmark_definition {
   // before the run.
   benchmark_definition& add_choice_axis(std::string name, std::vector<std::string> choices,
                                         std::string description = {});
+  // The range of an integer or byte axis added before (every such axis needs one): fixed, or
+  // depending on the machine (a share of its memory).
+  benchmark_definition& set_range(std::string_view axis_name, axis_range range);
+  benchmark_definition& set_range(std::string_view axis_name,
+                                  std::function<axis_range(const context&)> range);
   // A metric derived from the declared work; lower is better for times, higher for rates.
   benchmark_definition& add_metric(std::string name, metric_kind kind, std::string unit);
   // A metric the instance computes itself (extra_metrics), with its unit and direction.
@@ -212,7 +232,8 @@ class registry {
   registry() = default;
   static registry& global();
 
-  // Throws std::logic_error when the id is taken or the definition is incomplete.
+  // Throws std::logic_error when the id is taken or the definition is incomplete (no factory, no
+  // metric, an integer or byte axis without a range).
   void add(benchmark_definition definition);
   [[nodiscard]] const benchmark_definition* find(std::string_view id) const;
   // Every definition, ordered by id.

@@ -31,6 +31,9 @@ struct session_request {
   double timeout_s = 300;
   std::optional<int> duration_s;  // sets every benchmark's duration_s axis (gpu.burn)
   std::vector<std::string> argv;
+  // The caller's own inputs (the workloads a run sizes afterwards), checked on every rank with the
+  // others, before anything is created: throws input_error.
+  std::function<void()> check_other_inputs;
 };
 
 // What a session runs against: the real registry and machine, or a test's.
