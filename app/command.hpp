@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -36,5 +37,10 @@ command add_validate(CLI::App& app, const command_line& line);
 
 // "a,b" "c" -> {"a", "b", "c"}: flags that take comma-separated lists and may repeat.
 [[nodiscard]] std::vector<std::string> split_commas(const std::vector<std::string>& items);
+
+// The arguments that name files that are there (results, workload files; not catalog:NAME): what
+// an output must not be written over.
+[[nodiscard]] std::vector<std::filesystem::path> input_files(
+    const std::vector<std::string>& arguments);
 
 }  // namespace gpubench::app

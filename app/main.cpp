@@ -20,6 +20,15 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   return out;
 }
 
+std::vector<std::filesystem::path> input_files(const std::vector<std::string>& arguments) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& argument : split_commas(arguments)) {
+    std::error_code ec;
+    if (std::filesystem::exists(argument, ec)) files.emplace_back(argument);
+  }
+  return files;
+}
+
 namespace {
 // Every command, in the order `gpubench --help` lists them.
 constexpr command_adder commands[] = {add_run,       add_list,   add_info,    add_size,

@@ -8,6 +8,7 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/format.hpp"
 #include "gpubench/model/workload.hpp"
+#include "gpubench/output_file.hpp"
 #include "gpubench/text.hpp"
 
 namespace gpubench::reports {

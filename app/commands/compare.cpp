@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "../command.hpp"
+#include "gpubench/output_file.hpp"
 #include "gpubench/results.hpp"
 #include "reports/compare.hpp"
 
@@ -17,6 +18,11 @@ struct compare_args {
 };
 
 int compare(const compare_args& args) {
+  if (!args.html.empty()) {
+    std::vector<std::string> inputs = args.machines;
+    inputs.insert(inputs.end(), args.workloads.begin(), args.workloads.end());
+    check_output_files({{"--html", args.html}}, input_files(inputs));
+  }
   const reports::comparison c =
       reports::compare_machines(args.machines, split_commas(args.workloads));
   if (!args.html.empty()) {

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "../command.hpp"
+#include "gpubench/output_file.hpp"
 #include "gpubench/results.hpp"
 #include "reports/report.hpp"
 
@@ -19,7 +20,15 @@ struct report_args {
 };
 
 int report(const report_args& args) {
-  const results_document doc = read_results(args.results);
+  std::vector<output_request> outputs;
+  for (const auto& [flag, path] :
+       {std::pair{"--html", &args.html}, {"--md", &args.markdown}, {"--csv", &args.csv}}) {
+    if (!path->empty()) outputs.push_back({flag, *path});
+  }
+  std::vector<std::string> inputs = args.workloads;
+  inputs.push_back(args.results);
+  const results_document doc = read_results(args.results);  // a missing input is named first
+  check_output_files(outputs, input_files(inputs));
   const reports::machine_report report =
       reports::make_report(doc, args.results, split_commas(args.workloads), args.settings);
   const reports::html_writer html;

@@ -139,47 +139,6 @@ void from_json(const json& j, results_document& doc) {
   doc.results = j.at("results").get<std::vector<result>>();
 }
 
-void write_file_atomically(const fs::path& path, const std::string& text) {
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  // Hidden, in the same folder (rename must not cross filesystems); mkstemp fills the X's.
-  std::string name = ".";
-  name += path.filename().string();
-  name += ".XXXXXX";
-  std::string temp = (dir / name).string();
-  const int fd = mkstemp(temp.data());
-  if (fd == -1) {
-    throw_system_error("mkstemp(" + temp + ")", errno);
-  }
-  const auto fail = [&](const char* call) {
-    const int error = errno;
-    ::close(fd);
-    ::unlink(temp.c_str());
-    throw_system_error(std::string(call) + "(" + temp + ")", error);
-  };
-  std::size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("write");
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  // mkstemp creates 0600; results are meant to be shared like any other output file.
-  if (::fchmod(fd, 0644) != 0) fail("fchmod");
-  if (::fsync(fd) != 0) fail("fsync");
-  if (::close(fd) != 0) {
-    const int error = errno;
-    ::unlink(temp.c_str());
-    throw_system_error("close(" + temp + ")", error);
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    ::unlink(temp.c_str());
-    throw_system_error("rename(" + temp + ", " + path.string() + ")", error);
-  }
-}
-
 results_document read_results(const fs::path& path) {
   return parse_results(read_json_file(path), path.string());
 }

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "gpubench/errors.hpp"
+#include "gpubench/output_file.hpp"
 
 namespace gpubench {
 

@@ -165,6 +165,28 @@ std::vector<bad_case> cases() {
                {"validate", ok_results, "--baseline-tolerance", "500"},
                "",
                "--baseline-tolerance"});
+  // Output paths: gpubench writes only over a regular file, never over what it reads.
+  const std::string results_text = results.dump();
+  c.push_back({"report --html onto a device (as root it would become a regular file)",
+               {"report", ok_results, "--html", "/dev/null"},
+               "",
+               "character device"});
+  c.push_back({"report --md into a folder that does not exist",
+               {"report", ok_results, "--md", "/nonexistent/report.md"},
+               "",
+               "--md /nonexistent/report.md"});
+  c.push_back({"report writing over its own input",
+               {"report", "{f}", "--html", "{f}"},
+               results_text,
+               "writing it would replace what it is made from"});
+  c.push_back({"compare --html writing over one of the machines",
+               {"compare", "{f}", "catalog:dgx-h100", "--html", "{f}"},
+               results_text,
+               "writing it would replace what it is made from"});
+  c.push_back({"report --html and --md naming one file",
+               {"report", ok_results, "--html", "out.html", "--md", "out.html"},
+               "",
+               "both would write the same file"});
   c.push_back({"validate --spec an unknown name",
                {"validate", ok_results, "--spec", "h99"},
                "",
@@ -217,4 +239,6 @@ TEST_CASE(
              std::to_string(r.exit_code) + " | " + md_cell(said) + " |\n";
   }
   check_docs_table("bad-input", "tests/cli/test_reliability.cpp", table);
+  // The device case above left the device alone (the old rename made it a regular file).
+  CHECK(fs::is_character_file("/dev/null"));
 }

@@ -1,12 +1,9 @@
 #include <catch2/catch.hpp>
 
-#include <sys/stat.h>
-
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "gpubench/errors.hpp"
+#include "gpubench/output_file.hpp"
 #include "gpubench/results.hpp"
 #include "temp_dir.hpp"
 
@@ -15,13 +12,6 @@ using gpubench::testing::temp_dir;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 results_document sample_document() {
   results_document doc;
@@ -88,43 +78,6 @@ TEST_CASE("a results document survives a JSON round trip unchanged", "[results]"
   CHECK(first["system"]["gpus"][0]["pcie"]["max_gen"] == 5);
   CHECK(first["system"]["gpus"][0]["numa_node"].is_null());
   CHECK(first.begin().key() == "schema");  // written first, as documented
-}
-
-TEST_CASE("write_file_atomically replaces the file and leaves no temporary behind", "[results]") {
-  temp_dir dir;
-  const fs::path target = dir.path / "results.json";
-  write_file_atomically(target, "first\n");
-  CHECK(slurp(target) == "first\n");
-  write_file_atomically(target, "second\n");
-  CHECK(slurp(target) == "second\n");
-  std::size_t files = 0;
-  for (const auto& entry : fs::directory_iterator(dir.path)) {
-    (void)entry;
-    ++files;
-  }
-  CHECK(files == 1);
-  struct stat st {};
-  REQUIRE(stat(target.c_str(), &st) == 0);
-  CHECK((st.st_mode & 0777) == 0644);
-}
-
-TEST_CASE("a failed atomic write throws and keeps the old file", "[results]") {
-  temp_dir dir;
-  const fs::path target = dir.path / "results.json";
-  write_file_atomically(target, "old\n");
-  // A directory in the way of the rename.
-  const fs::path blocked = dir.path / "blocked";
-  fs::create_directory(blocked);
-  fs::create_directory(blocked / "child");
-  CHECK_THROWS_AS(write_file_atomically(blocked, "new\n"), api_error);
-  CHECK(slurp(target) == "old\n");
-  // A folder that does not exist.
-  CHECK_THROWS_AS(write_file_atomically(dir.path / "missing" / "r.json", "x"), api_error);
-  std::size_t temporaries = 0;
-  for (const auto& entry : fs::directory_iterator(dir.path)) {
-    temporaries += entry.path().filename().string().rfind(".blocked", 0) == 0 ? 1 : 0;
-  }
-  CHECK(temporaries == 0);
 }
 
 TEST_CASE("read_results reads what was written and names what is wrong", "[results]") {

@@ -103,10 +103,6 @@ struct results_document {
 void to_json(json& j, const results_document& doc);
 void from_json(const json& j, results_document& doc);
 
-// Writes the text to `path` atomically: a temporary file in the same folder, fsync, rename.
-// A reader sees the old file or the new one, never a torn one. Throws api_error.
-void write_file_atomically(const std::filesystem::path& path, const std::string& text);
-
 // Reads and parses a results file. Throws input_error naming the file for unreadable or
 // malformed content.
 [[nodiscard]] results_document read_results(const std::filesystem::path& path);

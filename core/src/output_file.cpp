@@ -1,0 +1,166 @@
+#include "gpubench/output_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+
+#include "gpubench/errors.hpp"
+
+namespace gpubench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<struct stat> lstat_of(const fs::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
+  return st;
+}
+
+std::string kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
+}
+
+std::string label(const output_request& out) {
+  return out.flag.empty() ? out.path.string() : out.flag + " " + out.path.string();
+}
+
+// Where the text will land: the path itself, or what its symlinks lead to. A link that points
+// nowhere yet names the file to create, as the shell's `>` treats it.
+fs::path resolve_target(const fs::path& path, const std::string& name) {
+  fs::path target = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    const auto st = lstat_of(target);
+    if (!st || !S_ISLNK(st->st_mode)) return target;
+    std::error_code ec;
+    const fs::path link = fs::read_symlink(target, ec);
+    if (ec) return target;
+    target = link.is_absolute() ? link : target.parent_path() / link;
+  }
+  throw input_error(name + ": expected a file to write, got a symlink loop");
+}
+
+fs::path folder_of(const fs::path& target) {
+  return target.has_parent_path() ? target.parent_path() : fs::path(".");
+}
+
+// A new file gets what the user's umask allows of rw-rw-rw-, as `>` would give it.
+mode_t new_file_mode() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Umask:", 0) == 0) {
+      return static_cast<mode_t>(0666 & ~std::stoul(line.substr(6), nullptr, 8));
+    }
+  }
+  return 0644;
+}
+
+[[noreturn]] void write_failed(const fs::path& path, int error) {
+  throw std::runtime_error(path.string() + ": could not write (" + std::strerror(error) + ")");
+}
+
+}  // namespace
+
+void check_output_files(const std::vector<output_request>& outputs,
+                        const std::vector<fs::path>& inputs) {
+  std::vector<fs::path> targets;
+  for (const auto& out : outputs) {
+    const std::string name = label(out);
+    const fs::path target = resolve_target(out.path, name);
+    if (const auto st = lstat_of(target); st && !S_ISREG(st->st_mode)) {
+      throw input_error(name + ": expected a regular file or a new name, got " +
+                        kind_of(st->st_mode));
+    }
+    const fs::path folder = folder_of(target);
+    struct stat folder_st {};
+    if (::stat(folder.c_str(), &folder_st) != 0) {
+      throw input_error(name + ": expected a folder that exists (" + folder.string() + ": " +
+                        std::strerror(errno) + ")");
+    }
+    if (!S_ISDIR(folder_st.st_mode)) {
+      throw input_error(name + ": expected a path in a folder (" + folder.string() +
+                        " is not a folder)");
+    }
+    if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+      throw input_error(name + ": expected a folder gpubench may write to (" + folder.string() +
+                        ": " + std::strerror(errno) + ")");
+    }
+    std::error_code ec;
+    for (const auto& input : inputs) {
+      if (fs::equivalent(input, target, ec)) {
+        throw input_error(name + ": expected a file other than the input " + input.string() +
+                          " (writing it would replace what it is made from)");
+      }
+    }
+    const fs::path canonical = fs::weakly_canonical(target, ec);
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      if (targets[i] == canonical) {
+        throw input_error(name + ": expected a file other than " + label(outputs[i]) +
+                          " (both would write the same file)");
+      }
+    }
+    targets.push_back(canonical);
+  }
+}
+
+void write_file_atomically(const fs::path& path, std::string_view text) {
+  const fs::path target = resolve_target(path, path.string());
+  const auto before = lstat_of(target);
+  if (before && !S_ISREG(before->st_mode)) {
+    throw input_error(path.string() + ": expected a regular file or a new name, got " +
+                      kind_of(before->st_mode));
+  }
+  // Hidden, in the same folder (rename must not cross filesystems); mkstemp fills the X's.
+  std::string temp = (folder_of(target) / ("." + target.filename().string() + ".XXXXXX")).string();
+  const int fd = ::mkstemp(temp.data());
+  if (fd == -1) write_failed(path, errno);
+  const auto fail = [&](int error) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    write_failed(path, error);
+  };
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(errno);
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  // mkstemp creates 0600: a file that was there keeps its mode (and, for root, its owner).
+  if (::fchmod(fd, before ? before->st_mode & 07777 : new_file_mode()) != 0) fail(errno);
+  if (before && ::geteuid() == 0) (void)::fchown(fd, before->st_uid, before->st_gid);
+  if (::fsync(fd) != 0) fail(errno);
+  if (::close(fd) != 0) {
+    const int error = errno;
+    ::unlink(temp.c_str());
+    write_failed(path, error);
+  }
+  // Checked again at the last moment: something may have been put there while we wrote.
+  if (const auto now = lstat_of(target); now && !S_ISREG(now->st_mode)) {
+    ::unlink(temp.c_str());
+    throw input_error(path.string() + ": expected a regular file or a new name, got " +
+                      kind_of(now->st_mode));
+  }
+  if (::rename(temp.c_str(), target.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temp.c_str());
+    write_failed(path, error);
+  }
+}
+
+}  // namespace gpubench
