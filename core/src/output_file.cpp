@@ -1,11 +1,13 @@
 #include "gpubench/output_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <optional>
 #include <stdexcept>
@@ -124,7 +126,9 @@ void write_file_atomically(const fs::path& path, std::string_view text) {
                       kind_of(before->st_mode));
   }
   // Hidden, in the same folder (rename must not cross filesystems); mkstemp fills the X's.
-  std::string temp = (folder_of(target) / ("." + target.filename().string() + ".XXXXXX")).string();
+  std::string hidden_name = ".";  // appended, not "." + name: GCC 12 warns falsely on that
+  hidden_name.append(target.filename().string()).append(".XXXXXX");
+  std::string temp = (folder_of(target) / hidden_name).string();
   const int fd = ::mkstemp(temp.data());
   if (fd == -1) write_failed(path, errno);
   const auto fail = [&](int error) {
@@ -161,6 +165,123 @@ void write_file_atomically(const fs::path& path, std::string_view text) {
     ::unlink(temp.c_str());
     write_failed(path, error);
   }
+}
+
+claimed_folder::claimed_folder(claimed_folder&& other) noexcept
+    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
+
+claimed_folder& claimed_folder::operator=(claimed_folder&& other) noexcept {
+  if (this != &other) {
+    if (fd_ != -1) ::close(fd_);
+    path_ = std::move(other.path_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+claimed_folder::~claimed_folder() {
+  if (fd_ != -1) ::close(fd_);  // closing releases the lock
+}
+
+namespace {
+
+// What a run leaves in its folder before results.json exists: the marker and scratch folders
+// (real folders, not links: scratch files are written inside them).
+bool left_by_a_run(const fs::directory_entry& entry) {
+  const std::string name = entry.path().filename().string();
+  if (name == results_folder_marker) return true;
+  const bool scratch_name = name == "scratch" || name.rfind("scratch-", 0) == 0;
+  std::error_code ec;
+  return scratch_name && entry.is_directory(ec) && !entry.is_symlink(ec);
+}
+
+// Why gpubench may not write a run into `folder`, or empty. Looked at under the lock.
+std::string why_not_ours(const fs::path& folder) {
+  std::error_code ec;
+  bool marked = false;
+  std::string foreign;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name == "results.json") return "it holds an earlier results.json";
+    marked = marked || name == results_folder_marker;
+    if (foreign.empty() && !left_by_a_run(entry)) foreign = name;
+  }
+  if (ec) return "it cannot be read (" + ec.message() + ")";
+  if (!foreign.empty()) {
+    return "it holds " + foreign + ", which gpubench did not make";
+  }
+  if (!marked) {
+    // Scratch folders without the marker: not ours either.
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+      return "it holds " + entry.path().filename().string() + ", which gpubench did not make";
+    }
+  }
+  return {};
+}
+
+std::string read_marker(const fs::path& marker) {
+  std::ifstream in(marker);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+}  // namespace
+
+claimed_folder claim_results_folder(const fs::path& folder, const std::string& name) {
+  std::error_code ec;
+  if (fs::exists(folder, ec) && !fs::is_directory(folder, ec)) {
+    throw input_error(name + ": expected a folder, got an existing file");
+  }
+  if (folder.has_parent_path()) {
+    fs::create_directories(folder.parent_path(), ec);
+    if (ec) {
+      throw input_error(name + ": cannot create the folder (" + ec.message() + ")");
+    }
+  }
+  if (::mkdir(folder.c_str(), 0777) != 0 && errno != EEXIST) {
+    throw input_error(name + ": cannot create the folder (" + std::strerror(errno) + ")");
+  }
+  if (!fs::is_directory(folder, ec)) {
+    throw input_error(name + ": expected a folder, got an existing file");
+  }
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    throw input_error(name + ": expected a folder gpubench may write to");
+  }
+  // Refused before the marker is made: a foreign folder is left exactly as it was.
+  if (std::string why = why_not_ours(folder); !why.empty()) {
+    throw input_error(name + ": expected a new or empty folder, or one gpubench made; " + why);
+  }
+  const fs::path marker = folder / results_folder_marker;
+  const int fd = ::open(marker.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+  if (fd == -1) {
+    throw input_error(name + ": cannot claim the folder (" + marker.string() + ": " +
+                      std::strerror(errno) + ")");
+  }
+  claimed_folder claim(folder, fd);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const std::string holder = read_marker(marker);
+    throw input_error(name + ": expected a folder no other run is using; " +
+                      (holder.empty() ? std::string("another gpubench run holds it") : holder));
+  }
+  // Under the lock, again: the run that held it a moment ago may have written results.json.
+  if (std::string why = why_not_ours(folder); !why.empty()) {
+    throw input_error(name + ": expected a new or empty folder, or one gpubench made; " + why);
+  }
+  char host[256] = {};
+  (void)::gethostname(host, sizeof host - 1);
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  const std::string text = "gpubench run (pid " + std::to_string(::getpid()) + " on " + host +
+                           ", started " + when + ") is writing to it\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, text.data(), text.size(), 0) < 0) {
+    throw input_error(name + ": cannot claim the folder (" + marker.string() + ": " +
+                      std::strerror(errno) + ")");
+  }
+  return claim;
 }
 
 }  // namespace gpubench

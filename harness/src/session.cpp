@@ -5,10 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -19,6 +22,7 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/gpu_assignment.hpp"
 #include "gpubench/job.hpp"
+#include "gpubench/output_file.hpp"
 #include "gpubench/text.hpp"
 #include "gpubench/thread_pool.hpp"
 
@@ -90,42 +94,38 @@ std::string timestamp_for_folder() {
   return buffer;
 }
 
-// A folder no earlier run wrote to: a run never overwrites earlier results.
-fs::path make_output_folder(const std::string& requested, const std::string& host) {
-  if (!requested.empty()) {
-    fs::path out(requested);
-    std::error_code ec;
-    if (fs::exists(out, ec) && !fs::is_directory(out, ec)) {
-      throw input_error("--out " + requested + ": expected a folder, got an existing file");
-    }
-    if (fs::exists(out / "results.json", ec)) {
-      throw input_error("--out " + requested +
-                        ": expected a new or empty folder; it holds an earlier results.json");
-    }
-    fs::create_directories(out, ec);
-    if (ec) {
-      throw input_error("--out " + requested + ": cannot create the folder (" + ec.message() + ")");
-    }
-    if (::access(out.c_str(), W_OK) != 0) {
-      throw input_error("--out " + requested + ": expected a writable folder");
-    }
-    return out;
+// A host name as part of a folder name: only letters, digits, '.', '_' and '-', never '.' or
+// '..' alone, so $GPUBENCH_NODE_NAME or a strange host name cannot point a path elsewhere.
+std::string folder_safe(const std::string& name) {
+  std::string out;
+  for (const char c : name) {
+    const bool plain =
+        std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '-';
+    out += plain ? c : '_';
   }
+  if (out.empty() || out.find_first_not_of('.') == std::string::npos) out = "host" + out;
+  return out.substr(0, 64);
+}
+
+// --out, or a new folder under gpubench-results/: a run never writes over earlier results or
+// into a folder of the user's (claim_results_folder says how it tells).
+claimed_folder make_output_folder(const std::string& requested, const std::string& host) {
+  if (!requested.empty()) return claim_results_folder(requested, "--out " + requested);
   const fs::path parent("gpubench-results");
   std::error_code ec;
   fs::create_directories(parent, ec);
   if (ec) {
     throw input_error("gpubench-results: cannot create the folder (" + ec.message() + ")");
   }
-  const std::string base =
-      (host.empty() ? std::string("host") : host) + "-" + timestamp_for_folder();
+  const std::string base = folder_safe(host) + "-" + timestamp_for_folder();
   for (int attempt = 0; attempt < 1000; ++attempt) {
     fs::path candidate = parent / (attempt == 0 ? base : base + "-" + std::to_string(attempt));
-    if (::mkdir(candidate.c_str(), 0755) == 0) {
-      return candidate;
+    if (::mkdir(candidate.c_str(), 0777) == 0) {
+      return claim_results_folder(candidate, candidate.string());
     }
     if (errno != EEXIST) {
-      throw_system_error("mkdir(" + candidate.string() + ")", errno);
+      throw input_error(candidate.string() + ": cannot create the folder (" + std::strerror(errno) +
+                        ")");
     }
   }
   throw input_error("gpubench-results: could not find an unused folder name");
@@ -335,23 +335,23 @@ session_result run_session(const session_request& args, const session_environmen
   if (const auto error = first_error(problem)) return stop_every_rank(*error);
 
   // Rank 0 makes the results folder; the others learn where it is.
-  fs::path out;
+  claimed_folder claim;  // held until the run's results are saved
   if (root) {
     try {
-      out = make_output_folder(args.out, layout.node);
+      claim = make_output_folder(args.out, layout.node);
     } catch (const input_error& e) {
       problem = e.what();
     }
   }
   if (const auto error = first_error(problem)) return stop_every_rank(*error);
-  out = the_job->all_gather(out.string()).front();
+  const fs::path out = the_job->all_gather(claim.path().string()).front();
 
   const bool default_scratch = scratch.empty();
   if (default_scratch) {
     // Inside the results folder (one per node in a multi-node job); removed at the end if the
     // benchmarks left it empty.
-    scratch.push_back(out /
-                      (the_job->distributed() ? "scratch-" + layout.node : std::string("scratch")));
+    scratch.push_back(out / (the_job->distributed() ? "scratch-" + folder_safe(layout.node)
+                                                    : std::string("scratch")));
     if (layout.node_leader) fs::create_directories(scratch.back());
   }
   options.scratch_dirs = scratch;

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -294,6 +295,76 @@ fault_row earlier_results_folder() {
               "\"; without --out each run gets its own new folder"};
 }
 
+fault_row two_runs_one_folder() {
+  temp_dir dir;
+  const fs::path out = dir.path / "o";
+  const auto args = with({"run", "--out", out.string()}, four_membw_cases);
+  fs::create_directories(dir.path / "a");
+  fs::create_directories(dir.path / "b");
+  const pid_t first = start_gpubench(args, dir.path / "a");
+  const pid_t second = start_gpubench(args, dir.path / "b");
+  std::vector<int> codes{wait_for(first), wait_for(second)};
+  std::sort(codes.begin(), codes.end());
+  CHECK(codes == std::vector<int>{0, 2});
+  const std::string both_err =
+      read_file(dir.path / "a" / "stderr.log") + read_file(dir.path / "b" / "stderr.log");
+  // The winner's four results, whole: nothing of the other run mixed in or written over them.
+  const json doc = json::parse(read_file(out / "results.json"));
+  CHECK(doc["results"].size() == 4);
+  CHECK_THAT(both_err, Catch::Contains("--out " + out.string() + ": expected a "));
+  return {"two runs given the same --out at the same moment",
+          "two `run --out O` started together (four host.membw cases each)",
+          "one runs (exit 0, its four results in O/results.json); the other stops before its "
+          "first case, exit 2: \"--out O: expected a folder no other run is using; gpubench run "
+          "(pid N on HOST, started T) is writing to it\" (or, if the first has saved already, "
+          "\"it holds an earlier results.json\")"};
+}
+
+fault_row output_folder_of_the_user() {
+  temp_dir dir;
+  const fs::path mine = dir.path / "mine";
+  fs::create_directories(mine / "elsewhere");
+  write_file(mine / "report.html", "<p>my notes</p>");
+  const auto r = run_gpubench(with({"run", "--out", mine.string()}, four_membw_cases));
+  CHECK(r.exit_code == 2);
+  CHECK(read_file(mine / "report.html") == "<p>my notes</p>");
+  CHECK_FALSE(fs::exists(mine / ".gpubench-run"));
+  // A scratch symlink would have had the scratch files written wherever it points.
+  const fs::path linked = dir.path / "linked";
+  fs::create_directories(linked);
+  fs::create_directory_symlink(mine / "elsewhere", linked / "scratch");
+  const auto l = run_gpubench({"run", "--out", linked.string(), "--only", "nvme.seq_read"});
+  CHECK(l.exit_code == 2);
+  CHECK_THAT(l.err, Catch::Contains("it holds scratch, which gpubench did not make"));
+  CHECK(fs::is_empty(mine / "elsewhere"));
+  return {"an --out folder holding the user's files",
+          "--out a folder with the user's report.html; --out a folder with a `scratch` symlink",
+          "exit 2 before anything runs, the folder untouched: \"" +
+              md_cell(replace_all(r.err, mine.string(), "OUT")) + "\""};
+}
+
+fault_row host_name_with_a_path_in_it() {
+  temp_dir dir;
+  const auto r = run_gpubench({"run", "--suite", "quick", "--only", "host.membw", "--axis",
+                               "host.membw:array_bytes=16MiB", "--axis", "host.membw:kernel=copy"},
+                              dir.path, {"GPUBENCH_NODE_NAME=../../escaped"});
+  CHECK(r.exit_code == 0);
+  std::vector<std::string> made;
+  for (const auto& entry : fs::directory_iterator(dir.path / "gpubench-results")) {
+    made.push_back(entry.path().filename().string());
+  }
+  REQUIRE(made.size() == 1);
+  CHECK_THAT(made[0], Catch::StartsWith(".._.._escaped-"));
+  CHECK(fs::exists(dir.path / "gpubench-results" / made[0] / "results.json"));
+  CHECK_FALSE(fs::exists(dir.path.parent_path() / "escaped"));
+  return {"a host name with a path in it",
+          "`GPUBENCH_NODE_NAME=../../escaped` (the name the results folder and a node's scratch "
+          "folder are named after)",
+          "the name is made safe for a folder name: gpubench-results/" +
+              replace_all(made[0], made[0].substr(made[0].find("escaped-") + 8), "TIME") +
+              "; nothing written outside gpubench-results/"};
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -304,7 +375,8 @@ TEST_CASE(
   for (const auto& scenario :
        {sigint_during_a_run, sigterm_while_writing_the_test_file, file_size_limit,
         scratch_folder_vanishes, scratch_folder_not_writable, output_folder_not_writable,
-        output_folder_turns_read_only, earlier_results_folder}) {
+        output_folder_turns_read_only, earlier_results_folder, two_runs_one_folder,
+        output_folder_of_the_user, host_name_with_a_path_in_it}) {
     const fault_row row = scenario();
     table += "| " + md_cell(row.fault) + " | " + md_cell(row.provoked) + " | " +
              md_cell(row.outcome) + " |\n";

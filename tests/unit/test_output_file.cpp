@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <string>
 
 #include "gpubench/errors.hpp"
 #include "gpubench/output_file.hpp"
@@ -161,4 +162,49 @@ TEST_CASE("check_output_files refuses what the write would harm, before any work
     CHECK(check({{"--html", dir.path / "locked" / "a.html"}})
               .find("expected a folder gpubench may write to") != std::string::npos);
   }
+}
+
+TEST_CASE("a results folder is new, empty or gpubench's own, and one run holds it at a time",
+          "[output]") {
+  temp_dir dir;
+  const auto claim_message = [&](const fs::path& folder) {
+    return input_message([&] { (void)claim_results_folder(folder, "--out X"); });
+  };
+  {
+    // New (parents too) and empty folders are claimed; the marker says who holds them.
+    const claimed_folder fresh = claim_results_folder(dir.path / "a" / "b", "--out X");
+    CHECK(fs::exists(dir.path / "a" / "b" / results_folder_marker));
+    CHECK_THAT(slurp(dir.path / "a" / "b" / results_folder_marker),
+               Catch::Contains("pid " + std::to_string(::getpid())));
+    // A second claim while the first is held: refused, naming the holder.
+    CHECK_THAT(claim_message(dir.path / "a" / "b"),
+               Catch::StartsWith("--out X: expected a folder no other run is using; gpubench "
+                                 "run (pid " +
+                                 std::to_string(::getpid())));
+  }
+  // Released: an interrupted run's folder (marker, scratch folder, no results.json) is reused.
+  fs::create_directory(dir.path / "a" / "b" / "scratch");
+  CHECK(claim_message(dir.path / "a" / "b") == "(accepted)");
+  write_file_atomically(dir.path / "a" / "b" / "results.json", "{}");
+  CHECK(claim_message(dir.path / "a" / "b") ==
+        "--out X: expected a new or empty folder, or one gpubench made; it holds an earlier "
+        "results.json");
+
+  // The user's folders are left exactly as they were: no marker added.
+  fs::create_directory(dir.path / "mine");
+  write_file_atomically(dir.path / "mine" / "report.html", "<p>my notes</p>");
+  CHECK(claim_message(dir.path / "mine") ==
+        "--out X: expected a new or empty folder, or one gpubench made; it holds report.html, "
+        "which gpubench did not make");
+  CHECK(entries_in(dir.path / "mine") == 1);
+  fs::create_directory(dir.path / "linked");
+  fs::create_directory(dir.path / "elsewhere");
+  fs::create_directory_symlink(dir.path / "elsewhere", dir.path / "linked" / "scratch");
+  CHECK_THAT(claim_message(dir.path / "linked"), Catch::EndsWith("it holds scratch, which "
+                                                                 "gpubench did not make"));
+  // A scratch folder alone, without the marker, is not proof either.
+  fs::create_directories(dir.path / "bare" / "scratch");
+  CHECK_THAT(claim_message(dir.path / "bare"), Catch::Contains("it holds scratch"));
+  write_file_atomically(dir.path / "file", "x");
+  CHECK(claim_message(dir.path / "file") == "--out X: expected a folder, got an existing file");
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpubench {
@@ -27,5 +28,36 @@ void check_output_files(const std::vector<output_request>& outputs,
 // file is refused (input_error). A failed write throws std::runtime_error
 // "PATH: could not write (REASON)".
 void write_file_atomically(const std::filesystem::path& path, std::string_view text);
+
+// The folder a run writes its results into, held (an flock on its marker file) while this object
+// lives, so a second run given the same folder is refused rather than mixing its files in.
+class claimed_folder {
+ public:
+  claimed_folder() = default;
+  claimed_folder(std::filesystem::path path, int lock_fd) : path_(std::move(path)), fd_(lock_fd) {}
+  claimed_folder(claimed_folder&& other) noexcept;
+  claimed_folder& operator=(claimed_folder&& other) noexcept;
+  claimed_folder(const claimed_folder&) = delete;
+  claimed_folder& operator=(const claimed_folder&) = delete;
+  ~claimed_folder();
+
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+};
+
+// The marker a results folder holds from the moment gpubench claims it: how gpubench knows a
+// folder is its own.
+inline constexpr const char* results_folder_marker = ".gpubench-run";
+
+// A folder gpubench may write a run into: new (made here, parents too), empty, or one gpubench
+// made (it holds the marker) that holds no results.json yet and only what a run leaves there
+// (scratch folders). Refused, as input_error naming `name`: a file, a folder with anything else
+// in it (the user's files, a symlink), a folder another gpubench run holds now. The check and the
+// claim are one step under the lock: of two runs started together, one goes ahead.
+[[nodiscard]] claimed_folder claim_results_folder(const std::filesystem::path& folder,
+                                                  const std::string& name);
 
 }  // namespace gpubench
