@@ -157,8 +157,10 @@ command add_run(CLI::App& app, const command_line& line) {
   sub->add_option("--axis", s.axes, "ID:AXIS=V1[,V2...] sets an axis (sizes in bytes)");
   sub->add_option("--out", s.out,
                   "results folder (new or empty); default: a new folder under gpubench-results/");
-  sub->add_option("--scratch", s.scratch,
-                  "folder(s) for storage benchmarks' test files, comma-separated (one per device)");
+  sub->add_option(
+      "--scratch", s.scratch,
+      "folder(s) for storage benchmarks' test files, comma-separated or repeated (one per "
+      "device)");
   sub->add_option("--gpus", s.gpus, "GPU indices to use, e.g. 0,1 (default: all)");
   sub->add_option(
          "--duration", s.duration_s,

@@ -4,7 +4,6 @@
 // is checked against the pattern the file was written with. Where io_uring is refused (seccomp,
 // old kernels) a pread engine with queue_depth threads per ring takes over, labelled as such.
 #include <fcntl.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -22,6 +21,7 @@
 #include "gpubench/context.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/scratch_file.hpp"
+#include "gpubench/text.hpp"
 #include "gpubench/thread_pool.hpp"
 
 #if GPUBENCH_HAVE_URING
@@ -97,6 +97,7 @@ class nvme_read final : public instance {
 
     std::uint64_t wanted =
         static_cast<std::uint64_t>(values.get_int64("file_bytes")) / block_ * block_;
+    std::vector<filesystem_space> spaces;
     for (const auto& dir : dirs) {
       std::error_code ec;
       if (!std::filesystem::is_directory(dir, ec)) {
@@ -108,22 +109,22 @@ class nvme_read final : public instance {
         throw skip_case("scratch folder " + dir.string() + " is on " + where.filesystem +
                         " (memory, not a storage device)");
       }
-      struct statvfs fs {};
-      if (::statvfs(dir.c_str(), &fs) != 0)
-        throw_system_error("statvfs(" + dir.string() + ")", errno);
-      // Leave at least 1 GiB and a tenth of the filesystem free.
-      const std::uint64_t free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
-      const std::uint64_t keep = std::max<std::uint64_t>(
-          std::uint64_t{1} << 30, static_cast<std::uint64_t>(fs.f_blocks) * fs.f_frsize / 10);
-      const std::uint64_t room = free_bytes > keep ? (free_bytes - keep) / block_ * block_ : 0;
-      if (room < std::max(min_file_bytes, block_)) {
-        throw skip_case("not enough free space in " + dir.string() + " for a test file");
-      }
-      if (room < wanted) {
-        reduced_from_ = wanted;
-        wanted = room;
-      }
       storage_.push_back(where);
+      spaces.push_back(space_of(dir));
+    }
+    // Each filesystem keeps its reserve after all the files on it (two folders, one disk).
+    const std::uint64_t room = room_per_test_file(spaces, block_);
+    if (room < std::max(min_file_bytes, block_)) {
+      std::vector<std::string> names;
+      for (const auto& dir : dirs) names.push_back(dir.string());
+      throw skip_case("not enough free space in " + join(names) + " for " +
+                      std::to_string(dirs.size()) + " test file(s) of at least " +
+                      format_bytes(std::max(min_file_bytes, block_)) +
+                      " (each filesystem keeps 1 GiB and a tenth of itself free)");
+    }
+    if (room < wanted) {
+      reduced_from_ = wanted;
+      wanted = room;
     }
     for (const auto& dir : dirs) {
       try {

@@ -2,11 +2,14 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -122,6 +125,29 @@ storage_info describe_storage(const fs::path& dir) {
   info.nvme = facts.nvme;
   info.rotational = facts.rotational;
   return info;
+}
+
+filesystem_space space_of(const fs::path& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) throw_system_error("stat(" + dir.string() + ")", errno);
+  struct statvfs vfs {};
+  if (::statvfs(dir.c_str(), &vfs) != 0) throw_system_error("statvfs(" + dir.string() + ")", errno);
+  return {static_cast<std::uint64_t>(st.st_dev),
+          static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize,
+          static_cast<std::uint64_t>(vfs.f_blocks) * vfs.f_frsize};
+}
+
+std::uint64_t room_per_test_file(const std::vector<filesystem_space>& spaces, std::uint64_t block) {
+  std::map<std::uint64_t, std::uint64_t> files_on;  // device -> test files that go on it
+  for (const auto& space : spaces) ++files_on[space.device];
+  std::uint64_t room = UINT64_MAX;
+  for (const auto& space : spaces) {
+    const std::uint64_t keep =
+        std::max<std::uint64_t>(std::uint64_t{1} << 30, space.total_bytes / 10);
+    const std::uint64_t spare = space.free_bytes > keep ? space.free_bytes - keep : 0;
+    room = std::min(room, spare / files_on[space.device] / block * block);
+  }
+  return spaces.empty() ? 0 : room;
 }
 
 }  // namespace gpubench

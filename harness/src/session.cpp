@@ -60,27 +60,37 @@ std::vector<int> parse_gpu_list(const std::string& text, const system_info& syst
   return out;
 }
 
-// --scratch DIR[,DIR...]: existing, writable folders (one per device to read at once).
-std::vector<fs::path> parse_scratch_dirs(const std::string& text) {
+// --scratch DIR[,DIR...], repeatable: existing, writable folders, each named once (one per
+// device to read at once).
+std::vector<fs::path> parse_scratch_dirs(const std::vector<std::string>& values) {
   std::vector<fs::path> dirs;
-  if (text.empty()) {
-    return dirs;
-  }
-  for (const std::string& part : split(text, ',')) {
+  for (const std::string& value : values) {
     std::error_code ec;
-    if (part.empty()) {
-      throw input_error("--scratch: expected folders separated by commas, got '" + text + "'");
+    // A folder whose name has a comma in it is still one folder.
+    const std::vector<std::string> parts =
+        fs::is_directory(value, ec) ? std::vector<std::string>{value} : split(value, ',');
+    for (const std::string& part : parts) {
+      if (part.empty()) {
+        throw input_error("--scratch: expected folders separated by commas, got '" + value + "'");
+      }
+      if (!fs::exists(part, ec)) {
+        throw input_error("--scratch " + part +
+                          ": expected an existing folder (it does not exist)");
+      }
+      if (!fs::is_directory(part, ec)) {
+        throw input_error("--scratch " + part + ": expected a folder, got a file");
+      }
+      if (::access(part.c_str(), W_OK | X_OK) != 0) {
+        throw input_error("--scratch " + part + ": expected a folder gpubench may write to");
+      }
+      for (const auto& earlier : dirs) {
+        if (fs::equivalent(earlier, part, ec)) {
+          throw input_error("--scratch " + part + ": expected each folder once (it is " +
+                            earlier.string() + " again)");
+        }
+      }
+      dirs.emplace_back(part);
     }
-    if (!fs::exists(part, ec)) {
-      throw input_error("--scratch " + part + ": expected an existing folder (it does not exist)");
-    }
-    if (!fs::is_directory(part, ec)) {
-      throw input_error("--scratch " + part + ": expected a folder, got a file");
-    }
-    if (::access(part.c_str(), W_OK | X_OK) != 0) {
-      throw input_error("--scratch " + part + ": expected a folder gpubench may write to");
-    }
-    dirs.emplace_back(part);
   }
   return dirs;
 }

@@ -332,6 +332,23 @@ TEST_CASE("bad --scratch values give exit 2 and one clear line", "[cli]") {
   CHECK_FALSE(fs::exists(dir.path / "gpubench-results"));
 }
 
+TEST_CASE("run: --scratch repeats, and a folder with a comma in its name is one folder", "[cli]") {
+  temp_dir dir;
+  fs::create_directories(dir.path / "x,y");
+  fs::create_directories(dir.path / "z");
+  const auto r = run_gpubench({"run", "--suite", "quick", "--only", "host.membw", "--axis",
+                               "host.membw:array_bytes=16MiB", "--axis", "host.membw:kernel=copy",
+                               "--scratch", (dir.path / "x,y").string(), "--scratch",
+                               (dir.path / "z").string(), "--out", (dir.path / "o").string()});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  // The same folder twice would put two test files on one device and call it two.
+  check_one_line_error(
+      run_gpubench({"run", "--only", "nvme.seq_read", "--scratch",
+                    (dir.path / "z").string() + "," + (dir.path / "z" / ".").string()}),
+      "expected each folder once");
+}
+
 TEST_CASE("storage benchmarks on tmpfs are skipped with the reason", "[cli]") {
   if (!fs::exists("/dev/shm")) return;
   temp_dir dir;

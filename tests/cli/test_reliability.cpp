@@ -150,6 +150,10 @@ std::vector<bad_case> cases() {
                {"run", "--scratch", "/nonexistent"},
                "",
                "--scratch"});
+  c.push_back({"--scratch the same folder twice",
+               {"run", "--scratch", ".", "--scratch", "./"},
+               "",
+               "expected each folder once"});
   c.push_back({"--gpus not a list of indices", {"run", "--gpus", "all-of-them"}, "", "--gpus"});
   c.push_back(
       {"size --batch 0", {"size", "--workload", "resnet50", "--batch", "0"}, "", "--batch"});

@@ -86,3 +86,25 @@ TEST_CASE("describe_storage names the filesystem and the device", "[scratch]") {
     CHECK(describe_storage("/dev/shm").device.empty());
   }
 }
+
+TEST_CASE("the free-space reserve holds per filesystem: folders on one disk share its room",
+          "[scratch]") {
+  constexpr std::uint64_t gib = std::uint64_t{1} << 30;
+  // 100 GiB disk, 30 GiB free: it keeps 10 GiB, so 20 GiB may be written on it.
+  const filesystem_space disk{7, 30 * gib, 100 * gib};
+  CHECK(room_per_test_file({disk}, 4096) == 20 * gib);
+  // Two folders on it: two files of 10 GiB, not two of 20 (which would leave it full).
+  CHECK(room_per_test_file({disk, disk}, 4096) == 10 * gib);
+  // Another disk beside it does not share: the tighter filesystem sets the size of every file.
+  const filesystem_space roomy{8, 500 * gib, 1000 * gib};
+  CHECK(room_per_test_file({disk, roomy}, 4096) == 20 * gib);
+  CHECK(room_per_test_file({disk, roomy, disk}, 4096) == 10 * gib);
+  // Small disks keep 1 GiB; a full one has no room; sizes are whole blocks.
+  CHECK(room_per_test_file({{9, 3 * gib, 8 * gib}}, 4096) == 2 * gib);
+  CHECK(room_per_test_file({{9, gib / 2, 8 * gib}}, 4096) == 0);
+  CHECK(room_per_test_file({{9, 2 * gib + 5000, 8 * gib}}, 1 << 20) == gib);
+  // The real folder: its space is the statvfs of its filesystem.
+  const filesystem_space here = space_of(fs::current_path());
+  CHECK(here.total_bytes >= here.free_bytes);
+  CHECK(here.device == space_of(fs::current_path() / ".").device);
+}

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
@@ -45,5 +46,19 @@ struct storage_info {
   std::string mount_point;
 };
 [[nodiscard]] storage_info describe_storage(const std::filesystem::path& dir);
+
+// The room on the filesystem under a folder, as statvfs tells it.
+struct filesystem_space {
+  std::uint64_t device = 0;  // st_dev: folders with the same one share the space below
+  std::uint64_t free_bytes = 0;
+  std::uint64_t total_bytes = 0;
+};
+[[nodiscard]] filesystem_space space_of(const std::filesystem::path& dir);
+
+// The most bytes (a multiple of `block`) each of the test files may take when one file goes in
+// each folder of `spaces`, so that every filesystem keeps at least 1 GiB and a tenth of itself
+// free after all the files on it are written: folders on one filesystem share its room.
+[[nodiscard]] std::uint64_t room_per_test_file(const std::vector<filesystem_space>& spaces,
+                                               std::uint64_t block);
 
 }  // namespace gpubench

@@ -25,8 +25,10 @@ struct session_request {
   std::vector<std::string> skip;
   std::vector<std::string> axes;  // --axis ID:AXIS=V1,V2
   std::string out;                // results folder; empty: a new one under gpubench-results/
-  std::string scratch;            // comma-separated folders
-  std::string gpus;               // comma-separated indices
+  // --scratch values, each a folder or comma-separated folders (a value that names an existing
+  // folder is taken whole, commas and all)
+  std::vector<std::string> scratch;
+  std::string gpus;  // comma-separated indices
   bool skip_verify = false;
   double timeout_s = 300;
   std::optional<int> duration_s;  // sets every benchmark's duration_s axis (gpu.burn)
