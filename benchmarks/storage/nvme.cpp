@@ -116,6 +116,7 @@ class nvme_read final : public instance {
     const std::uint64_t room = room_per_test_file(spaces, block_);
     if (room < std::max(min_file_bytes, block_)) {
       std::vector<std::string> names;
+      names.reserve(dirs.size());
       for (const auto& dir : dirs) names.push_back(dir.string());
       throw skip_case("not enough free space in " + join(names) + " for " +
                       std::to_string(dirs.size()) + " test file(s) of at least " +
