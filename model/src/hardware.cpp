@@ -128,7 +128,21 @@ fs::path catalog_dir() {
   return config_dir() / "hardware";
 }
 
+// Catalog names are file names under configs/hardware/ and nothing else: lower-case letters,
+// digits, '.', '_' and '-', starting with a letter or digit (no '/', no '..' to climb out).
+bool catalog_name_shape(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  const auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+  };
+  const bool starts_plain =
+      (name[0] >= 'a' && name[0] <= 'z') || (name[0] >= '0' && name[0] <= '9');
+  return starts_plain && std::all_of(name.begin(), name.end(), plain) &&
+         name.find("..") == std::string::npos;
+}
+
 std::optional<fs::path> catalog_file(const std::string& name) {
+  if (!catalog_name_shape(name)) return std::nullopt;
   std::error_code ec;
   for (const char* kind : {"systems", "gpus"}) {
     const fs::path path = catalog_dir() / kind / (name + ".json");
@@ -535,7 +549,8 @@ void apply_setting(hardware_profile& profile, const std::string& assignment) {
   const std::string text = assignment.substr(eq + 1);
   if (key == "gpu.model") {
     std::error_code ec;
-    if (!fs::is_regular_file(catalog_dir() / "gpus" / (text + ".json"), ec)) {
+    if (!catalog_name_shape(text) ||
+        !fs::is_regular_file(catalog_dir() / "gpus" / (text + ".json"), ec)) {
       throw input_error("--set gpu.model: expected a catalog GPU (" + join(catalog_names("gpus")) +
                         "), got '" + text + "'");
     }

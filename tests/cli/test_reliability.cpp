@@ -165,6 +165,19 @@ std::vector<bad_case> cases() {
                {"size", "--workload", "resnet50", "--set", "a.b=1"},
                "",
                "a.b"});
+  // Catalog names name catalog files only: a path in one would load any JSON on the machine.
+  c.push_back({"catalog:NAME with a path in it",
+               {"size", "--workload", "resnet50", "--hardware", "catalog:../gpus/t4"},
+               "",
+               "catalog:../gpus/t4: expected a catalog name"});
+  c.push_back({"catalog:NAME, an absolute path",
+               {"compare", "catalog:dgx-h100", "catalog:/etc/hostname"},
+               "",
+               "catalog:/etc/hostname: expected a catalog name"});
+  c.push_back({"--set gpu.model with a path in it",
+               {"size", "--workload", "resnet50", "--set", "gpu.model=../gpus/t4"},
+               "",
+               "--set gpu.model: expected a catalog GPU"});
   c.push_back({"validate --baseline-tolerance 500",
                {"validate", ok_results, "--baseline-tolerance", "500"},
                "",
