@@ -22,6 +22,10 @@ struct command_line {
 struct command {
   CLI::App* subcommand = nullptr;  // where CLI11 parsed its flags
   std::function<int()> run;        // runs it with what was parsed; returns the exit code
+  // Its product is files (run's results.json): standard output is a summary, and a reader of it
+  // that went away (EPIPE) does not fail the command. For every other command a write to
+  // standard output that fails is exit 1.
+  bool stdout_is_a_summary = false;
 };
 
 using command_adder = command (*)(CLI::App& app, const command_line& line);

@@ -1,7 +1,15 @@
 // gpubench: the one place that wires the harness, the benchmarks, the model, the reports and the
 // acceptance checks together. Commands come from the table below (app/command.hpp).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <streambuf>
 
 #include "command.hpp"
 #include "gpubench/build_info.hpp"
@@ -30,6 +38,61 @@ std::vector<std::filesystem::path> input_files(const std::vector<std::string>& a
 }
 
 namespace {
+
+// A closed stdin, stdout or stderr gets /dev/null, so that no file gpubench opens later takes the
+// number and receives what is printed. Returns whether stdout was closed (a failed write).
+bool open_standard_streams() {
+  bool stdout_closed = false;
+  for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+    if (::fcntl(fd, F_GETFD) != -1) continue;
+    stdout_closed = stdout_closed || fd == STDOUT_FILENO;
+    const int null_fd = ::open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+    if (null_fd != -1 && null_fd != fd) {
+      ::dup2(null_fd, fd);
+      ::close(null_fd);
+    }
+  }
+  return stdout_closed;
+}
+
+// std::cout's buffer: writes to standard output and keeps the errno of the first write that
+// failed (stdio has lost it by the time the program ends), so a full disk or a closed pipe is
+// reported, with its reason, instead of exit 0.
+class checked_stdout final : public std::streambuf {
+ public:
+  checked_stdout() { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+  [[nodiscard]] int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    if (sync() != 0) return traits_type::eof();
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(ch);
+      pbump(1);
+    }
+    return traits_type::not_eof(ch);
+  }
+
+  int sync() override {
+    const char* next = pbase();
+    while (next < pptr()) {
+      const ssize_t n = ::write(STDOUT_FILENO, next, static_cast<std::size_t>(pptr() - next));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        if (error_ == 0) error_ = errno;
+        break;
+      }
+      next += n;
+    }
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return error_ == 0 ? 0 : -1;
+  }
+
+ private:
+  std::array<char, 1 << 16> buffer_{};
+  int error_ = 0;
+};
+
 // Every command, in the order `gpubench --help` lists them.
 constexpr command_adder commands[] = {add_run,       add_list,   add_info,    add_size,
                                       add_calibrate, add_report, add_compare, add_validate};
@@ -39,6 +102,10 @@ constexpr command_adder commands[] = {add_run,       add_list,   add_info,    ad
 
 int main(int argc, char** argv) {
   using namespace gpubench;
+  const bool stdout_closed = app::open_standard_streams();
+  app::checked_stdout stdout_buffer;
+  std::streambuf* const stdio_buffer = std::cout.rdbuf(&stdout_buffer);
+  if (::isatty(STDOUT_FILENO) == 1) std::cout << std::unitbuf;  // a person sees each line
   // Past a file size limit (ulimit -f) write() then fails with EFBIG, which the benchmark at hand
   // reports, instead of the signal killing the whole run.
   std::signal(SIGXFSZ, SIG_IGN);
@@ -50,28 +117,42 @@ int main(int argc, char** argv) {
   std::vector<app::command> added;
   for (const app::command_adder add : app::commands) added.push_back(add(cli, line));
 
-  try {
-    cli.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return cli.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return cli.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "gpubench: " << e.what() << " (see gpubench --help)\n";
-    return exit_bad_input;
-  }
-
-  try {
-    for (const app::command& c : added) {
-      if (*c.subcommand) return c.run();
+  const app::command* chosen = nullptr;
+  const auto run = [&]() -> int {
+    try {
+      cli.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return cli.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+      return cli.exit(e);
+    } catch (const CLI::ParseError& e) {
+      std::cerr << "gpubench: " << e.what() << " (see gpubench --help)\n";
+      return exit_bad_input;
     }
-    std::cerr << cli.help();
-    return exit_bad_input;
-  } catch (const input_error& e) {
-    std::cerr << "gpubench: " << e.what() << "\n";
-    return exit_bad_input;
-  } catch (const std::exception& e) {
-    std::cerr << "gpubench: error: " << e.what() << "\n";
-    return exit_failure;
-  }
+    try {
+      for (const app::command& c : added) {
+        if (*c.subcommand) {
+          chosen = &c;
+          return c.run();
+        }
+      }
+      std::cerr << cli.help();
+      return exit_bad_input;
+    } catch (const input_error& e) {
+      std::cerr << "gpubench: " << e.what() << "\n";
+      return exit_bad_input;
+    } catch (const std::exception& e) {
+      std::cerr << "gpubench: error: " << e.what() << "\n";
+      return exit_failure;
+    }
+  };
+  const int code = run();
+  // What was printed must have arrived: `report > /dev/full` is not a success.
+  std::cout.flush();
+  std::cout.rdbuf(stdio_buffer);
+  const int error = stdout_closed ? EBADF : stdout_buffer.error();
+  if (error == 0) return code;
+  std::cerr << "gpubench: standard output: write failed (" << std::strerror(error) << ")\n";
+  const bool summary_only = chosen != nullptr && chosen->stdout_is_a_summary && error == EPIPE;
+  return code != exit_ok || summary_only ? code : exit_failure;
 }

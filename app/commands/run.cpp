@@ -174,7 +174,7 @@ command add_run(CLI::App& app, const command_line& line) {
                   "seconds before a stuck collective is aborted and reported failed")
       ->check(CLI::Range(1.0, 86400.0))
       ->capture_default_str();
-  return {sub, [args] { return run(*args); }};
+  return {sub, [args] { return run(*args); }, /*stdout_is_a_summary=*/true};
 }
 
 }  // namespace gpubench::app

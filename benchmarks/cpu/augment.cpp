@@ -13,6 +13,7 @@
 #include "gpubench/benchmark.hpp"
 #include "gpubench/config.hpp"
 #include "gpubench/context.hpp"
+#include "gpubench/runner.hpp"
 #include "gpubench/thread_pool.hpp"
 
 namespace gpubench {
@@ -39,6 +40,7 @@ class cpu_augment final : public instance {
         threads_(static_cast<int>(values.get_int64("threads"))) {
     (void)ctx;
     for (std::uint32_t i = 0; i < corpus_size; ++i) {
+      stop_if_interrupted("while the JPEG corpus was made");
       corpus_.push_back(
           augment::encode_jpeg(augment::synthetic_photo(width_, height_, i), jpeg_quality));
       corpus_bytes_ += corpus_.back().size();
@@ -56,11 +58,11 @@ class cpu_augment final : public instance {
       // timed for at least 0.3 s on worker 0's core while the others idle.
       pool_->run([this](int worker) {
         if (worker != 0) return;
-        for (int i = 0; i < 16; ++i) process(*workers_[0]);
+        for (int i = 0; i < 16 && !interrupt_requested(); ++i) process(*workers_[0]);
         const auto start = std::chrono::steady_clock::now();
         int samples = 0;
         double elapsed = 0;
-        while (elapsed < 0.3) {
+        while (elapsed < 0.3 && !interrupt_requested()) {
           process(*workers_[0]);
           ++samples;
           elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -77,8 +79,9 @@ class cpu_augment final : public instance {
   std::optional<double> run_iteration() override {
     pool_->run([this](int worker) {
       worker_state& w = *workers_[static_cast<std::size_t>(worker)];
-      for (int i = 0; i < samples_per_worker; ++i) process(w);
+      for (int i = 0; i < samples_per_worker && !interrupt_requested(); ++i) process(w);
     });
+    stop_if_interrupted("during the timed samples");
     return std::nullopt;
   }
 

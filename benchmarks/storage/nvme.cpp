@@ -20,6 +20,7 @@
 #include "gpubench/config.hpp"
 #include "gpubench/context.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/runner.hpp"
 #include "gpubench/scratch_file.hpp"
 #include "gpubench/text.hpp"
 #include "gpubench/thread_pool.hpp"
@@ -296,7 +297,11 @@ class nvme_read final : public instance {
       ++submitted;
     };
     for (int slot = 0; slot < depth_ && submitted < ios_per_reader_; ++slot) submit(slot);
-    while (completed < ios_per_reader_) {
+    // On a stop signal no more reads are queued; those in flight are drained (their buffers are
+    // the ring's) and the case ends.
+    bool stopping = false;
+    while (completed < submitted) {
+      stopping = stopping || interrupt_requested();
       if (const int rc = io_uring_submit_and_wait(&r.ring, 1); rc < 0 && rc != -EINTR) {
         throw_system_error("io_uring_submit_and_wait", -rc);
       }
@@ -314,10 +319,11 @@ class nvme_read final : public instance {
         count(r.buffers[static_cast<std::size_t>(slot)].get(),
               offsets[static_cast<std::size_t>(slot)]);
         ++completed;
-        if (submitted < ios_per_reader_) submit(slot);
+        if (!stopping && submitted < ios_per_reader_) submit(slot);
       }
       io_uring_cq_advance(&r.ring, seen);
     }
+    if (stopping) stop_if_interrupted("during the reads");
   }
 #else
   void read_with_uring(reader&) {
@@ -337,7 +343,7 @@ class nvme_read final : public instance {
       threads.emplace_back([&, d] {
         try {
           char* buffer = r.buffers[static_cast<std::size_t>(d)].get();
-          while (issued.fetch_add(1) < ios_per_reader_) {
+          while (!interrupt_requested() && issued.fetch_add(1) < ios_per_reader_) {
             std::uint64_t offset = 0;
             {
               std::lock_guard lock(offset_lock);
@@ -356,6 +362,7 @@ class nvme_read final : public instance {
     }
     for (auto& t : threads) t.join();
     if (error) std::rethrow_exception(error);
+    stop_if_interrupted("during the reads");
   }
 
   bool sequential_;

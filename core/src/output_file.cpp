@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "gpubench/errors.hpp"
+#include "gpubench/stop_cleanup.hpp"
 
 namespace gpubench {
 
@@ -131,6 +132,7 @@ void write_file_atomically(const fs::path& path, std::string_view text) {
   std::string temp = (folder_of(target) / hidden_name).string();
   const int fd = ::mkstemp(temp.data());
   if (fd == -1) write_failed(path, errno);
+  const removed_on_stop temp_guard(temp);  // a stop at once leaves no half-written file
   const auto fail = [&](int error) {
     ::close(fd);
     ::unlink(temp.c_str());

@@ -1,6 +1,7 @@
 #include "gpubench/runner.hpp"
 
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -8,18 +9,29 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "gpubench/errors.hpp"
+#include "gpubench/exit_codes.hpp"
 #include "gpubench/output_file.hpp"
+#include "gpubench/stop_cleanup.hpp"
 
 namespace gpubench {
 
 namespace {
 
 std::atomic<bool> interrupt_flag{false};
+std::atomic<int> stop_signals{0};
+static_assert(std::atomic<int>::is_always_lock_free, "used in a signal handler");
 
 extern "C" void on_interrupt_signal(int /*signal*/) {
   interrupt_flag.store(true, std::memory_order_relaxed);
+  if (stop_signals.fetch_add(1) > 0) {
+    // The second: stop now. Only async-signal-safe calls from here.
+    remove_files_registered_for_stop();
+    ::_exit(exit_interrupted);
+  }
 }
 
 // Google Benchmark reports a failed run through `error_occurred` up to 1.7 and `skipped` after.
@@ -109,6 +121,7 @@ result run_case(const planned_benchmark& planned, const axis_values& values, con
       if (!warmed_up) {
         // Untimed: the loop below starts the clock.
         for (int i = 0; i < settings.warmup_iterations; ++i) {
+          stop_if_interrupted("during warm-up");
           (void)inst->run_iteration();
         }
         inst->warmup_done();
@@ -225,8 +238,15 @@ void install_interrupt_handlers() {
   struct sigaction action {};
   action.sa_handler = on_interrupt_signal;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(signal, &action, nullptr);
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, nullptr);
+}
+
+void stop_if_interrupted(const char* during) {
+  if (interrupt_requested()) throw std::runtime_error(std::string("interrupted ") + during);
 }
 
 bool interrupt_requested() noexcept {
@@ -306,11 +326,12 @@ run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& 
         ++outcome.failed;
         break;
     }
-    if (progress.finished) {
-      progress.finished(index, total, r);
-    }
+    // Saved before it is shown: a reader of the progress that went away costs nothing.
     document.results.push_back(std::move(r));
     save();
+    if (progress.finished) {
+      progress.finished(index, total, document.results.back());
+    }
   };
 
   save();  // the file exists, valid, from the start

@@ -16,6 +16,7 @@
 #include "detail/procfs.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/runner.hpp"
+#include "gpubench/stop_cleanup.hpp"
 
 namespace gpubench {
 
@@ -50,12 +51,14 @@ scratch_file::scratch_file(const fs::path& dir, std::uint64_t bytes, std::uint64
   if (fd < 0) {
     throw std::runtime_error("scratch_file: no free file name in " + dir.string());
   }
+  stop_guard_ = std::make_unique<removed_on_stop>(path_);
   const auto fail = [&](const std::string& call, int error) {
     ::close(fd);
     ::unlink(path_.c_str());
     throw_system_error(call, error);
   };
   constexpr std::size_t chunk = std::size_t{8} << 20;
+  constexpr std::uint64_t sync_window = std::uint64_t{64} << 20;  // a multiple of chunk
   std::vector<std::uint64_t> buffer(chunk / 8);
   for (std::uint64_t offset = 0; offset < bytes; offset += chunk) {
     if (interrupt_requested()) {
@@ -74,6 +77,19 @@ scratch_file::scratch_file(const fs::path& dir, std::uint64_t bytes, std::uint64
         fail("pwrite(" + path_.string() + ")", errno);
       }
       done += static_cast<std::size_t>(w);
+    }
+    // Written back as it goes, a window behind: the fsync below then has little left to do, so
+    // a stop signal is not held up for the minutes a multi-GB flush can take, and the page
+    // cache holds no more than a window of dirty data.
+    const std::uint64_t written = offset + n;
+    if (written % sync_window == 0) {
+      (void)::sync_file_range(fd, static_cast<off_t>(written - sync_window),
+                              static_cast<off_t>(sync_window), SYNC_FILE_RANGE_WRITE);
+      if (written >= 2 * sync_window) {
+        (void)::sync_file_range(
+            fd, static_cast<off_t>(written - 2 * sync_window), static_cast<off_t>(sync_window),
+            SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+      }
     }
   }
   if (::fsync(fd) != 0) fail("fsync(" + path_.string() + ")", errno);

@@ -122,6 +122,161 @@ fault_row sigint_during_a_run() {
           "case cut short dropped"};
 }
 
+fault_row sighup_and_sigquit_during_a_run() {
+  for (const int signal : {SIGHUP, SIGQUIT}) {
+    INFO("signal " << signal);
+    temp_dir dir;
+    const fs::path out = dir.path / "out";
+    const pid_t pid =
+        start_gpubench(with({"run", "--out", out.string()}, four_membw_cases), dir.path);
+    REQUIRE(wait_for_results(out / "results.json", 1) != nullptr);
+    kill(pid, signal);
+    CHECK(wait_for(pid) == 3);
+    const json doc = json::parse(read_file(out / "results.json"));
+    CHECK(doc["meta"]["interrupted"] == true);
+    CHECK_FALSE(doc["results"].empty());
+  }
+  return {"SIGHUP (the ssh session closed) or SIGQUIT during a run",
+          "`kill -HUP`, and `kill -QUIT`, after the first of four host.membw cases",
+          "as SIGINT: exit 3; results.json valid, `meta.interrupted` true, every finished case "
+          "kept"};
+}
+
+// Seconds from `signal` to the end of `pid`; the exit code in `code`.
+double seconds_to_stop(pid_t pid, int signal, int& code) {
+  const auto start = std::chrono::steady_clock::now();
+  kill(pid, signal);
+  code = wait_for(pid);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+fault_row sigint_inside_a_long_augment_case() {
+  temp_dir dir;
+  const fs::path out = dir.path / "o";
+  // 8192x8192 images: making the 64-image corpus alone takes minutes on two cores.
+  const pid_t pid = start_gpubench(
+      {"run", "--only", "cpu.augment", "--axis", "cpu.augment:image_width=8192", "--axis",
+       "cpu.augment:image_height=8192", "--axis", "cpu.augment:threads=2", "--out", out.string()},
+      dir.path);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  int code = 0;
+  const double seconds = seconds_to_stop(pid, SIGINT, code);
+  CHECK(code == 3);
+  CHECK(seconds < 15);
+  const json doc = json::parse(read_file(out / "results.json"));
+  CHECK(doc["meta"]["interrupted"] == true);
+  CHECK(doc["results"].empty());  // the case cut short is not a measurement
+  return {"SIGINT inside a long cpu.augment case",
+          "`kill -INT` 3 s into one cpu.augment case of 8192x8192 images (minutes long)",
+          "exit 3 within 15 s: the corpus, warm-up and timed loops poll the stop flag; the case "
+          "cut short dropped, results.json marked interrupted"};
+}
+
+fault_row sigint_during_the_nvme_reads() {
+  temp_dir dir;
+  const scratch_dir scratch("scratch-reads");
+  const fs::path out = dir.path / "o";
+  const pid_t pid =
+      start_gpubench({"run", "--only", "nvme.seq_read", "--scratch", scratch.path.string(),
+                      "--axis", "nvme.seq_read:file_bytes=2GiB", "--out", out.string()},
+                     dir.path);
+  // The test file whole: the reads have begun (or are about to).
+  bool written = false;
+  for (int i = 0; i < 6000 && !written; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(scratch.path, ec)) {
+      written = written || entry.file_size(ec) >= (std::uintmax_t{2} << 30);
+    }
+  }
+  REQUIRE(written);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  int code = 0;
+  const double seconds = seconds_to_stop(pid, SIGINT, code);
+  CHECK(code == 3);
+  CHECK(seconds < 15);
+  CHECK(fs::is_empty(scratch.path));
+  return {"SIGINT while a long NVMe case reads",
+          "`kill -INT` 1 s after the 2 GiB test file is whole",
+          "exit 3 within 15 s: no more reads are queued, those in flight are drained; the test "
+          "file removed"};
+}
+
+fault_row second_signal_stops_at_once() {
+  temp_dir dir;
+  const scratch_dir scratch("scratch-twice");
+  const pid_t pid = start_gpubench(
+      {"run", "--only", "nvme.seq_read", "--scratch", scratch.path.string(), "--axis",
+       "nvme.seq_read:file_bytes=2GiB", "--out", (dir.path / "o").string()},
+      dir.path);
+  bool file_seen = false;
+  for (int i = 0; i < 3000 && !file_seen; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    file_seen = !fs::is_empty(scratch.path);
+  }
+  REQUIRE(file_seen);
+  kill(pid, SIGINT);
+  int code = 0;
+  const double seconds = seconds_to_stop(pid, SIGINT, code);
+  CHECK(code == 3);
+  CHECK(seconds < 5);
+  CHECK(fs::is_empty(scratch.path));
+  return {"a second SIGINT", "two `kill -INT` in a row while the 2 GiB test file is written",
+          "exit 3 at once (the second signal does not wait for the case); the test file removed "
+          "all the same (scratch files are registered for removal from the signal handler)"};
+}
+
+fault_row progress_reader_goes_away() {
+  temp_dir dir;
+  const fs::path out = dir.path / "o";
+  std::string command = "\"$0\" run --out " + out.string();
+  for (const auto& a : four_membw_cases) command += " '" + a + "'";
+  const auto r = run_program({"/bin/bash", "-c",
+                              command + " 2>&1 | head -1 > " + (dir.path / "first.log").string() +
+                                  "; echo \"${PIPESTATUS[0]}\" > " + (dir.path / "rc").string(),
+                              GPUBENCH_EXE});
+  CHECK(r.exit_code == 0);
+  CHECK(read_file(dir.path / "rc") == "0\n");
+  const json doc = json::parse(read_file(out / "results.json"));
+  CHECK(doc["results"].size() == 4);
+  // Stopped while nobody reads its output: still exit 3, still saved.
+  const fs::path out2 = dir.path / "o2";
+  std::string command2 = "\"$0\" run --out " + out2.string();
+  for (const auto& a : four_membw_cases) command2 += " '" + a + "'";
+  const pid_t shell = start_program(
+      {"/bin/bash", "-c",
+       command2 + " > >(head -c 1 > /dev/null) 2> >(head -c 1 > /dev/null) & echo $! > " +
+           (dir.path / "pid").string() + "; wait $!; echo $? > " + (dir.path / "rc2").string(),
+       GPUBENCH_EXE},
+      dir.path, dir.path);
+  REQUIRE(wait_for_results(out2 / "results.json", 1) != nullptr);
+  kill(std::stoi(read_file(dir.path / "pid")), SIGINT);
+  CHECK(wait_for(shell) == 0);
+  CHECK(read_file(dir.path / "rc2") == "3\n");
+  CHECK(json::parse(read_file(out2 / "results.json"))["meta"]["interrupted"] == true);
+  return {"the reader of the progress goes away",
+          "`run 2>&1 | head -1`; and SIGINT to a run whose stdout and stderr readers have exited",
+          "every case still run and saved (a case is saved before it is printed; SIGPIPE does "
+          "not end a run), exit 0; interrupted, exit 3 as always"};
+}
+
+fault_row standard_output_fails() {
+  const std::string results = std::string(GPUBENCH_TEST_DATA_DIR) + "/validate-healthy.json";
+  const auto full =
+      run_program({"/bin/bash", "-c", "\"$0\" report \"$1\" > /dev/full", GPUBENCH_EXE, results});
+  CHECK(full.exit_code == 1);
+  CHECK(full.err == "gpubench: standard output: write failed (No space left on device)\n");
+  const auto closed =
+      run_program({"/bin/bash", "-c", "\"$0\" size --workload resnet50 --json >&-", GPUBENCH_EXE});
+  CHECK(closed.exit_code == 1);
+  CHECK_THAT(closed.err, Catch::Contains("standard output: write failed (Bad file descriptor)"));
+  return {"standard output cannot be written",
+          "`report RESULTS > /dev/full` (a full disk); `size --json >&-` (stdout closed)",
+          "exit 1: \"" + md_cell(full.err.substr(0, full.err.size() - 1)) +
+              "\" (or Bad file descriptor); a closed stdout is given /dev/null first, so no "
+              "file gpubench opens takes its number"};
+}
+
 fault_row sigterm_while_writing_the_test_file() {
   temp_dir dir;
   const scratch_dir scratch("scratch-term");
@@ -373,7 +528,9 @@ TEST_CASE(
     "[cli][reliability]") {
   std::string table = "| fault | how the test provokes it | what gpubench did |\n|---|---|---|\n";
   for (const auto& scenario :
-       {sigint_during_a_run, sigterm_while_writing_the_test_file, file_size_limit,
+       {sigint_during_a_run, sighup_and_sigquit_during_a_run, sigint_inside_a_long_augment_case,
+        sigint_during_the_nvme_reads, second_signal_stops_at_once, progress_reader_goes_away,
+        standard_output_fails, sigterm_while_writing_the_test_file, file_size_limit,
         scratch_folder_vanishes, scratch_folder_not_writable, output_folder_not_writable,
         output_folder_turns_read_only, earlier_results_folder, two_runs_one_folder,
         output_folder_of_the_user, host_name_with_a_path_in_it}) {

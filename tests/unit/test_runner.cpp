@@ -1,15 +1,24 @@
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <filesystem>
+#include <fstream>
 
 #include "fake_benchmarks.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/exit_codes.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/shared_resources.hpp"
+#include "gpubench/stop_cleanup.hpp"
+#include "temp_dir.hpp"
 
 using namespace gpubench;
 using gpubench::testing::fake_behaviour;
 using gpubench::testing::fake_definition;
+using gpubench::testing::temp_dir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -233,4 +242,30 @@ TEST_CASE("a metric a benchmark computes without declaring it fails its case", "
   CHECK(outcome.failed == 1);
   REQUIRE(f.doc.results.size() == 1);
   CHECK_THAT(f.doc.results[0].error, Catch::Contains("metric 'undeclared_GBps' is not declared"));
+}
+
+TEST_CASE("the first stop signal asks, the second stops at once and removes registered files",
+          "[runner]") {
+  temp_dir dir;
+  const fs::path scratch = dir.path / "gpubench-scratch-test.dat";
+  const fs::path unregistered = dir.path / "kept.dat";
+  std::ofstream(scratch) << "x";
+  std::ofstream(unregistered) << "x";
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    install_interrupt_handlers();
+    const removed_on_stop guard(scratch);
+    { const removed_on_stop released(unregistered); }  // unregistered again: left alone
+    ::raise(SIGINT);
+    if (!interrupt_requested()) ::_exit(10);
+    ::raise(SIGHUP);  // any stop signal counts as the second
+    ::_exit(11);      // not reached
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == exit_interrupted);
+  CHECK_FALSE(fs::exists(scratch));
+  CHECK(fs::exists(unregistered));
 }

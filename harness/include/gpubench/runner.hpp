@@ -63,10 +63,17 @@ run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& 
 [[nodiscard]] std::optional<std::string> idle_gpus_problem(
     const std::vector<planned_benchmark>& plan, const results_document& document);
 
-// SIGINT/SIGTERM handling: install once in main; benchmarks and the runner poll the flag.
+// Stop signals: SIGINT, SIGTERM, SIGHUP (the terminal or ssh session went away) and SIGQUIT.
+// The first sets a flag that the runner and the benchmarks' long loops poll, so the run stops
+// within about a second and saves what finished; a second one removes the scratch and temporary
+// files registered with removed_on_stop and exits with exit_interrupted at once. SIGPIPE is
+// ignored: a reader that went away makes writes fail, it does not end the run.
 void install_interrupt_handlers();
 [[nodiscard]] bool interrupt_requested() noexcept;
 void request_interrupt() noexcept;
+// For a benchmark's long loops: throws std::runtime_error("interrupted ...") once a stop was
+// asked for. The runner drops a case cut short, so what the message says is never recorded.
+void stop_if_interrupted(const char* during);
 // Clears the flag (tests, and nothing else, need this).
 void clear_interrupt() noexcept;
 

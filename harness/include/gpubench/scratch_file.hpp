@@ -5,10 +5,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace gpubench {
+
+class removed_on_stop;
 
 // The 64-bit word at byte `offset` (a multiple of 8) of a scratch file filled with `seed`:
 // pseudo-random, so devices that compress or deduplicate cannot shortcut the reads, and every
@@ -19,7 +22,8 @@ class scratch_file {
  public:
   // Creates gpubench-scratch-<pid>-<n>.dat in `dir` and writes `bytes` (a multiple of 4096) of
   // the pattern. Throws api_error (disk full, permissions) after removing what it created, and
-  // std::runtime_error("interrupted") if SIGINT/SIGTERM arrives while it writes.
+  // std::runtime_error("interrupted") if a stop signal arrives while it writes; a second signal
+  // (an immediate stop) still removes it.
   scratch_file(const std::filesystem::path& dir, std::uint64_t bytes, std::uint64_t seed);
   scratch_file(const scratch_file&) = delete;
   scratch_file& operator=(const scratch_file&) = delete;
@@ -33,6 +37,7 @@ class scratch_file {
   std::filesystem::path path_;
   std::uint64_t bytes_;
   std::uint64_t seed_;
+  std::unique_ptr<removed_on_stop> stop_guard_;  // removed even on a stop at once
 };
 
 // What backs a folder: the block device (partition resolved to its disk), whether it is NVMe and
