@@ -3,18 +3,17 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
-#include <streambuf>
 
 #include "command.hpp"
 #include "gpubench/build_info.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/text.hpp"
+#include "standard_streams.hpp"
 
 namespace gpubench::app {
 
@@ -55,44 +54,6 @@ bool open_standard_streams() {
   return stdout_closed;
 }
 
-// std::cout's buffer: writes to standard output and keeps the errno of the first write that
-// failed (stdio has lost it by the time the program ends), so a full disk or a closed pipe is
-// reported, with its reason, instead of exit 0.
-class checked_stdout final : public std::streambuf {
- public:
-  checked_stdout() { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
-  [[nodiscard]] int error() const { return error_; }
-
- protected:
-  int_type overflow(int_type ch) override {
-    if (sync() != 0) return traits_type::eof();
-    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
-      *pptr() = traits_type::to_char_type(ch);
-      pbump(1);
-    }
-    return traits_type::not_eof(ch);
-  }
-
-  int sync() override {
-    const char* next = pbase();
-    while (next < pptr()) {
-      const ssize_t n = ::write(STDOUT_FILENO, next, static_cast<std::size_t>(pptr() - next));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        if (error_ == 0) error_ = errno;
-        break;
-      }
-      next += n;
-    }
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-    return error_ == 0 ? 0 : -1;
-  }
-
- private:
-  std::array<char, 1 << 16> buffer_{};
-  int error_ = 0;
-};
-
 // Every command, in the order `gpubench --help` lists them.
 constexpr command_adder commands[] = {add_run,       add_list,   add_info,    add_size,
                                       add_calibrate, add_report, add_compare, add_validate};
@@ -103,8 +64,11 @@ constexpr command_adder commands[] = {add_run,       add_list,   add_info,    ad
 int main(int argc, char** argv) {
   using namespace gpubench;
   const bool stdout_closed = app::open_standard_streams();
-  app::checked_stdout stdout_buffer;
-  std::streambuf* const stdio_buffer = std::cout.rdbuf(&stdout_buffer);
+  // Both streams are filtered for the terminal; stdout's write errors decide the exit code.
+  app::checked_output stdout_buffer(STDOUT_FILENO);
+  app::checked_output stderr_buffer(STDERR_FILENO);
+  std::streambuf* const stdio_out = std::cout.rdbuf(&stdout_buffer);
+  std::streambuf* const stdio_err = std::cerr.rdbuf(&stderr_buffer);
   if (::isatty(STDOUT_FILENO) == 1) std::cout << std::unitbuf;  // a person sees each line
   // Past a file size limit (ulimit -f) write() then fails with EFBIG, which the benchmark at hand
   // reports, instead of the signal killing the whole run.
@@ -149,7 +113,9 @@ int main(int argc, char** argv) {
   const int code = run();
   // What was printed must have arrived: `report > /dev/full` is not a success.
   std::cout.flush();
-  std::cout.rdbuf(stdio_buffer);
+  std::cout.rdbuf(stdio_out);
+  std::cerr.flush();
+  std::cerr.rdbuf(stdio_err);
   const int error = stdout_closed ? EBADF : stdout_buffer.error();
   if (error == 0) return code;
   std::cerr << "gpubench: standard output: write failed (" << std::strerror(error) << ")\n";

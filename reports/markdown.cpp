@@ -2,12 +2,14 @@
 #include <string>
 
 #include "gpubench/format.hpp"
+#include "gpubench/text.hpp"
 #include "reports/report.hpp"
 
 namespace gpubench::reports {
 namespace {
 
-// A table cell: pipes escaped, line breaks flattened.
+// A table cell: pipes escaped, line breaks flattened, control characters made visible (the
+// file is read with cat and less too).
 std::string cell(const std::string& text) {
   std::string out;
   for (const char c : text) {
@@ -19,7 +21,7 @@ std::string cell(const std::string& text) {
       out += c;
     }
   }
-  return out;
+  return printable(out);
 }
 
 void table(std::ostream& out, const std::vector<std::string>& header,

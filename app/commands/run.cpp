@@ -6,9 +6,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <string_view>
 
 #include "../command.hpp"
+#include "../standard_streams.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/format.hpp"
 #include "gpubench/model/workload.hpp"
@@ -34,9 +37,16 @@ std::string format_duration(double seconds) {
   return buffer;
 }
 
+// A terminal that takes cursor control: TERM set and not "dumb" (Emacs shells, some CI logs).
+bool redrawable_terminal() {
+  const char* term = std::getenv("TERM");
+  return ::isatty(STDERR_FILENO) == 1 && term != nullptr && *term != '\0' &&
+         std::string_view(term) != "dumb";
+}
+
 // Progress on stderr: redrawn in place on a terminal, one line per case otherwise.
 progress_listener make_progress() {
-  const bool tty = ::isatty(STDERR_FILENO) == 1;
+  const bool tty = redrawable_terminal();
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [start] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -49,14 +59,13 @@ progress_listener make_progress() {
     const double eta =
         index > 1 ? spent / static_cast<double>(index - 1) * static_cast<double>(total - index + 1)
                   : 0;
-    std::cerr << "\r\033[K[" << index << "/" << total << "] " << label << "  elapsed "
+    write_terminal_control("\r\033[K");
+    std::cerr << "[" << index << "/" << total << "] " << label << "  elapsed "
               << format_duration(spent) << (index > 1 ? "  ETA " + format_duration(eta) : "")
               << std::flush;
   };
   progress.finished = [tty, elapsed](std::size_t index, std::size_t total, const result& r) {
-    if (tty) {
-      std::cerr << "\r\033[K";
-    }
+    if (tty) write_terminal_control("\r\033[K");
     std::cerr << "[" << index << "/" << total << "] " << r.id;
     if (!r.axes.empty()) std::cerr << " " << format_axes(r.axes);
     switch (r.status) {

@@ -277,6 +277,73 @@ fault_row standard_output_fails() {
               "file gpubench opens takes its number"};
 }
 
+fault_row hostile_text_in_a_results_file() {
+  temp_dir dir;
+  json doc = json::parse(read_file(std::string(GPUBENCH_TEST_DATA_DIR) + "/validate-healthy.json"));
+  // An OSC window title, a C1 CSI (as UTF-8) and a screen clear, where names are printed.
+  doc["system"]["host"] = "node\x1b]0;owned\x07-1";
+  doc["system"]["gpus"][0]["name"] = "NVIDIA H100\u009b2J";
+  doc["system"]["cpu"]["model"] = "\x1b[2JEPYC";
+  doc["results"].push_back(
+      {{"id", "pcie.bidir"}, {"status", "skipped"}, {"reason", "=HYPERLINK(\"http://x\",\"y\")"}});
+  const fs::path file = dir.path / "hostile.json";
+  write_file(file, doc.dump());
+  const fs::path csv = dir.path / "r.csv";
+  std::string said;
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"validate", file.string(), "--spec", "h100-sxm5-80gb"},
+           {"report", file.string()},
+           {"report", file.string(), "--csv", csv.string()},
+           {"size", "--workload", "resnet50", "--hardware", file.string()},
+           {"compare", file.string(), "catalog:dgx-h100"}}) {
+    const auto r = run_gpubench(args);
+    INFO(args[0] << ": " << r.out << r.err);
+    CHECK(r.exit_code <= 1);  // validate may fail the fixture's figures; nothing else
+    for (const std::string& text : {r.out, r.err}) {
+      CHECK(text.find('\x1b') == std::string::npos);
+      CHECK(text.find('\x07') == std::string::npos);
+      CHECK(text.find("\xc2\x9b") == std::string::npos);
+    }
+    said += r.out;
+  }
+  CHECK_THAT(said, Catch::Contains("node\\x1b]0;owned\\x07-1"));
+  // The spreadsheet sees text, not a formula.
+  const std::string sheet = read_file(csv);
+  CHECK_THAT(sheet, Catch::Contains("\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""));
+  CHECK(sheet.find(",=") == std::string::npos);
+  return {"terminal escapes and formulas inside a results file",
+          "a results file whose host, GPU and CPU names hold an OSC title, a C1 CSI and a screen "
+          "clear, and a reason `=HYPERLINK(...)`; validate, report (stdout and --csv), size, "
+          "compare",
+          "control characters are printed as visible escapes (node\\x1b]0;owned\\x07-1) on "
+          "stdout and stderr; the CSV cell is '=HYPERLINK(...), text to a spreadsheet (OWASP)"};
+}
+
+fault_row progress_on_a_dumb_terminal() {
+  temp_dir dir;
+  const fs::path out = dir.path / "o";
+  std::string command = std::string("'") + GPUBENCH_EXE + "' run --out " + out.string();
+  for (const auto& a : four_membw_cases) command += " '" + a + "'";
+  const auto on_terminal = [&](const std::string& term) {
+    // script(1) gives the run a pseudo-terminal; its output is what the terminal received.
+    const fs::path typescript = dir.path / ("typescript-" + term);
+    fs::remove_all(out);
+    const auto r =
+        run_program({"/usr/bin/script", "-qec", command, typescript.string()}, {"TERM=" + term});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    return read_file(typescript);
+  };
+  const std::string dumb = on_terminal("dumb");
+  CHECK(dumb.find("\x1b[K") == std::string::npos);
+  CHECK_THAT(dumb, Catch::Contains("[4/4] host.membw"));
+  CHECK_THAT(on_terminal("xterm"), Catch::Contains("\r\x1b[K"));
+  return {"progress on a terminal that cannot redraw",
+          "`run` under script(1) with TERM=dumb, and with TERM=xterm",
+          "TERM=dumb (or unset): one plain line per case, no escape sequences; a capable "
+          "terminal gets its progress line redrawn in place"};
+}
+
 fault_row sigterm_while_writing_the_test_file() {
   temp_dir dir;
   const scratch_dir scratch("scratch-term");
@@ -530,10 +597,11 @@ TEST_CASE(
   for (const auto& scenario :
        {sigint_during_a_run, sighup_and_sigquit_during_a_run, sigint_inside_a_long_augment_case,
         sigint_during_the_nvme_reads, second_signal_stops_at_once, progress_reader_goes_away,
-        standard_output_fails, sigterm_while_writing_the_test_file, file_size_limit,
-        scratch_folder_vanishes, scratch_folder_not_writable, output_folder_not_writable,
-        output_folder_turns_read_only, earlier_results_folder, two_runs_one_folder,
-        output_folder_of_the_user, host_name_with_a_path_in_it}) {
+        standard_output_fails, hostile_text_in_a_results_file, progress_on_a_dumb_terminal,
+        sigterm_while_writing_the_test_file, file_size_limit, scratch_folder_vanishes,
+        scratch_folder_not_writable, output_folder_not_writable, output_folder_turns_read_only,
+        earlier_results_folder, two_runs_one_folder, output_folder_of_the_user,
+        host_name_with_a_path_in_it}) {
     const fault_row row = scenario();
     table += "| " + md_cell(row.fault) + " | " + md_cell(row.provoked) + " | " +
              md_cell(row.outcome) + " |\n";

@@ -5,6 +5,7 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/output_file.hpp"
 #include "gpubench/results.hpp"
+#include "gpubench/text.hpp"
 #include "temp_dir.hpp"
 
 using namespace gpubench;
@@ -135,4 +136,17 @@ TEST_CASE("a metric written before metrics carried units reads its unit from its
   // A direction other than higher or lower is bad input.
   doc["results"][0]["metrics"]["GBps"]["better"] = "sideways";
   CHECK_THROWS_AS(parse_results(doc, "bad.json"), input_error);
+}
+
+TEST_CASE("printable shows control characters instead of sending them to the terminal", "[text]") {
+  CHECK(printable("plain text, tabs\tand\nlines") == "plain text, tabs\tand\nlines");
+  CHECK(printable("a\x1b]0;title\x07z") == "a\\x1b]0;title\\x07z");
+  CHECK(printable("carriage\rreturn\x7f") == "carriage\\x0dreturn\\x7f");
+  CHECK(printable("C1 \xc2\x9b"
+                  "2J") == "C1 \\u009b2J");
+  // Other UTF-8 stays as it is: a non-breaking space (C2 A0), an accent, a CJK name.
+  CHECK(printable("A\xc2\xa0"
+                  "caf\xc3\xa9 \xe5\x90\x8d") ==
+        "A\xc2\xa0"
+        "caf\xc3\xa9 \xe5\x90\x8d");
 }

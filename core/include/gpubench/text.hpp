@@ -31,4 +31,9 @@ struct gemm_shape {
 // A number for a message, as short as "%g" writes it: 0.25, 1e+30.
 [[nodiscard]] std::string format_plain(double value);
 
+// Text from files and machines made safe to print to a terminal: control characters (C0 but
+// newline and tab, DEL, and C1 as UTF-8) become visible escapes ("\x1b", "\u009b"), so a host
+// or GPU name in a results file cannot move the cursor, retitle the window or hide a line.
+[[nodiscard]] std::string printable(std::string_view text);
+
 }  // namespace gpubench
