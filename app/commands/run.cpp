@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string_view>
 
@@ -142,7 +143,11 @@ int run(const run_args& args) {
   } else {
     std::cerr << "gpubench: reports not written: " << report_problem << "\n";
   }
-  if (!outcome.save_error.empty()) {
+  std::error_code ec;
+  if (!outcome.save_error.empty() && !std::filesystem::exists(session.results_path, ec)) {
+    std::cerr << "gpubench: error: no results file was written (" << outcome.save_error << "): the "
+              << doc.results.size() << " results of this run are lost\n";
+  } else if (!outcome.save_error.empty()) {
     std::cerr << "gpubench: error: " << results_file << " holds " << outcome.results_saved
               << " of the " << doc.results.size() << " results: the last write failed ("
               << outcome.save_error << ")\n";

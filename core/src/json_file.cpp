@@ -1,35 +1,87 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <cstring>
 
 #include "gpubench/errors.hpp"
 #include "gpubench/json.hpp"
+#include "gpubench/text.hpp"
 
 namespace gpubench {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Why stat() could not reach `path`, as the end of "expected ...".
+std::string unreachable(const fs::path& path, int error) {
+  switch (error) {
+    case ENOENT: {
+      std::error_code ec;
+      if (fs::is_symlink(fs::symlink_status(path, ec))) {
+        return "an existing file (it is a symlink to " + fs::read_symlink(path, ec).string() +
+               ", which does not exist)";
+      }
+      return "an existing file (it does not exist)";
+    }
+    case EACCES:
+      return "a file gpubench may reach (permission denied on a folder on its path)";
+    case ELOOP:
+      return "a file (its path is a symlink loop)";
+    case ENOTDIR:
+      return "an existing file (a part of its path is a file, not a folder)";
+    case ENAMETOOLONG:
+      return "a file name the system takes (it is too long)";
+    default:
+      return std::string("a file gpubench can reach (") + std::strerror(error) + ")";
+  }
+}
+
+}  // namespace
+
 json read_json_file(const fs::path& path) {
   const std::string file = path.string();
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) {
-    throw bad_input(file, "", "an existing file (it does not exist)");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw bad_input(file, "", unreachable(path, errno));
+  if (S_ISDIR(st.st_mode)) throw bad_input(file, "", "a regular file (it is a folder)");
+  if (!S_ISREG(st.st_mode)) throw bad_input(file, "", "a regular file (it is a special file)");
+  if (static_cast<std::uintmax_t>(st.st_size) > max_json_file_bytes) {
+    throw bad_input(file, "",
+                    "a JSON file of at most " + format_bytes(max_json_file_bytes) + " (it has " +
+                        format_bytes(static_cast<std::uint64_t>(st.st_size)) + ")");
   }
-  if (!fs::is_regular_file(status)) {
-    throw bad_input(file, "", "a regular file (it is a directory or a special file)");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd == -1) {
+    const int error = errno;
+    throw bad_input(file, "",
+                    error == EACCES
+                        ? std::string("a file gpubench may read (permission denied)")
+                        : std::string("a readable file (") + std::strerror(error) + ")");
   }
-  constexpr std::uintmax_t max_bytes = 64ULL << 20;
-  if (fs::file_size(path, ec) > max_bytes) {
-    throw bad_input(file, "", "a JSON file of at most 64 MiB");
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t done = 0;
+  while (true) {
+    if (done == text.size()) text.resize(text.size() + 65536);  // it grew, or /proc-like
+    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw bad_input(file, "", std::string("a readable file (") + std::strerror(error) + ")");
+    }
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+    if (done > max_json_file_bytes) {
+      ::close(fd);
+      throw bad_input(file, "", "a JSON file of at most " + format_bytes(max_json_file_bytes));
+    }
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw bad_input(file, "", "a readable file (permission denied?)");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_json_text(text.str(), file);
+  ::close(fd);
+  text.resize(done);
+  return parse_json_text(text, file);
 }
 
 json parse_json_text(const std::string& content, const std::string& file) {

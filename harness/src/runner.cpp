@@ -16,6 +16,7 @@
 #include "gpubench/exit_codes.hpp"
 #include "gpubench/output_file.hpp"
 #include "gpubench/stop_cleanup.hpp"
+#include "gpubench/text.hpp"
 
 namespace gpubench {
 
@@ -264,7 +265,17 @@ void clear_interrupt() noexcept {
 void save_results(const std::filesystem::path& results_path, const results_document& document,
                   run_outcome& outcome) {
   try {
-    write_file_atomically(results_path, json(document).dump(1) + "\n");
+    const json doc = document;
+    std::string text = doc.dump(1) + "\n";
+    // Indented while it is small enough to read by eye; compact when indenting would take it
+    // past what the readers accept.
+    if (text.size() > max_json_file_bytes) text = doc.dump() + "\n";
+    if (text.size() > max_json_file_bytes) {
+      throw std::runtime_error("the results take " + format_bytes(text.size()) +
+                               ", more than the " + format_bytes(max_json_file_bytes) +
+                               " gpubench reads back");
+    }
+    write_file_atomically(results_path, text);
     outcome.save_error.clear();
     outcome.results_saved = document.results.size();
   } catch (const std::exception& e) {

@@ -344,6 +344,30 @@ fault_row progress_on_a_dumb_terminal() {
           "terminal gets its progress line redrawn in place"};
 }
 
+fault_row results_of_a_large_run() {
+  temp_dir dir;
+  json doc = json::parse(read_file(std::string(GPUBENCH_TEST_DATA_DIR) + "/validate-healthy.json"));
+  const json one = doc["results"][0];
+  doc["results"] = json::array();
+  for (int i = 0; i < 100000; ++i) {
+    json r = one;
+    r["host"] = "node-" + std::to_string(i % 128);
+    r["rank"] = i % 1024;
+    r["info"]["note"] = std::string(400, 'x');  // the info a many-rank sweep carries
+    doc["results"].push_back(std::move(r));
+  }
+  const fs::path file = dir.path / "results.json";
+  write_file(file, doc.dump(1));
+  REQUIRE(fs::file_size(file) > (std::uintmax_t{64} << 20));
+  const auto r = run_gpubench({"report", file.string(), "--csv", (dir.path / "r.csv").string()});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  return {"the results file of a large multi-rank run",
+          "`report` on 100k results, indented as run writes them (over 64 MiB)",
+          "read and reported (readers take up to 1 GiB; run writes compactly past that, and "
+          "refuses to save, saying so, only past 1 GiB compact)"};
+}
+
 fault_row sigterm_while_writing_the_test_file() {
   temp_dir dir;
   const scratch_dir scratch("scratch-term");
@@ -393,6 +417,29 @@ fault_row file_size_limit() {
           "exit 0; nvme.seq_read skipped: \"" +
               replace_all(reason, scratch.path.string(), "SCRATCH") +
               "\"; the partial file removed; cpu.augment after it measured"};
+}
+
+fault_row no_results_file_can_be_written() {
+  temp_dir dir;
+  const fs::path out = dir.path / "o";
+  // 300 bytes: the folder's marker fits, results.json never does. Its output goes through a
+  // pipe, which the limit does not cut.
+  std::string command = "/usr/bin/prlimit --fsize=300 \"$0\" run --out " + out.string();
+  for (const auto& a : four_membw_cases) command += " '" + a + "'";
+  const auto r =
+      run_program({"/bin/bash", "-c", "set -o pipefail; " + command + " 2>&1 >/dev/null | cat >&2",
+                   GPUBENCH_EXE});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK_FALSE(fs::exists(out / "results.json"));
+  CHECK_THAT(r.err, Catch::Contains("no results file was written") &&
+                        Catch::Contains("the 4 results of this run are lost"));
+  CHECK_THAT(r.err, !Catch::Contains("holds 0"));
+  const std::string said = r.err.substr(r.err.find("gpubench: error: no results"));
+  return {"no results file can be written at all",
+          "`prlimit --fsize=300`: the results folder is claimed, results.json never fits",
+          "every case still run; exit 1: \"" +
+              md_cell(replace_all(said.substr(0, said.find('\n')), out.string(), "OUT")) + "\""};
 }
 
 fault_row scratch_folder_vanishes() {
@@ -453,6 +500,23 @@ fault_row refused_folder(const std::string& flag, const std::string& placeholder
           flag + " a folder of another user (mode 0755), run as an unprivileged user",
           "exit 2 before anything runs: \"" +
               md_cell(replace_all(r.err, theirs.string(), placeholder)) + "\""};
+}
+
+fault_row input_in_a_folder_it_may_not_enter() {
+  temp_dir dir;
+  const auto gpubench = unprivileged_gpubench(dir.path);
+  const fs::path locked = dir.path / "locked";
+  fs::create_directories(locked);
+  write_file(locked / "results.json",
+             read_file(std::string(GPUBENCH_TEST_DATA_DIR) + "/validate-healthy.json"));
+  fs::permissions(locked, fs::perms::owner_all);  // 0700, another user's
+  if (::geteuid() != 0) fs::permissions(locked, fs::perms::owner_exec, fs::perm_options::remove);
+  const auto r = run_program(with(gpubench, {"report", (locked / "results.json").string()}));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("permission denied on a folder on its path"));
+  return {"an input inside a folder gpubench may not enter",
+          "`report` on a results file in another user's 0700 folder, run as an unprivileged user",
+          "exit 2: \"" + md_cell(replace_all(r.err, locked.string(), "FOLDER")) + "\""};
 }
 
 fault_row output_folder_not_writable() {
@@ -594,14 +658,28 @@ TEST_CASE(
     "lists",
     "[cli][reliability]") {
   std::string table = "| fault | how the test provokes it | what gpubench did |\n|---|---|---|\n";
-  for (const auto& scenario :
-       {sigint_during_a_run, sighup_and_sigquit_during_a_run, sigint_inside_a_long_augment_case,
-        sigint_during_the_nvme_reads, second_signal_stops_at_once, progress_reader_goes_away,
-        standard_output_fails, hostile_text_in_a_results_file, progress_on_a_dumb_terminal,
-        sigterm_while_writing_the_test_file, file_size_limit, scratch_folder_vanishes,
-        scratch_folder_not_writable, output_folder_not_writable, output_folder_turns_read_only,
-        earlier_results_folder, two_runs_one_folder, output_folder_of_the_user,
-        host_name_with_a_path_in_it}) {
+  for (const auto& scenario : {sigint_during_a_run,
+                               sighup_and_sigquit_during_a_run,
+                               sigint_inside_a_long_augment_case,
+                               sigint_during_the_nvme_reads,
+                               second_signal_stops_at_once,
+                               progress_reader_goes_away,
+                               standard_output_fails,
+                               hostile_text_in_a_results_file,
+                               progress_on_a_dumb_terminal,
+                               results_of_a_large_run,
+                               input_in_a_folder_it_may_not_enter,
+                               no_results_file_can_be_written,
+                               sigterm_while_writing_the_test_file,
+                               file_size_limit,
+                               scratch_folder_vanishes,
+                               scratch_folder_not_writable,
+                               output_folder_not_writable,
+                               output_folder_turns_read_only,
+                               earlier_results_folder,
+                               two_runs_one_folder,
+                               output_folder_of_the_user,
+                               host_name_with_a_path_in_it}) {
     const fault_row row = scenario();
     table += "| " + md_cell(row.fault) + " | " + md_cell(row.provoked) + " | " +
              md_cell(row.outcome) + " |\n";

@@ -22,6 +22,7 @@ struct bad_case {
   std::string needle;             // the message must contain it (a JSON path, a flag)
   bool directory = false;         // {f} is a folder
   bool binary = false;            // {f} holds non-text bytes
+  bool symlink_loop = false;      // {f} is a symlink to itself
 };
 
 json config(const std::string& relative) {
@@ -57,8 +58,10 @@ std::vector<bad_case> cases() {
            {"spec", {"validate", ok_results, "--spec", "{f}"}}}) {
     c.push_back({flag + " file that does not exist", args, "", "does not exist"});
     c.push_back({flag + " file that is empty", args, " \n", "empty"});
-    c.push_back({flag + " file that is a folder", args, "", "directory", true});
+    c.push_back({flag + " file that is a folder", args, "", "a folder", true});
     c.push_back({flag + " file of binary bytes", args, "", "valid JSON", false, true});
+    c.push_back(
+        {flag + " file that is a symlink loop", args, "", "symlink loop", false, false, true});
     c.push_back({flag + " file with broken JSON", args, "{\"schema\": ", "valid JSON"});
     c.push_back(
         {flag + " file with a number no double holds", args, "{\"a\": 1e999}", "too large"});
@@ -224,6 +227,8 @@ TEST_CASE(
     const fs::path file = dir.path / ("case" + std::to_string(n++) + ".json");
     if (c.directory) {
       fs::create_directories(file);
+    } else if (c.symlink_loop) {
+      fs::create_symlink(file.filename(), file);
     } else if (c.binary) {
       // An ELF header with NUL and invalid UTF-8 bytes; sizeof counts the NULs.
       static constexpr char elf_header[] =

@@ -10,6 +10,7 @@
 #include "fake_benchmarks.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/exit_codes.hpp"
+#include "gpubench/results.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/shared_resources.hpp"
 #include "gpubench/stop_cleanup.hpp"
@@ -268,4 +269,42 @@ TEST_CASE("the first stop signal asks, the second stops at once and removes regi
   CHECK(WEXITSTATUS(status) == exit_interrupted);
   CHECK_FALSE(fs::exists(scratch));
   CHECK(fs::exists(unregistered));
+}
+
+TEST_CASE("a results file of 100k results is written so that it reads back", "[runner][scale]") {
+  // A many-rank NCCL sweep: each rank's result with its host, rank, axes, three metrics and info.
+  results_document doc;
+  doc.meta.version = "0.1.0";
+  doc.meta.started = doc.meta.finished = "2026-11-24T00:00:00Z";
+  doc.system.host = "node-000";
+  const std::vector<double> samples{101.5, 102.25, 99.75, 100.5, 100.0};
+  for (int i = 0; i < 100000; ++i) {
+    result r;
+    r.id = "nccl.all_reduce";
+    r.axes = {{"bytes", std::int64_t{8} << (i % 31)}, {"placement", "out_of_place"}};
+    for (const char* name : {"time_us", "algbw_GBps", "busbw_GBps"}) {
+      r.metrics.emplace_back(name, metric_summary(summarize(samples), {"GB/s", better::higher}));
+    }
+    r.verified = true;
+    r.info = {{"timing", "manual"},
+              {"warmup_iterations", 5},
+              {"iterations_per_repetition", {20, 20, 20, 20, 20}},
+              {"nranks", 1024},
+              {"verification", "every element of every rank's output matched"}};
+    r.host = "node-" + std::to_string(i % 128);
+    r.rank = i % 1024;
+    doc.results.push_back(std::move(r));
+  }
+  temp_dir dir;
+  const fs::path file = dir.path / "results.json";
+  run_outcome outcome;
+  save_results(file, doc, outcome);
+  REQUIRE(outcome.save_error.empty());
+  CHECK(outcome.results_saved == 100000);
+  // Past the 64 MiB the readers once refused, which is why this test exists.
+  CHECK(fs::file_size(file) > (std::uintmax_t{64} << 20));
+  CHECK(fs::file_size(file) <= max_json_file_bytes);
+  const results_document back = read_results(file);
+  CHECK(back.results.size() == 100000);
+  CHECK(back.results.back().rank == 99999 % 1024);
 }

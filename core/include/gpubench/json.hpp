@@ -1,6 +1,7 @@
 // JSON conventions shared by every gpubench file type.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -12,8 +13,13 @@ namespace gpubench {
 // Keys keep the order they were written in, so files read the way the design documents them.
 using json = nlohmann::ordered_json;
 
-// Reads and parses a JSON file. Throws input_error naming the file when it is missing, is not a
-// regular file, is too large (over 64 MiB), is empty or is not valid JSON.
+// The largest JSON file gpubench reads, and so the largest it writes: a results file of a
+// many-rank run (100k results is about 100 MB) fits well inside it.
+inline constexpr std::uintmax_t max_json_file_bytes = std::uintmax_t{1} << 30;
+
+// Reads and parses a JSON file. Throws input_error naming the file and the reason when it cannot
+// be reached (missing, a symlink loop, a folder on its path gpubench may not enter), is not a
+// regular file, cannot be read, is larger than max_json_file_bytes, is empty or is not JSON.
 [[nodiscard]] json read_json_file(const std::filesystem::path& path);
 // The same for text already in memory; `file` names it in messages.
 [[nodiscard]] json parse_json_text(const std::string& content, const std::string& file);
