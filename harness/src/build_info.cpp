@@ -30,7 +30,8 @@ std::string cuda_runtime_version() {
 }
 
 std::string nccl_version() {
-  return cuda::loaded_nccl_version();  // the library that loads here, not the header's
+  // The library loaded here (not the header's), if the run loaded it: see nccl_version_if_loaded.
+  return cuda::nccl_version_if_loaded();
 }
 
 std::vector<std::string> build_features() {

@@ -1,5 +1,6 @@
 #include "gpubench/cuda_libraries.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <vector>
@@ -84,8 +85,11 @@ std::optional<std::string> cublaslt_unavailable_reason() {
 
 #if GPUBENCH_HAVE_NCCL
 namespace {
+std::atomic<bool> nccl_tried{false};
+
 const loaded_library<nccl_api>& nccl_state() {
   static const loaded_library<nccl_api> state = [] {
+    nccl_tried.store(true);
     auto out = load<nccl_api>(
         detail::nccl_facts(NCCL_MAJOR, NCCL_MINOR), GPUBENCH_NCCL_LIBRARY_DIR,
         [](const detail::shared_library& library, nccl_api& api) -> std::optional<std::string> {
@@ -126,6 +130,13 @@ std::string loaded_nccl_version() {
 #else
   return {};
 #endif
+}
+
+std::string nccl_version_if_loaded() {
+#if GPUBENCH_HAVE_NCCL
+  if (nccl_tried.load()) return nccl_state().api.version;
+#endif
+  return {};
 }
 
 std::string cublaslt_status() {

@@ -368,6 +368,27 @@ fault_row results_of_a_large_run() {
           "refuses to save, saying so, only past 1 GiB compact)"};
 }
 
+fault_row run_on_a_machine_without_gpus() {
+  temp_dir dir;
+  // ld.so lists every library it loads, dlopen()ed ones too.
+  const auto r = run_gpubench(
+      {"run", "--suite", "quick", "--only", "host.membw", "--axis", "host.membw:array_bytes=16MiB",
+       "--axis", "host.membw:kernel=copy", "--out", (dir.path / "o").string()},
+      dir.path, {"LD_DEBUG=files"});
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
+  const bool gpus_here = !doc["system"]["gpus"].empty();
+  if (!gpus_here) {
+    // libnccl alone is ~185 MB of address space; host benchmarks need none of it.
+    CHECK_THAT(r.err, !Catch::Contains("libnccl.so"));
+    CHECK(doc["meta"]["nccl"] == "");
+  }
+  return {"memory at start-up",
+          "`run` of a host benchmark on a machine without GPUs, under `LD_DEBUG=files`",
+          "libnccl is not mapped (it was, to record its version: ~185 MB of address space); a "
+          "machine with GPUs loads it at discovery and records its version"};
+}
+
 fault_row sigterm_while_writing_the_test_file() {
   temp_dir dir;
   const scratch_dir scratch("scratch-term");
@@ -670,6 +691,7 @@ TEST_CASE(
                                results_of_a_large_run,
                                input_in_a_folder_it_may_not_enter,
                                no_results_file_can_be_written,
+                               run_on_a_machine_without_gpus,
                                sigterm_while_writing_the_test_file,
                                file_size_limit,
                                scratch_folder_vanishes,

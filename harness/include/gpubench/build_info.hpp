@@ -11,7 +11,8 @@ namespace gpubench {
 [[nodiscard]] std::string build_type();
 [[nodiscard]] std::string compiler();
 [[nodiscard]] std::string cuda_runtime_version();  // "13.0", "" without CUDA
-[[nodiscard]] std::string nccl_version();          // "2.27.3", "" without NCCL
+// "2.27.3" of the libnccl this process loaded (where CUDA can use a GPU), else "".
+[[nodiscard]] std::string nccl_version();
 // The features compiled in: "cuda", "nccl", "mpi".
 [[nodiscard]] std::vector<std::string> build_features();
 

@@ -78,6 +78,10 @@ struct nccl_api {
 // "13.0.2" (cuBLASLt) and "2.28.3" (NCCL) of the libraries that load here, or empty.
 [[nodiscard]] std::string loaded_cublaslt_version();
 [[nodiscard]] std::string loaded_nccl_version();
+// The NCCL version if this process has loaded the library already (GPU discovery and the NCCL
+// benchmarks do), else empty: mapping libnccl (about 185 MB of address space) only to write its
+// version down would cost every run on a machine without GPUs.
+[[nodiscard]] std::string nccl_version_if_loaded();
 // "13.0.2 (/usr/local/cuda/lib64/libcublasLt.so.13)", or why it cannot be loaded, or why the build
 // has none ("built without CUDA"): what `gpubench info` shows.
 [[nodiscard]] std::string cublaslt_status();
