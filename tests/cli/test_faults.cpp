@@ -104,38 +104,58 @@ std::vector<std::string> with(std::vector<std::string> head, const std::vector<s
 const std::vector<std::string> four_membw_cases{
     "--suite", "quick", "--only", "host.membw", "--axis", "host.membw:array_bytes=16MiB,48MiB"};
 
-fault_row sigint_during_a_run() {
+// Starts a run of one nvme.seq_read case with a 2 GiB test file in `scratch` and returns once
+// the file has appeared (it is being written).
+pid_t start_run_writing_a_test_file(const fs::path& scratch, const fs::path& dir) {
+  const pid_t pid =
+      start_gpubench({"run", "--only", "nvme.seq_read", "--scratch", scratch.string(), "--axis",
+                      "nvme.seq_read:file_bytes=2GiB", "--out", (dir / "o").string()},
+                     dir);
+  bool file_seen = false;
+  for (int i = 0; i < 3000 && !file_seen; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    file_seen = !fs::is_empty(scratch);
+  }
+  REQUIRE(file_seen);
+  return pid;
+}
+
+// `gpubench run --out OUT` with the four host.membw cases, as a shell command line. The binary
+// is "$0" unless named: run_program's `bash -c LINE BINARY` passes it so.
+std::string four_case_run_command(const fs::path& out, const std::string& binary = "\"$0\"") {
+  std::string command = binary + " run --out " + out.string();
+  for (const auto& a : four_membw_cases) command += " '" + a + "'";
+  return command;
+}
+
+// The four host.membw cases, stopped by `signal` after the first: exit 3 and a valid results
+// file marked interrupted that keeps the finished cases and drops the one cut short.
+void stopped_after_the_first_case(int signal) {
+  INFO("signal " << signal);
   temp_dir dir;
   const fs::path out = dir.path / "out";
   const pid_t pid =
       start_gpubench(with({"run", "--out", out.string()}, four_membw_cases), dir.path);
   REQUIRE(wait_for_results(out / "results.json", 1) != nullptr);
-  kill(pid, SIGINT);
+  kill(pid, signal);
   CHECK(wait_for(pid) == 3);
   const json doc = json::parse(read_file(out / "results.json"));
   CHECK(doc["meta"]["interrupted"] == true);
   CHECK_FALSE(doc["results"].empty());
   CHECK(doc["results"].size() < 4);
   for (const auto& r : doc["results"]) CHECK(r["status"] == "ok");
+}
+
+fault_row sigint_during_a_run() {
+  stopped_after_the_first_case(SIGINT);
   return {"SIGINT during a run", "`kill -INT` after the first of four host.membw cases",
           "exit 3; results.json valid, `meta.interrupted` true, every finished case kept, the "
           "case cut short dropped"};
 }
 
 fault_row sighup_and_sigquit_during_a_run() {
-  for (const int signal : {SIGHUP, SIGQUIT}) {
-    INFO("signal " << signal);
-    temp_dir dir;
-    const fs::path out = dir.path / "out";
-    const pid_t pid =
-        start_gpubench(with({"run", "--out", out.string()}, four_membw_cases), dir.path);
-    REQUIRE(wait_for_results(out / "results.json", 1) != nullptr);
-    kill(pid, signal);
-    CHECK(wait_for(pid) == 3);
-    const json doc = json::parse(read_file(out / "results.json"));
-    CHECK(doc["meta"]["interrupted"] == true);
-    CHECK_FALSE(doc["results"].empty());
-  }
+  stopped_after_the_first_case(SIGHUP);
+  stopped_after_the_first_case(SIGQUIT);
   return {"SIGHUP (the ssh session closed) or SIGQUIT during a run",
           "`kill -HUP`, and `kill -QUIT`, after the first of four host.membw cases",
           "as SIGINT: exit 3; results.json valid, `meta.interrupted` true, every finished case "
@@ -205,16 +225,7 @@ fault_row sigint_during_the_nvme_reads() {
 fault_row second_signal_stops_at_once() {
   temp_dir dir;
   const scratch_dir scratch("scratch-twice");
-  const pid_t pid = start_gpubench(
-      {"run", "--only", "nvme.seq_read", "--scratch", scratch.path.string(), "--axis",
-       "nvme.seq_read:file_bytes=2GiB", "--out", (dir.path / "o").string()},
-      dir.path);
-  bool file_seen = false;
-  for (int i = 0; i < 3000 && !file_seen; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    file_seen = !fs::is_empty(scratch.path);
-  }
-  REQUIRE(file_seen);
+  const pid_t pid = start_run_writing_a_test_file(scratch.path, dir.path);
   kill(pid, SIGINT);
   int code = 0;
   const double seconds = seconds_to_stop(pid, SIGINT, code);
@@ -229,8 +240,7 @@ fault_row second_signal_stops_at_once() {
 fault_row progress_reader_goes_away() {
   temp_dir dir;
   const fs::path out = dir.path / "o";
-  std::string command = "\"$0\" run --out " + out.string();
-  for (const auto& a : four_membw_cases) command += " '" + a + "'";
+  const std::string command = four_case_run_command(out);
   const auto r = run_program({"/bin/bash", "-c",
                               command + " 2>&1 | head -1 > " + (dir.path / "first.log").string() +
                                   "; echo \"${PIPESTATUS[0]}\" > " + (dir.path / "rc").string(),
@@ -241,8 +251,7 @@ fault_row progress_reader_goes_away() {
   CHECK(doc["results"].size() == 4);
   // Stopped while nobody reads its output: still exit 3, still saved.
   const fs::path out2 = dir.path / "o2";
-  std::string command2 = "\"$0\" run --out " + out2.string();
-  for (const auto& a : four_membw_cases) command2 += " '" + a + "'";
+  const std::string command2 = four_case_run_command(out2);
   const pid_t shell = start_program(
       {"/bin/bash", "-c",
        command2 + " > >(head -c 1 > /dev/null) 2> >(head -c 1 > /dev/null) & echo $! > " +
@@ -322,8 +331,7 @@ fault_row hostile_text_in_a_results_file() {
 fault_row progress_on_a_dumb_terminal() {
   temp_dir dir;
   const fs::path out = dir.path / "o";
-  std::string command = std::string("'") + GPUBENCH_EXE + "' run --out " + out.string();
-  for (const auto& a : four_membw_cases) command += " '" + a + "'";
+  const std::string command = four_case_run_command(out, std::string("'") + GPUBENCH_EXE + "'");
   const auto on_terminal = [&](const std::string& term) {
     // script(1) gives the run a pseudo-terminal; its output is what the terminal received.
     const fs::path typescript = dir.path / ("typescript-" + term);
@@ -392,16 +400,7 @@ fault_row run_on_a_machine_without_gpus() {
 fault_row sigterm_while_writing_the_test_file() {
   temp_dir dir;
   const scratch_dir scratch("scratch-term");
-  const pid_t pid = start_gpubench(
-      {"run", "--only", "nvme.seq_read", "--scratch", scratch.path.string(), "--axis",
-       "nvme.seq_read:file_bytes=2GiB", "--out", (dir.path / "o").string()},
-      dir.path);
-  bool file_seen = false;
-  for (int i = 0; i < 3000 && !file_seen; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    file_seen = !fs::is_empty(scratch.path);
-  }
-  REQUIRE(file_seen);
+  const pid_t pid = start_run_writing_a_test_file(scratch.path, dir.path);
   kill(pid, SIGTERM);
   CHECK(wait_for(pid) == 3);
   CHECK(fs::is_empty(scratch.path));
@@ -445,8 +444,7 @@ fault_row no_results_file_can_be_written() {
   const fs::path out = dir.path / "o";
   // 300 bytes: the folder's marker fits, results.json never does. Its output goes through a
   // pipe, which the limit does not cut.
-  std::string command = "/usr/bin/prlimit --fsize=300 \"$0\" run --out " + out.string();
-  for (const auto& a : four_membw_cases) command += " '" + a + "'";
+  const std::string command = "/usr/bin/prlimit --fsize=300 " + four_case_run_command(out);
   const auto r =
       run_program({"/bin/bash", "-c", "set -o pipefail; " + command + " 2>&1 >/dev/null | cat >&2",
                    GPUBENCH_EXE});

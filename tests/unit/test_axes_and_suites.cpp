@@ -3,10 +3,12 @@
 #include "fake_benchmarks.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/suite.hpp"
+#include "input_error_message.hpp"
 
 using namespace gpubench;
 using gpubench::testing::empty_context;
 using gpubench::testing::fake_definition;
+using gpubench::testing::input_error_message;
 
 namespace {
 
@@ -29,15 +31,6 @@ suite suite_from(const std::string& text) {
 
 const std::string all_suite =
     R"({"schema":"gpubench.suite/1","name":"t","benchmarks":[{"id":"*"}]})";
-
-std::string message_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const input_error& e) {
-    return e.what();
-  }
-  return "(no input_error thrown)";
-}
 
 }  // namespace
 
@@ -126,20 +119,20 @@ TEST_CASE("a benchmark that cannot run here is planned as skipped with its reaso
 TEST_CASE("unknown ids, axes and bad values are input errors naming where", "[axes]") {
   const auto benchmarks = sample_registry();
   const auto ctx = empty_context();
-  CHECK(message_of([&] {
+  CHECK(input_error_message([&] {
           (void)make_plan(suite_from(R"({"schema":"gpubench.suite/1","name":"t",
               "benchmarks":[{"id":"mem.copy"},{"id":"nosuch"}]})"),
                           {}, benchmarks, ctx);
         }) ==
         "test.json: /benchmarks/1/id: expected a known benchmark id or pattern (see "
         "`gpubench list`), got 'nosuch'");
-  CHECK_THAT(message_of([&] {
+  CHECK_THAT(input_error_message([&] {
                (void)make_plan(suite_from(R"({"schema":"gpubench.suite/1","name":"t",
                    "benchmarks":[{"id":"mem.copy","axes":{"colour":[1]}}]})"),
                                {}, benchmarks, ctx);
              }),
              Catch::StartsWith("test.json: /benchmarks/0/axes/colour: expected an axis of"));
-  CHECK_THAT(message_of([&] {
+  CHECK_THAT(input_error_message([&] {
                (void)make_plan(suite_from(R"({"schema":"gpubench.suite/1","name":"t",
                    "benchmarks":[{"id":"mem.copy","axes":{"mode":[3]}}]})"),
                                {}, benchmarks, ctx);
@@ -147,11 +140,13 @@ TEST_CASE("unknown ids, axes and bad values are input errors naming where", "[ax
              Catch::Contains("/benchmarks/0/axes/mode: expected a string value"));
   plan_request request;
   request.only = {"nosuch.*"};
-  CHECK_THAT(message_of([&] { (void)make_plan(suite_from(all_suite), request, benchmarks, ctx); }),
+  CHECK_THAT(input_error_message(
+                 [&] { (void)make_plan(suite_from(all_suite), request, benchmarks, ctx); }),
              Catch::StartsWith("--only: expected a known benchmark id"));
   request = {};
   request.axis_overrides.push_back(parse_axis_override("mem.copy:speed=1"));
-  CHECK_THAT(message_of([&] { (void)make_plan(suite_from(all_suite), request, benchmarks, ctx); }),
+  CHECK_THAT(input_error_message(
+                 [&] { (void)make_plan(suite_from(all_suite), request, benchmarks, ctx); }),
              Catch::Contains("has an axis named 'speed'"));
 }
 
@@ -161,10 +156,11 @@ TEST_CASE("a value outside an axis's range is refused with the range before anyt
   const auto ctx = empty_context();
   plan_request request;
   request.axis_overrides.push_back(parse_axis_override("mem.read:size=100"));
-  CHECK(message_of([&] { (void)make_plan(suite_from(all_suite), request, benchmarks, ctx); }) ==
+  CHECK(input_error_message(
+            [&] { (void)make_plan(suite_from(all_suite), request, benchmarks, ctx); }) ==
         "--axis mem.read:size: expected a size from 64 B to 1 GiB, a multiple of 64 B, got 100 "
         "bytes");
-  CHECK(message_of([&] {
+  CHECK(input_error_message([&] {
           (void)make_plan(suite_from(R"({"schema":"gpubench.suite/1","name":"t",
               "benchmarks":[{"id":"mem.copy","axes":{"size":["8MiB"]}}]})"),
                           {}, benchmarks, ctx);
@@ -216,33 +212,33 @@ TEST_CASE("axis flags parse into pattern, axis and values", "[axes]") {
 
 TEST_CASE("suite files are checked field by field", "[suites]") {
   CHECK_THAT(
-      message_of([] {
+      input_error_message([] {
         (void)suite_from(R"({"schema":"gpubench.suite/2","name":"t","benchmarks":[{"id":"*"}]})");
       }),
       Catch::Contains("/schema: expected \"gpubench.suite/1\""));
-  CHECK_THAT(message_of([] {
+  CHECK_THAT(input_error_message([] {
                (void)suite_from(R"({"schema":"gpubench.suite/1","name":"t","benchmarks":[]})");
              }),
              Catch::Contains("/benchmarks: expected an array of at least 1"));
   CHECK(
-      message_of([] {
+      input_error_message([] {
         (void)suite_from(
             R"({"schema":"gpubench.suite/1","name":"t","benchmarks":[{"id":"*","repetitions":0}]})");
       }) ==
       "test.json: /benchmarks/0/repetitions: expected an integer from 1 to 1000, got the number 0");
   CHECK_THAT(
-      message_of([] {
+      input_error_message([] {
         (void)suite_from(
             R"({"schema":"gpubench.suite/1","name":"t","benchmarks":[{"id":"*","min_time_s":"fast"}]})");
       }),
       Catch::Contains("/benchmarks/0/min_time_s: expected a number"));
   CHECK_THAT(
-      message_of([] {
+      input_error_message([] {
         (void)suite_from(
             R"({"schema":"gpubench.suite/1","name":"t","benchmarks":[{"id":"*","repeat":2}]})");
       }),
       Catch::Contains("/benchmarks/0/repeat: expected no member named 'repeat'"));
-  CHECK_THAT(message_of([] { (void)suite_from(R"([1,2])"); }),
+  CHECK_THAT(input_error_message([] { (void)suite_from(R"([1,2])"); }),
              Catch::Contains("expected an object"));
 }
 

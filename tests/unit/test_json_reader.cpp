@@ -1,19 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include "gpubench/json_reader.hpp"
+#include "input_error_message.hpp"
 
 using namespace gpubench;
-
-namespace {
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const input_error& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
-}  // namespace
+using gpubench::testing::input_error_message;
 
 TEST_CASE("json_reader names the file, the JSON path and what was expected", "[json]") {
   const json doc = json::parse(
@@ -22,19 +13,19 @@ TEST_CASE("json_reader names the file, the JSON path and what was expected", "[j
   const auto items = root.member("a").elements("b");
   REQUIRE(items.size() == 4);
   CHECK(items[1].path() == "/a/b/1");
-  CHECK(error_of([&] { (void)root.member("a").member("c"); }) ==
+  CHECK(input_error_message([&] { (void)root.member("a").member("c"); }) ==
         "f.json: /a/c: expected a value (the field is missing)");
-  CHECK(error_of([&] { (void)root.get_int("n", 0, 10); }) ==
+  CHECK(input_error_message([&] { (void)root.get_int("n", 0, 10); }) ==
         "f.json: /n: expected an integer from 0 to 10, got the number 2.5");
-  CHECK(error_of([&] { (void)root.get_int("big", 0, 10); }) ==
+  CHECK(input_error_message([&] { (void)root.get_int("big", 0, 10); }) ==
         "f.json: /big: expected an integer from 0 to 10, got the number 18446744073709551615");
-  CHECK(error_of([&] { (void)root.get_string("n"); }) ==
+  CHECK(input_error_message([&] { (void)root.get_string("n"); }) ==
         "f.json: /n: expected a string, got the number 2.5");
-  CHECK(error_of([&] { (void)root.get_number("s", 0, 1); }) ==
+  CHECK(input_error_message([&] { (void)root.get_number("s", 0, 1); }) ==
         "f.json: /s: expected a number from 0 to 1, got the string \"t\"");
-  CHECK(error_of([&] { (void)root.get_number("n", 0, 1); }) ==
+  CHECK(input_error_message([&] { (void)root.get_number("n", 0, 1); }) ==
         "f.json: /n: expected a number from 0 to 1, got the number 2.5");
-  CHECK(error_of([&] {
+  CHECK(input_error_message([&] {
           (void)root.expect_object({"a", "n"});
         }) == "f.json: /s: expected no member named 's' (known: a, n)");
   CHECK(root.get_number("n", 0, 10) == 2.5);
@@ -43,10 +34,11 @@ TEST_CASE("json_reader names the file, the JSON path and what was expected", "[j
 }
 
 TEST_CASE("a JSON parse error names the line and column where the parser stopped", "[json]") {
-  CHECK(error_of([] { (void)parse_json_text("{\n  \"a\": 1,\n  \"b\": ]\n}", "w.json"); }) ==
-        "w.json: expected valid JSON (parse error at line 3, column 8)");
-  CHECK(error_of([] { (void)parse_json_text("\x01", "w.json"); }) ==
+  CHECK(input_error_message([] {
+          (void)parse_json_text("{\n  \"a\": 1,\n  \"b\": ]\n}", "w.json");
+        }) == "w.json: expected valid JSON (parse error at line 3, column 8)");
+  CHECK(input_error_message([] { (void)parse_json_text("\x01", "w.json"); }) ==
         "w.json: expected valid JSON (parse error at line 1, column 1)");
-  CHECK(error_of([] { (void)parse_json_text("{\"a\": 1", "w.json"); }) ==
+  CHECK(input_error_message([] { (void)parse_json_text("{\"a\": 1", "w.json"); }) ==
         "w.json: expected valid JSON (parse error at line 1, column 8)");
 }

@@ -5,15 +5,16 @@
 
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <sstream>
 #include <string>
 
 #include "gpubench/errors.hpp"
 #include "gpubench/output_file.hpp"
+#include "input_error_message.hpp"
 #include "temp_dir.hpp"
 
 using namespace gpubench;
+using gpubench::testing::input_error_message;
 using gpubench::testing::temp_dir;
 namespace fs = std::filesystem;
 
@@ -39,15 +40,6 @@ mode_t mode_of(const fs::path& p) {
   struct stat st {};
   REQUIRE(::lstat(p.c_str(), &st) == 0);
   return st.st_mode;
-}
-
-std::string input_message(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const input_error& e) {
-    return e.what();
-  }
-  return "(accepted)";
 }
 
 }  // namespace
@@ -98,16 +90,16 @@ TEST_CASE("only a regular file is written over: FIFOs, folders and devices are r
   temp_dir dir;
   const fs::path fifo = dir.path / "pipe";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  CHECK(input_message([&] { write_file_atomically(fifo, "x"); }) ==
+  CHECK(input_error_message([&] { write_file_atomically(fifo, "x"); }) ==
         fifo.string() + ": expected a regular file or a new name, got a FIFO");
   CHECK(S_ISFIFO(mode_of(fifo)));
   fs::create_directory(dir.path / "folder");
-  CHECK(input_message([&] {
+  CHECK(input_error_message([&] {
           write_file_atomically(dir.path / "folder", "x");
         }).find("got a folder") != std::string::npos);
   // /dev/null through a symlink: what the link leads to decides.
   fs::create_symlink("/dev/null", dir.path / "null");
-  CHECK(input_message([&] {
+  CHECK(input_error_message([&] {
           write_file_atomically(dir.path / "null", "x");
         }).find("got a character device") != std::string::npos);
   CHECK(S_ISCHR(mode_of("/dev/null")));
@@ -126,7 +118,7 @@ TEST_CASE("a failed write names the file and the reason, not the system call", "
                                        ": could not write (No such file or directory)");
   }
   fs::create_symlink("loop", dir.path / "loop");
-  CHECK(input_message([&] {
+  CHECK(input_error_message([&] {
           write_file_atomically(dir.path / "loop", "x");
         }).find("a symlink loop") != std::string::npos);
 }
@@ -136,7 +128,7 @@ TEST_CASE("check_output_files refuses what the write would harm, before any work
   const fs::path input = dir.path / "r.json";
   write_file_atomically(input, "{}\n");
   const auto check = [&](std::vector<output_request> outputs) {
-    return input_message([&] { check_output_files(outputs, {input}); });
+    return input_error_message([&] { check_output_files(outputs, {input}); });
   };
   CHECK(check({{"--html", dir.path / "report.html"}, {"--md", dir.path / "report.md"}}) ==
         "(accepted)");
@@ -168,7 +160,7 @@ TEST_CASE("a results folder is new, empty or gpubench's own, and one run holds i
           "[output]") {
   temp_dir dir;
   const auto claim_message = [&](const fs::path& folder) {
-    return input_message([&] { (void)claim_results_folder(folder, "--out X"); });
+    return input_error_message([&] { (void)claim_results_folder(folder, "--out X"); });
   };
   {
     // New (parents too) and empty folders are claimed; the marker says who holds them.
