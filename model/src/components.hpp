@@ -115,6 +115,10 @@ struct input_pipeline {
   component pcie;
   double loader_cores = 0;  // per node
   double per_core = 0;      // samples/s per loader core
+  // Per node: the cores the GPUs' processes leave free, and how many of them sit idle because
+  // loader_workers_per_gpu caps the loaders below that.
+  double free_cores = 0;
+  double idle_cores = 0;
 };
 [[nodiscard]] input_pipeline input_ceilings(const hardware_profile& hw, const workload& w,
                                             const constants& c, int gpus_per_node, int nodes,

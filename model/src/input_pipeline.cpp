@@ -29,17 +29,22 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
     in.per_core *= measured_pixels / (static_cast<double>(data.image_width) * data.image_height);
     if (data.loader == "python") in.per_core *= c.loader_efficiency;
     if (const figure* cores = hw.find("cpu.cores")) {
-      in.loader_cores =
-          std::max(1.0, cores->value - c.loader_cores_reserved_per_gpu * gpus_per_node);
+      in.free_cores = std::max(1.0, cores->value - c.loader_cores_reserved_per_gpu * gpus_per_node);
+      in.loader_cores = in.free_cores;
       if (data.loader_workers_per_gpu) {
         in.loader_cores = std::min(
             in.loader_cores, static_cast<double>(*data.loader_workers_per_gpu) * gpus_per_node);
       }
+      in.idle_cores = in.free_cores - in.loader_cores;
       in.cpu = make_component(
           "cpu", in.per_core * in.loader_cores * nodes, rate ? basis_of(rate) : "default",
           fmt(in.loader_cores) + " loader cores x " + fmt(in.per_core) + " samples/s per core (" +
               data.loader + " loader, " + std::to_string(data.image_width) + "x" +
-              std::to_string(data.image_height) + " JPEG)");
+              std::to_string(data.image_height) + " JPEG)" +
+              (in.idle_cores > 0
+                   ? "; " + fmt(in.idle_cores) + " more cores idle: " +
+                         std::to_string(*data.loader_workers_per_gpu) + " loader workers per GPU"
+                   : std::string()));
       if (cores->from == basis::user) in.cpu.basis = "set";
     } else {
       in.cpu =
@@ -82,14 +87,27 @@ void advise_input(const std::string& limit, const input_pipeline& in, const hard
                   double gpu_rate, std::vector<std::string>& advice) {
   const data_spec& data = w.data;
   if (limit == "cpu") {
-    const double cores_needed =
-        gpu_rate / nodes / in.per_core + c.loader_cores_reserved_per_gpu * gpus_per_node;
-    advice.push_back("CPU data preparation limits the job: needs " + fmt(std::ceil(cores_needed)) +
-                     " cores per node (" +
-                     fmt(std::ceil(cores_needed - in.loader_cores -
-                                   c.loader_cores_reserved_per_gpu * gpus_per_node)) +
-                     " more) to keep " + std::to_string(gpus_per_node) + " GPUs fed at " +
-                     fmt(gpu_rate) + " samples/s");
+    const double reserved = c.loader_cores_reserved_per_gpu * gpus_per_node;
+    const double loader_cores_needed = std::ceil(gpu_rate / nodes / in.per_core);
+    const std::string fed = " to keep " + std::to_string(gpus_per_node) + " GPUs fed at " +
+                            fmt(gpu_rate) + " samples/s";
+    if (in.idle_cores > 0) {
+      // Cores the node has but the workers cap leaves unused come first: they cost nothing.
+      const double workers_to_use_them = std::floor(in.free_cores / gpus_per_node);
+      const double workers_needed = std::ceil(loader_cores_needed / gpus_per_node);
+      const double reach = std::min(gpu_rate, in.per_core * gpus_per_node * nodes *
+                                                  std::min(workers_to_use_them, workers_needed));
+      advice.push_back(
+          fmt(in.idle_cores) + " of the node's cores sit idle: loader_workers_per_gpu " +
+          std::to_string(*w.data.loader_workers_per_gpu) + " caps the loaders at " +
+          fmt(in.loader_cores) + "; " + fmt(std::min(workers_to_use_them, workers_needed)) +
+          " workers per GPU would take the CPU ceiling to " + fmt(reach) + " samples/s");
+    }
+    if (loader_cores_needed > in.free_cores) {
+      advice.push_back("CPU data preparation limits the job: needs " +
+                       fmt(loader_cores_needed + reserved) + " cores per node (" +
+                       fmt(loader_cores_needed - in.free_cores) + " more)" + fed);
+    }
     if (data.loader == "python") {
       advice.push_back("a native loader (DALI CPU or a C++ pipeline) runs about " +
                        fmt(1 / c.loader_efficiency, 2) +

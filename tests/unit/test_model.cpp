@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "gpubench/errors.hpp"
+#include "gpubench/format.hpp"
 #include "gpubench/model/calibration.hpp"
 #include "gpubench/model/model.hpp"
 #include "gpubench/suite.hpp"
@@ -156,6 +157,45 @@ TEST_CASE("each component in turn is named as the limit", "[unit][model]") {
     CHECK(find(s, "cpu").basis == "set");
     REQUIRE_FALSE(s.recommendations.empty());
     CHECK_THAT(s.recommendations.front(), Catch::Contains("more) to keep 8 GPUs fed"));
+  }
+  SECTION("loader workers capped below the free cores: the idle cores are named first") {
+    hardware_profile hw = load_catalog("dgx-h100");
+    apply_setting(hw, "cpu.cores=96");  // 8 kept for the GPUs' processes: 88 free
+    workload w = load_workload("resnet50");
+    w.data.loader_workers_per_gpu = 2;  // 16 loaders: 72 cores idle
+    const sizing s = predict(hw, w, c);
+    REQUIRE(s.limiting_component == "cpu");
+    const double per_core = *find(s, "cpu").samples_per_s / 16;
+    CHECK_THAT(find(s, "cpu").detail,
+               Catch::Contains("16 loader cores") && Catch::Contains("72 more cores idle"));
+    // What the GPUs could take: the same job without an input pipeline.
+    workload synthetic = w;
+    synthetic.data.source = "synthetic";
+    const double gpu_rate = predict(hw, synthetic, c).predicted_samples_per_s;
+    const double loaders_needed = std::ceil(gpu_rate / per_core);
+    const double workers = std::ceil(loaders_needed / 8);
+    REQUIRE(workers <= 11);  // the free cores are enough: the one advice is the idle cores
+    CHECK_THAT(
+        s.recommendations.at(0),
+        Catch::Equals("72 of the node's cores sit idle: loader_workers_per_gpu 2 caps the "
+                      "loaders at 16; " +
+                      format_number(workers) + " workers per GPU would take the CPU ceiling to " +
+                      format_number(std::min(gpu_rate, per_core * 8 * workers)) + " samples/s"));
+    CHECK_THAT(s.recommendations.at(1), !Catch::Contains("cores per node"));
+
+    // 24 cores: 16 free, 8 loaders. Using the 8 idle ones is not enough: both are said.
+    apply_setting(hw, "cpu.cores=24");
+    w.data.loader_workers_per_gpu = 1;
+    const sizing short_of_cores = predict(hw, w, c);
+    CHECK_THAT(short_of_cores.recommendations.at(0),
+               Catch::StartsWith("8 of the node's cores sit idle: loader_workers_per_gpu 1 caps "
+                                 "the loaders at 8; 2 workers per GPU would take the CPU ceiling "
+                                 "to " +
+                                 format_number(per_core * 16) + " samples/s"));
+    CHECK(short_of_cores.recommendations.at(1) ==
+          "CPU data preparation limits the job: needs " + format_number(loaders_needed + 8) +
+              " cores per node (" + format_number(loaders_needed - 16) +
+              " more) to keep 8 GPUs fed at " + format_number(gpu_rate) + " samples/s");
   }
   SECTION("a dataset far larger than RAM on one SATA-class disk: storage") {
     hardware_profile hw = load_catalog("dgx-h100");
