@@ -49,11 +49,18 @@ std::string ceilings_charts(const machine_report& report) {
       out += no_chart(id, title, w.error);
       continue;
     }
-    std::vector<bar> bars;
+    // The prediction is drawn first. The GPU parts add up to one step, so each GPU ceiling
+    // (the rate if that part were the whole step) stands above it; an input ceiling caps it.
+    std::vector<bar> bars{
+        {"predicted", w.sizing->predicted_samples_per_s, true, "(the prediction)"}};
     for (const model::component& c : w.sizing->components) {
       if (!c.samples_per_s) continue;
-      bars.push_back({c.name, *c.samples_per_s, c.name == w.sizing->limiting_component,
-                      c.name == w.sizing->limiting_component ? "(the limit)" : ""});
+      const bool limit = c.name == w.sizing->limiting_component;
+      const bool gpu_part = c.name.starts_with("gpu_") || c.name == "communication";
+      bars.push_back({c.name, *c.samples_per_s, false,
+                      !limit     ? ""
+                      : gpu_part ? "(the limit: the largest part of the GPU step)"
+                                 : "(the limit)"});
     }
     out += bar_chart(id, title, bars, samples_unit(*w.sizing));
   }

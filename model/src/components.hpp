@@ -54,8 +54,13 @@ void check_runs(const hardware_profile& hw, const std::string& precision);
 // between small kernels).
 [[nodiscard]] double compute_part(const step_breakdown& step);
 [[nodiscard]] double memory_part(const step_breakdown& step);
-// What would move a gpu_compute or gpu_memory limit.
+// The training precisions whose GEMMs run faster on this GPU than `precision`'s (fp8 for a bf16
+// job on Hopper, none on Ampere): what "a lower precision" may name.
+[[nodiscard]] std::vector<std::string> faster_precisions(const hardware_profile& hw,
+                                                         const std::string& precision);
+// What would move a gpu_compute or gpu_memory limit of a job in `precision`.
 void advise_gpu(const std::string& limit, const gpu_times& gpu, const step_breakdown& step,
+                const hardware_profile& hw, const std::string& precision,
                 std::vector<std::string>& advice);
 
 // ---- communication and the parallelism strategies (parallelism.cpp) ------------------------

@@ -6,6 +6,7 @@
 
 #include "components.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/text.hpp"
 
 namespace gpubench::model {
 
@@ -177,7 +178,21 @@ double memory_part(const step_breakdown& step) {
   return step.memory_s + step.optimizer_s;
 }
 
+std::vector<std::string> faster_precisions(const hardware_profile& hw,
+                                           const std::string& precision) {
+  const auto peak = [&](std::string_view gemm_dtype) {
+    return hw.value("gpu.peak_tflops." + std::string(gemm_dtype)).value_or(0.0);
+  };
+  const double current = peak(precision_of(precision).gemm_dtype);
+  std::vector<std::string> faster;
+  for (const training_precision& p : training_precisions()) {
+    if (peak(p.gemm_dtype) > current) faster.emplace_back(p.name);
+  }
+  return faster;
+}
+
 void advise_gpu(const std::string& limit, const gpu_times& gpu, const step_breakdown& step,
+                const hardware_profile& hw, const std::string& precision,
                 std::vector<std::string>& advice) {
   const bool issue_bound = step.host_s > gpu.work();
   if (limit == "gpu_compute" && issue_bound) {
@@ -187,9 +202,13 @@ void advise_gpu(const std::string& limit, const gpu_times& gpu, const step_break
                      " ms of GPU work; a larger batch per GPU, CUDA graphs or a compiled model "
                      "(torch.compile) move it");
   } else if (limit == "gpu_compute") {
+    const std::vector<std::string> faster = faster_precisions(hw, precision);
     advice.push_back("GPU math limits the job (" + fmt(step.flops / step.gpu_step_s / 1e12 / 1, 3) +
-                     " TFLOP/s per GPU achieved): a faster GPU, more GPUs or a lower precision "
-                     "(bf16/fp8) moves it");
+                     " TFLOP/s per GPU achieved): a faster GPU" +
+                     (faster.empty()
+                          ? std::string(" or more GPUs")
+                          : ", more GPUs or a lower precision (" + join(faster, "/") + ")") +
+                     " moves it");
   }
   if (limit == "gpu_memory") {
     advice.push_back("GPU memory bandwidth limits the job: memory-bound kernels take " +

@@ -177,7 +177,7 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
   if (limit == "communication") {
     detail::advise_communication(exchange, ar, c, step, backward_s, s.nodes, advice);
   }
-  detail::advise_gpu(limit, gpu, step, advice);
+  detail::advise_gpu(limit, gpu, step, hw, s.precision, advice);
   std::vector<std::pair<double, std::string>> ceilings;
   for (const component& comp : s.components) {
     if (comp.samples_per_s && comp.name != limit)

@@ -531,6 +531,27 @@ TEST_CASE("report: the numbers of the Markdown and the CSV agree", "[cli][report
   CHECK_THAT(csv, Catch::Contains("failed,nccl.alltoall,bytes=1048576,"));
 }
 
+TEST_CASE("report: each ceilings chart draws the prediction first, then the ceilings",
+          "[cli][report]") {
+  temp_dir dir;
+  const std::string data = GPUBENCH_TEST_DATA_DIR;
+  REQUIRE(run_gpubench({"report", data + "/results-2gpu-fixture.json", "--html",
+                        (dir.path / "r.html").string()})
+              .exit_code == 0);
+  const std::string html = read_file(dir.path / "r.html");
+  // bert-large is limited by GPU math: its ceiling stands above the prediction, which the
+  // chart shows as its own bar, the highlighted one.
+  const auto chart = html.find("Component ceilings: bert-large</figcaption>");
+  REQUIRE(chart != std::string::npos);
+  const std::string svg = html.substr(chart, html.find("</figure>", chart) - chart);
+  const auto predicted = svg.find(">predicted<");
+  const auto limit = svg.find("(the limit: the largest part of the GPU step)");
+  REQUIRE(predicted != std::string::npos);
+  REQUIRE(limit != std::string::npos);
+  CHECK(predicted < limit);
+  CHECK_THAT(svg, Catch::Contains("1955 sequences/s (the prediction)"));
+}
+
 TEST_CASE("report: a missing results file or a bad --set is a one-line error, exit 2",
           "[cli][report]") {
   const auto missing = run_gpubench({"report", "/nonexistent/results.json", "--md", "/dev/null"});

@@ -407,3 +407,24 @@ TEST_CASE("calibration meets the documented median targets", "[unit][model]") {
     if (f.anchored_rows > 0) CHECK(f.anchored_median < f.naive_median);
   }
 }
+
+TEST_CASE("a GPU-math limit suggests only precisions that run faster on that GPU",
+          "[unit][model]") {
+  const constants c = load_constants();
+  const auto math_advice = [&](const std::string& system, const std::string& precision) {
+    run_options opts;
+    opts.precision = precision;
+    const sizing s = predict(load_catalog(system), load_workload("bert-large"), c, opts);
+    REQUIRE(s.limiting_component == "gpu_compute");
+    for (const auto& line : s.recommendations) {
+      if (line.starts_with("GPU math limits the job")) return line.substr(line.find("): ") + 3);
+    }
+    return std::string("(no GPU math advice)");
+  };
+  // Hopper has fp8 above bf16; Ampere has nothing above it.
+  CHECK(math_advice("dgx-h100", "amp_bf16") ==
+        "a faster GPU, more GPUs or a lower precision (fp8) moves it");
+  CHECK(math_advice("dgx-a100-80gb", "amp_bf16") == "a faster GPU or more GPUs moves it");
+  CHECK(math_advice("dgx-a100-80gb", "fp32") ==
+        "a faster GPU, more GPUs or a lower precision (tf32/amp_fp16/amp_bf16) moves it");
+}
