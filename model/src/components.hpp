@@ -70,6 +70,8 @@ struct allreduce_model {
   std::string basis;
   std::string detail;
   std::vector<std::pair<double, double>> measured;  // bytes -> busbw, when measured at this size
+  double network_gbps = 0;                          // per node, across nodes (0: one node)
+  bool network_assumed = false;  // the profile states no network: the default stands in
 };
 [[nodiscard]] allreduce_model allreduce_for(const hardware_profile& hw, const constants& c,
                                             int gpus_per_node, int nodes,
@@ -101,8 +103,11 @@ struct strategy {
 // What would move a communication limit; backward_s is the modelled backward pass the exchange
 // could hide under (before anchoring).
 void advise_communication(const exchange& x, const allreduce_model& ar, const constants& c,
-                          const step_breakdown& step, double backward_s, int nodes,
-                          std::vector<std::string>& advice);
+                          const step_breakdown& step, double backward_s, int gpus_per_node,
+                          int nodes, std::vector<std::string>& advice);
+// Said of every multi-node sizing whose network is not known, whatever limits it.
+void advise_unknown_network(const allreduce_model& ar, const constants& c, int nodes,
+                            std::vector<std::string>& advice);
 
 // ---- anchoring on a measured reference point (anchoring.cpp) -------------------------------
 

@@ -31,6 +31,7 @@ constexpr constant_field constant_fields[] = {
     {"ddp_bucket_bytes", &constants::ddp_bucket_bytes},
     {"default_augment_per_core", &constants::default_augment_per_core},
     {"default_network_gbps", &constants::default_network_gbps},
+    {"max_network_gbps_per_gpu", &constants::max_network_gbps_per_gpu},
     {"default_launch_latency_us", &constants::default_launch_latency_us},
     {"loader_cores_reserved_per_gpu", &constants::loader_cores_reserved_per_gpu},
 };

@@ -175,9 +175,11 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
   auto& advice = s.recommendations;
   detail::advise_input(limit, in, hw, w, c, s.gpus_per_node, s.nodes, gpu_ceiling, advice);
   if (limit == "communication") {
-    detail::advise_communication(exchange, ar, c, step, backward_s, s.nodes, advice);
+    detail::advise_communication(exchange, ar, c, step, backward_s, s.gpus_per_node, s.nodes,
+                                 advice);
   }
   detail::advise_gpu(limit, gpu, step, hw, s.precision, advice);
+  detail::advise_unknown_network(ar, c, s.nodes, advice);
   std::vector<std::pair<double, std::string>> ceilings;
   for (const component& comp : s.components) {
     if (comp.samples_per_s && comp.name != limit)

@@ -135,7 +135,9 @@ allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, in
       net_basis = std::string(to_string(f->from));
     } else {
       assumed.push_back("network.gbps (default " + fmt(c.default_network_gbps) + ")");
+      model.network_assumed = true;
     }
+    model.network_gbps = gbps;
     const double network_busbw = gbps / 8 * c.network_efficiency;
     if (network_busbw < model.busbw_GBps) {
       model.busbw_GBps = network_busbw;
@@ -147,8 +149,8 @@ allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, in
 }
 
 void advise_communication(const exchange& x, const allreduce_model& ar, const constants& c,
-                          const step_breakdown& step, double backward_s, int nodes,
-                          std::vector<std::string>& advice) {
+                          const step_breakdown& step, double backward_s, int gpus_per_node,
+                          int nodes, std::vector<std::string>& advice) {
   const double hidden_budget = c.comm_overlap * backward_s;
   // Only the last micro-batch's backward pass can hide the exchange.
   const double factor = x.whole_s / std::max(hidden_budget, 1e-12);
@@ -156,11 +158,43 @@ void advise_communication(const exchange& x, const allreduce_model& ar, const co
                    " ms per step is not hidden; about " + fmt(factor, 2) + "x the bus bandwidth (" +
                    fmt(ar.busbw_GBps * factor) + " GB/s) would hide it under the backward pass");
   if (nodes > 1) {
-    advice.push_back("across nodes that is about " +
-                     fmt(ar.busbw_GBps * factor * 8 / c.network_efficiency) +
-                     " Gb/s of network per node; larger batches or gradient accumulation also "
-                     "amortise it");
+    const double needed_gbps = ar.busbw_GBps * factor * 8 / c.network_efficiency;
+    const double most_gbps = c.max_network_gbps_per_gpu * gpus_per_node;
+    if (needed_gbps <= most_gbps) {
+      advice.push_back("across nodes that is about " + fmt(needed_gbps) +
+                       " Gb/s of network per node (this one: " + fmt(ar.network_gbps) + ")");
+    } else {
+      // Never ask for a network no node of this class has.
+      advice.push_back("hiding it would take about " + fmt(needed_gbps) +
+                       " Gb/s of network per node, more than a node of " +
+                       std::to_string(gpus_per_node) + " GPUs has (at most " + fmt(most_gbps) +
+                       " Gb/s, one " + fmt(c.max_network_gbps_per_gpu) +
+                       " Gb/s NIC per GPU): the network alone cannot move this limit");
+    }
   }
+  const bool sharded = x.what.starts_with("FSDP");
+  if (sharded && nodes > 1) {
+    advice.push_back(
+        "hybrid sharding (HSDP: FSDP inside each node, one gradient allreduce across nodes per "
+        "optimizer step) keeps the per-micro-batch gathers and scatters on NVLink and sends "
+        "each gradient across nodes once");
+  } else if (!sharded) {
+    // The allreduce runs once per optimizer step: k micro-batches share it.
+    const double per_sample_now = step.communication_exposed_s;
+    advice.push_back(
+        "gradient accumulation (or a larger batch per GPU) shares the exchange: "
+        "accumulating 4 micro-batches cuts its " +
+        fmt(per_sample_now * 1e3) + " ms per micro-batch step to about " +
+        fmt(per_sample_now / 4 * 1e3) + " ms");
+  }
+}
+
+void advise_unknown_network(const allreduce_model& ar, const constants& c, int nodes,
+                            std::vector<std::string>& advice) {
+  if (nodes <= 1 || !ar.network_assumed) return;
+  advice.push_back("this machine's network is not known: the " + std::to_string(nodes) +
+                   "-node figures assume " + fmt(c.default_network_gbps) +
+                   " Gb/s per node; give the real figure with --set network.gbps=N");
 }
 
 }  // namespace gpubench::model::detail

@@ -2,6 +2,7 @@
 // profile built from results, anchoring, bad input and the calibration targets.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "gpubench/errors.hpp"
@@ -427,4 +428,47 @@ TEST_CASE("a GPU-math limit suggests only precisions that run faster on that GPU
   CHECK(math_advice("dgx-a100-80gb", "amp_bf16") == "a faster GPU or more GPUs moves it");
   CHECK(math_advice("dgx-a100-80gb", "fp32") ==
         "a faster GPU, more GPUs or a lower precision (tf32/amp_fp16/amp_bf16) moves it");
+}
+
+TEST_CASE(
+    "multi-node advice: an unknown network is said, and no node is asked for more than "
+    "its class has",
+    "[unit][model]") {
+  const constants c = load_constants();
+  run_options four;
+  four.nodes = 4;
+  const auto says = [](const sizing& s, const std::string& text) {
+    return std::any_of(
+        s.recommendations.begin(), s.recommendations.end(),
+        [&](const std::string& line) { return line.find(text) != std::string::npos; });
+  };
+  // Lambda's on-demand 8x H100 states no network: the default is named, with the flag to set.
+  const sizing rental =
+      predict(load_catalog("lambda-8x-h100-sxm"), load_workload("gpt2-large"), c, four);
+  CHECK(says(rental,
+             "this machine's network is not known: the 4-node figures assume 100 Gb/s per "
+             "node; give the real figure with --set network.gbps=N"));
+  // DGX H100 states its 3200 Gb/s: nothing to say.
+  const sizing dgx = predict(load_catalog("dgx-h100"), load_workload("gpt2-large"), c, four);
+  CHECK_FALSE(says(dgx, "network is not known"));
+
+  // GPT-2 large on the rental is limited by the exchange, which would need more network than
+  // 8 x 400 Gb/s: that is said, not asked for.
+  REQUIRE(rental.limiting_component == "communication");
+  CHECK(says(rental,
+             "more than a node of 8 GPUs has (at most 3200 Gb/s, one 400 Gb/s NIC per "
+             "GPU): the network alone cannot move this limit"));
+  CHECK_FALSE(says(rental, "Gb/s of network per node (this one"));
+  // DDP: accumulating 4 micro-batches shares one allreduce among them.
+  const double exposed_ms = rental.step.communication_exposed_s * 1e3;
+  CHECK(says(rental, "cuts its " + format_number(exposed_ms) +
+                         " ms per micro-batch step to about " + format_number(exposed_ms / 4) +
+                         " ms"));
+  // FSDP gathers and scatters every micro-batch: hybrid sharding is the lever, not accumulation.
+  workload sharded = load_workload("gpt2-large");
+  sharded.strategy = "fsdp";
+  const sizing fsdp = predict(load_catalog("lambda-8x-h100-sxm"), sharded, c, four);
+  REQUIRE(fsdp.limiting_component == "communication");
+  CHECK(says(fsdp, "hybrid sharding (HSDP"));
+  CHECK_FALSE(says(fsdp, "gradient accumulation (or a larger batch"));
 }

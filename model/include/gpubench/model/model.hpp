@@ -23,7 +23,7 @@ struct constants {
   double memory_efficiency = 0.7;      // elementwise/normalisation kernels vs hbm.copy
   double kernel_overhead_us = 2.0;     // un-hidden framework time per kernel launch
   double comm_overlap = 0.8;           // share of the backward pass gradient traffic can hide under
-  double loader_efficiency = 0.23;     // Python (torchvision/PIL) loader vs gpubench's C++ pipeline
+  double loader_efficiency = 0.79;     // Python (torchvision/PIL) loader vs gpubench's C++ pipeline
   double page_cache_fraction = 0.8;    // share of RAM a dataset may use to be served from cache
   double network_efficiency = 0.9;     // NCCL inter-node bus bandwidth vs the NICs' line rate
   double nvlink_busbw_fraction = 0.8;  // allreduce busbw vs unidirectional NVLink per GPU
@@ -32,6 +32,7 @@ struct constants {
   double ddp_bucket_bytes = 25e6;      // PyTorch DDP's default bucket
   double default_augment_per_core = 528;  // samples/s per core when no cpu.augment figure exists
   double default_network_gbps = 100;      // per node, when neither measured nor in the catalog
+  double max_network_gbps_per_gpu = 400;  // the most any node has: one 400 Gb/s NIC per GPU
   double default_launch_latency_us = 2.5;
   double loader_cores_reserved_per_gpu = 1;    // the training process itself
   std::map<std::string, std::string> sources;  // constant -> where its value comes from
