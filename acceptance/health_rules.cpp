@@ -130,8 +130,20 @@ const json* burn_gpu(const results_document& doc, const gpu_view& g, const resul
   return nullptr;
 }
 
+// A shape as a results file states it; nullopt for one the gemm benchmark never writes (a file
+// from elsewhere, or damaged), which then matches nothing.
+std::optional<gemm_shape> shape_in_file(const std::string& text) {
+  try {
+    return parse_gemm_shape(text);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
 std::optional<double> gemm_rate(const results_document& doc, const gpu_view& g,
                                 const std::string& dtype, const std::string& shape) {
+  const auto b = shape_in_file(shape);
+  if (!b) return std::nullopt;
   std::optional<double> best;
   for (const result& r : doc.results) {
     if (r.id != "gemm" || r.status != result_status::ok || host_of(r, doc) != g.host) continue;
@@ -140,9 +152,8 @@ std::optional<double> gemm_rate(const results_document& doc, const gpu_view& g,
     if (axis_text(r.axes, "dtype") != dtype) continue;
     const auto s = axis_text(r.axes, "shape");
     if (!s) continue;
-    const gemm_shape a = parse_gemm_shape(*s);
-    const gemm_shape b = parse_gemm_shape(shape);
-    if (a.m != b.m || a.n != b.n || a.k != b.k) continue;
+    const auto a = shape_in_file(*s);
+    if (!a || a->m != b->m || a->n != b->n || a->k != b->k) continue;
     const auto rate = metric_median(r, "TFLOPs");
     if (rate) best = std::max(best.value_or(0), *rate);
   }

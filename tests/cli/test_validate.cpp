@@ -231,3 +231,20 @@ TEST_CASE("validate reads the health NVML reported during a real run", "[cli][va
     }
   }
 }
+
+TEST_CASE("validate: the inputs the fuzzer once broke it with are judged, not errors",
+          "[cli][validate]") {
+  // tests/fuzz/regressions/results/: results files the fuzz target found a failure with (here, a
+  // gemm shape gpubench never writes beside a gpu.burn result). The fuzzer replays them too.
+  const auto folder =
+      std::filesystem::path(GPUBENCH_SOURCE_DIR) / "tests" / "fuzz" / "regressions" / "results";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    ++files;
+    const auto r = run_gpubench({"validate", entry.path().string(), "--spec", "h100-sxm5-80gb"});
+    INFO(entry.path() << ": " << r.err);
+    CHECK((r.exit_code == 0 || r.exit_code == 1));
+    CHECK_THAT(r.err, !Catch::Contains("error:"));
+  }
+  CHECK(files > 0);
+}
