@@ -39,8 +39,8 @@ void print_summary(std::ostream& out, const results_document& doc) {
 
 void print_sizing(std::ostream& out, const model::sizing& s) {
   out << s.workload << " on " << s.hardware << ": " << s.gpus_per_node << " GPU(s) x " << s.nodes
-      << " node(s), " << model::batch_text(s) << " per GPU, " << s.precision
-      << (s.anchored ? ", anchored on a reference point" : "") << "\n";
+      << " node(s), " << model::batch_text(s) << " per GPU, " << s.precision << ", " << s.stack
+      << " stack" << (s.anchored ? ", anchored on a reference point" : "") << "\n";
   out << "predicted " << format_number(s.predicted_samples_per_s) << " " << samples_unit(s) << " ("
       << format_number(s.per_gpu_samples_per_s) << " per GPU";
   if (s.sample_unit == "sequence") {

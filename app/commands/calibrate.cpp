@@ -11,22 +11,33 @@ namespace gpubench::app {
 namespace {
 
 struct calibrate_args {
-  std::string file;
+  std::vector<std::string> files;
   bool fit = false;
   bool as_json = false;
 };
 
 int calibrate(const calibrate_args& args) {
   model::constants constants = model::load_constants();
-  const json published = read_json_file(args.file);
+  std::vector<model::calibration_set> sets;
+  if (args.files.empty()) {
+    sets = model::default_calibration_sets();
+  } else {
+    for (const std::string& file : args.files) sets.push_back({read_json_file(file), file});
+  }
   if (args.fit) {
-    constants = model::fit_constants(published, args.file, constants);
+    constants = model::fit_constants(sets, constants);
     json fitted = json::object();
     for (const auto& name : model::constants::fitted_names()) fitted[name] = constants.at(name);
+    json stacks = json::object();
+    for (const auto& stack : constants.stacks) {
+      for (const auto& name : stack.fitted) {
+        if (stack.values.contains(name)) stacks[stack.name][name] = stack.values.at(name);
+      }
+    }
     std::cerr << "fitted constants (put them in configs/model/constants.json):\n"
-              << fitted.dump(2) << "\n";
+              << json{{"constants", fitted}, {"stacks", stacks}}.dump(2) << "\n";
   }
-  const model::calibration_report report = model::calibrate(published, args.file, constants);
+  const model::calibration_report report = model::calibrate(sets, constants);
   if (args.as_json) {
     std::cout << model::to_json(report).dump(2) << "\n";
   } else {
@@ -41,7 +52,9 @@ command add_calibrate(CLI::App& app, const command_line& /*line*/) {
   auto args = std::make_shared<calibrate_args>();
   CLI::App* sub = app.add_subcommand(
       "calibrate", "Compare the model with published training throughput (docs/model.md)");
-  sub->add_option("file", args->file, "calibration file (rows of published figures)")->required();
+  sub->add_option("files", args->files,
+                  "calibration files (rows of published figures); default: the sets "
+                  "configs/calibration/models.json lists");
   sub->add_flag("--fit", args->fit,
                 "fit the model's named constants first and print them on stderr");
   sub->add_flag("--json", args->as_json, "machine-readable output");

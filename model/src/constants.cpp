@@ -6,6 +6,7 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/json_reader.hpp"
 #include "gpubench/model/model.hpp"
+#include "gpubench/text.hpp"
 
 namespace gpubench::model {
 
@@ -34,13 +35,19 @@ constexpr constant_field constant_fields[] = {
     {"max_network_gbps_per_gpu", &constants::max_network_gbps_per_gpu},
     {"default_launch_latency_us", &constants::default_launch_latency_us},
     {"loader_cores_reserved_per_gpu", &constants::loader_cores_reserved_per_gpu},
+    {"memory_pass_fraction", &constants::memory_pass_fraction},
 };
+
+bool is_constant(const std::string& name) {
+  return std::any_of(std::begin(constant_fields), std::end(constant_fields),
+                     [&name](const constant_field& f) { return name == f.name; });
+}
 
 }  // namespace
 
 const std::vector<std::string>& constants::fitted_names() {
   static const std::vector<std::string> names{"matmul_efficiency", "conv_efficiency",
-                                              "memory_efficiency", "comm_overlap"};
+                                              "memory_efficiency"};
   return names;
 }
 
@@ -55,9 +62,36 @@ double constants::at(const std::string& name) const {
   return const_cast<constants*>(this)->at(name);
 }
 
+const constants::stack_entry& constants::stack_named(const std::string& name) const {
+  for (const stack_entry& s : stacks) {
+    if (s.name == name) return s;
+  }
+  throw input_error("stack: expected one of " + join(stack_names()) + ", got '" + name + "'");
+}
+
+std::vector<std::string> constants::stack_names() const {
+  std::vector<std::string> names;
+  names.reserve(stacks.size());
+  for (const stack_entry& s : stacks) names.push_back(s.name);
+  return names;
+}
+
+constants constants::for_stack(const std::string& name) const {
+  const stack_entry& entry = stack_named(name);
+  constants out = *this;
+  for (const auto& [constant, value] : out.base_values) out.at(constant) = value;
+  out.base_values.clear();
+  for (const auto& [constant, value] : entry.values) {
+    out.base_values[constant] = out.at(constant);
+    out.at(constant) = value;
+  }
+  out.stack = name;
+  return out;
+}
+
 constants parse_constants(const json& doc, const std::string& file) {
   const json_reader root(doc, file);
-  root.expect_object({"schema", "about", "fitted_on", "constants"});
+  root.expect_object({"schema", "about", "fitted_on", "constants", "stacks"});
   if (root.get_string("schema") != "gpubench.model-constants/1") {
     root.fail("schema", "\"gpubench.model-constants/1\"");
   }
@@ -76,6 +110,33 @@ constants parse_constants(const json& doc, const std::string& file) {
       table.fail(key, "a known model constant");
     }
   }
+  // The stacks: the first is the default and keeps the base values; each other names the
+  // constants it sets, each with its source and whether it was fitted on the stack's rows.
+  for (const json_reader& s : root.elements("stacks", 1)) {
+    s.expect_object({"name", "about", "constants"});
+    constants::stack_entry entry;
+    entry.name = s.get_string("name");
+    entry.about = s.get_string("about");
+    if (entry.name.empty() || std::any_of(c.stacks.begin(), c.stacks.end(),
+                                          [&](const auto& e) { return e.name == entry.name; })) {
+      s.fail("name", "a stack name not used before");
+    }
+    const json_reader values = s.member("constants");
+    if (!values.node().is_object()) values.fail_here("an object");
+    if (c.stacks.empty() && !values.node().empty()) {
+      values.fail_here("an empty object (the first stack is the default: the base constants)");
+    }
+    for (const auto& item : values.node().items()) {
+      if (!is_constant(item.key())) values.fail(item.key(), "a known model constant");
+      const json_reader entry_value = values.member(item.key());
+      entry_value.expect_object({"value", "fitted", "source"});
+      entry.values[item.key()] = entry_value.get_number("value", 0, 1e12);
+      entry.sources[item.key()] = entry_value.find_string("source").value_or("");
+      if (entry_value.find_bool("fitted").value_or(false)) entry.fitted.push_back(item.key());
+    }
+    c.stacks.push_back(std::move(entry));
+  }
+  c.stack = c.stacks.front().name;
   return c;
 }
 
@@ -87,6 +148,7 @@ constants load_constants() {
 json to_json(const constants& c) {
   json out = json::object();
   for (const auto& field : constant_fields) out[field.name] = c.*field.member;
+  out["stack"] = c.stack;
   return out;
 }
 

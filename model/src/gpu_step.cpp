@@ -114,8 +114,10 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   bool any_catalog = false;
   for (const op& o : ops.ops) {
     if (o.kind == op_kind::memory) {
-      out.step.memory_s += o.bytes * o.count / (hbm * c.memory_efficiency);
-      out.step.bytes += o.bytes * o.count;
+      // The presets count eager kernels; a fusing stack moves only part of that traffic.
+      const double bytes = o.bytes * o.count * c.memory_pass_fraction;
+      out.step.memory_s += bytes / (hbm * c.memory_efficiency);
+      out.step.bytes += bytes;
       continue;
     }
     bool measured = false;

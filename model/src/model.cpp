@@ -61,12 +61,18 @@ std::string batch_text(const sizing& s) {
   return text;
 }
 
-sizing predict(const hardware_profile& hw, const workload& w, const constants& c,
+sizing predict(const hardware_profile& hw, const workload& w, const constants& given,
                const run_options& options) {
+  // The workload's software stack brings its own fitted efficiencies.
+  // Constants built in code with no stack table apply as they are.
+  const bool as_given = w.stack == given.stack || given.stacks.empty();
+  const constants for_stack = as_given ? constants{} : given.for_stack(w.stack);
+  const constants& c = as_given ? given : for_stack;
   sizing s;
   s.workload = w.name;
   s.hardware = hw.origin;
   s.sample_unit = w.sample_unit;
+  s.stack = w.stack;
   s.precision = options.precision.value_or(w.precision);
   if (std::find(precision_names().begin(), precision_names().end(), s.precision) ==
       precision_names().end()) {
@@ -97,6 +103,16 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& c
     if (fig.from == basis::catalog && hw.kind == "measured") s.assumed.push_back(key);
   }
   s.notes = hw.notes;
+  if (const auto flag = w.model.flags.find("relative_position");
+      flag != w.model.flags.end() && flag->second) {
+    // docs/model.md, "Transformer-XL": the published rates of one model on one GPU disagree by
+    // more than the model's error, so no fit can vouch for it.
+    s.supported = false;
+    s.notes.emplace_back(
+        "unsupported: relative-position attention (Transformer-XL) is outside what the "
+        "calibration confirms: published rates for the same model and GPU disagree by up to "
+        "2.5x, so this prediction may be off by more than 2x (docs/model.md)");
+  }
 
   // The GPU step, then the exchange its strategy needs (both before anchoring: the reference is
   // modelled the same way, and its exposed communication is taken off its measured step).
@@ -219,6 +235,7 @@ json to_json(const sizing& s, const hardware_profile& hw, const workload& w, con
     out["predicted_tokens_per_s"] = s.predicted_samples_per_s * s.tokens_per_sample;
   }
   out["limiting_component"] = s.limiting_component;
+  out["stack"] = s.stack;
   out["components"] = std::move(components);
   out["step"] = {{"gpu_step_s", s.step.gpu_step_s},
                  {"compute_s", s.step.compute_s},
@@ -235,11 +252,15 @@ json to_json(const sizing& s, const hardware_profile& hw, const workload& w, con
   out["notes"] = s.notes;
   out["assumed"] = s.assumed;
   out["anchored"] = s.anchored;
-  out["inputs"] = {
-      {"gpus_per_node", s.gpus_per_node}, {"nodes", s.nodes},
-      {"batch_per_gpu", s.batch_per_gpu}, {"gradient_accumulation", s.gradient_accumulation},
-      {"precision", s.precision},         {"workload", to_json(w)},
-      {"hardware", to_json(hw)},          {"constants", to_json(c)}};
+  out["supported"] = s.supported;
+  out["inputs"] = {{"gpus_per_node", s.gpus_per_node},
+                   {"nodes", s.nodes},
+                   {"batch_per_gpu", s.batch_per_gpu},
+                   {"gradient_accumulation", s.gradient_accumulation},
+                   {"precision", s.precision},
+                   {"workload", to_json(w)},
+                   {"hardware", to_json(hw)},
+                   {"constants", to_json(c.stacks.empty() ? c : c.for_stack(w.stack))}};
   return out;
 }
 

@@ -248,7 +248,8 @@ workload parse_workload(const json& doc, const std::string& file) {
   const json_reader root(doc, file);
   if (!doc.is_object()) root.fail_here("a gpubench.workload/1 object");
   root.expect_object({"schema", "name", "description", "model", "precision", "batch_per_gpu",
-                      "gradient_accumulation", "optimizer", "data", "parallel", "reference"});
+                      "gradient_accumulation", "optimizer", "stack", "data", "parallel",
+                      "reference"});
   if (root.get_string("schema") != workload_schema) {
     root.fail("schema", std::string("\"") + workload_schema + "\"");
   }
@@ -276,6 +277,13 @@ workload parse_workload(const json& doc, const std::string& file) {
       root.fail("optimizer", "\"sgd\", \"adam\", \"adamw\" or \"lamb\"");
     }
     w.optimizer = *o;
+  }
+  if (auto stack = root.find_string("stack")) {
+    const std::vector<std::string> stacks = load_constants().stack_names();
+    if (std::find(stacks.begin(), stacks.end(), *stack) == stacks.end()) {
+      root.fail("stack", "one of " + join(stacks));
+    }
+    w.stack = *stack;
   }
   default_data(w, w.model.preset.empty() ? step_ops{} : expand(w, 1));
   if (root.has("data")) parse_data(root.member("data"), w);
@@ -431,7 +439,8 @@ json to_json(const workload& w) {
               {"gradient_accumulation", w.gradient_accumulation},
               {"optimizer", w.optimizer},
               {"data", data},
-              {"strategy", w.strategy}};
+              {"strategy", w.strategy},
+              {"stack", w.stack}};
   if (w.reference) {
     out["reference"] = {{"hardware", w.reference->hardware},
                         {"gpus", w.reference->gpus},

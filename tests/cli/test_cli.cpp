@@ -456,21 +456,47 @@ TEST_CASE("size rejects bad workload files and settings with exit 2 and one line
   check_one_line_error(run_gpubench({"size", "--workload", "resnet50", "--gpus", "0"}), "--gpus");
 }
 
-TEST_CASE("calibrate prints the per-family table and every usable row", "[cli][model]") {
-  const auto r = run_gpubench(
-      {"calibrate", std::string(GPUBENCH_SOURCE_DIR) + "/configs/calibration/calibration.json"});
+TEST_CASE("calibrate prints the stacks, the held-out tables and every usable row of both sets",
+          "[cli][model]") {
+  const auto r = run_gpubench({"calibrate"});
   REQUIRE(r.exit_code == 0);
-  for (const char* family : {"| resnet50 |", "| bert |", "| gpt |", "| transformer-xl |"}) {
+  for (const char* family :
+       {"| resnet50 |", "| bert |", "| gpt |", "| transformer-xl (unsupported) |"}) {
     CHECK_THAT(r.out, Catch::Contains(family));
   }
+  for (const char* stack : {"| pytorch |", "| pytorch-compiled |", "| megatron |", "| mlperf |"}) {
+    CHECK_THAT(r.out, Catch::Contains(stack));
+  }
+  CHECK_THAT(r.out, Catch::Contains("| bert | hopper |"));
   CHECK_THAT(r.out, Catch::Contains("Rows not used"));
-  // Row 0 is published at 938 images/s (A100 80 GB, TF32, batch 256): its own cell, not a
-  // prediction's.
-  CHECK_THAT(r.out, Catch::Contains("| 1 | tf32 | 256 | 938 | "));
+  // Row 0 of each set: its own published cell, not a prediction's.
+  CHECK_THAT(r.out, Catch::Contains("| calibration#0 | ResNet-50 v1.5 (224x224) | PyTorch (NGC "
+                                    "21.03) | pytorch | a100-sxm4-80gb | 1 | tf32 | 256 | 938 | "));
+  CHECK_THAT(r.out, Catch::Contains("| calibration_2#20 | ResNet-50 v1.5 (MLPerf variant, "
+                                    "224x224) | MXNet (NGC 23.04, MLPerf v3.0 closed) | mlperf | "
+                                    "h100-sxm5-80gb | 8 | amp_fp16 | 400 | 56000 | "));
+  // Lambda's V100 FP32 rows say "likely TF32": V100 has none, so they run fp32.
+  CHECK_THAT(r.out, Catch::Contains("| calibration_2#9 | ResNet-50 v1.5 (224x224) | PyTorch (NGC "
+                                    "container, DLE ConvNets) | pytorch | v100-sxm2-16gb | 1 | "
+                                    "fp32 | 128 | 369 | "));
   // docs/model.md ends with this very output: the documented table is the model's current one.
   const std::string doc = read_file(std::string(GPUBENCH_SOURCE_DIR) + "/docs/model.md");
   REQUIRE(doc.size() >= r.out.size());
   CHECK(doc.substr(doc.size() - r.out.size()) == r.out);
+}
+
+TEST_CASE("calibrate: a set that is not a calibration set is exit 2 with one line naming it",
+          "[cli][model]") {
+  temp_dir dir;
+  const auto file = dir.path / "mine.json";
+  write_file(file, R"({"about": "x", "rows": [{"source": "s"}]})");
+  check_one_line_error(run_gpubench({"calibrate", file.string()}), "/rows/0/model");
+  // A file named like a listed set is held to that set's row_details.
+  const auto named = dir.path / "calibration.json";
+  write_file(named, R"({"about": "x", "rows": [{"source": "s", "model": "m", "gpus": 1,
+                        "throughput": 1, "unit": "images/s", "gpu": "g", "precision": "p"}]})");
+  check_one_line_error(run_gpubench({"calibrate", named.string()}),
+                       "row_details names row calibration#");
 }
 
 namespace {
@@ -549,7 +575,7 @@ TEST_CASE("report: each ceilings chart draws the prediction first, then the ceil
   REQUIRE(predicted != std::string::npos);
   REQUIRE(limit != std::string::npos);
   CHECK(predicted < limit);
-  CHECK_THAT(svg, Catch::Contains("1955 sequences/s (the prediction)"));
+  CHECK_THAT(svg, Catch::Contains("2040 sequences/s (the prediction)"));  // golden report.md
 }
 
 TEST_CASE("report: a missing results file or a bad --set is a one-line error, exit 2",

@@ -1,7 +1,9 @@
-// Calibration: the model against published training throughput (configs/calibration/
-// calibration.json), first-principles and anchored on another GPU of the same source, each beside
-// its naive counterpart: datasheet peak FLOP/s x one utilisation for every row / FLOP per sample,
-// and the reference row scaled by the ratio of datasheet peaks. Also fits the named constants.
+// Calibration: the model against published training throughput (configs/calibration/*.json),
+// first-principles and anchored on another GPU of the same source, each beside its naive
+// counterpart: datasheet peak FLOP/s x one utilisation for every row / FLOP per sample, and the
+// reference row scaled by the ratio of datasheet peaks. Fits the named constants of each software
+// stack on that stack's rows, and reports every row as predicted by a fit that left out the rows
+// of its source (docs/model.md, "Calibration").
 #pragma once
 
 #include <optional>
@@ -13,60 +15,80 @@
 
 namespace gpubench::model {
 
+// One calibration file: its rows and the name it was read from (rows are named STEM#INDEX).
+struct calibration_set {
+  json doc;
+  std::string file;
+};
+
+// The sets configs/calibration/models.json lists, read from configs/calibration/.
+[[nodiscard]] std::vector<calibration_set> default_calibration_sets();
+
 struct calibration_row {
-  std::size_t index = 0;
+  std::string id;  // SET#INDEX: calibration_2#17
   std::string source;
+  std::string source_group;  // repository:top folder; the unit a held-out fit leaves out
   std::string model;
   std::string framework;
   std::string family;
-  std::string gpu;        // catalog name
-  std::string precision;  // gpubench precision
+  std::string stack;
+  std::string gpu;         // catalog name
+  std::string generation;  // volta | ampere | ada | hopper
+  std::string precision;   // gpubench precision
   int gpus = 1;
   int batch = 0;
   double published = 0;  // samples/s, all GPUs
   bool usable = false;
+  bool supported = true;  // the sizing's own flag (sizing::supported)
   std::string why_not;
+  double flops_per_sample = 0;  // the model's count, forward and backward
+  // Predicted with the constants fitted on every row (in fit) and with those fitted on the rows
+  // of the other sources (held out).
   std::optional<double> first_principles;
-  std::optional<double> naive_first_principles;  // peak FLOP/s x one utilisation / FLOP per sample
-  std::optional<double> anchored;
-  std::optional<double> naive;           // the reference row x target peak / reference peak
-  double flops_per_sample = 0;           // the model's count, forward and backward
-  std::optional<std::size_t> reference;  // index of the anchoring row
+  std::optional<double> held_out;
+  std::optional<double> naive_first_principles;  // held out too: utilisation of the other sources
+  std::optional<double> anchored;                // with the held-out constants
+  std::optional<double> naive;                   // the reference row x target peak / its peak
+  std::optional<std::string> reference;          // id of the anchoring row
 };
 
-struct family_summary {
+struct error_summary {
   std::string family;
+  std::string generation;  // "" for every generation
+  bool supported = true;   // false when its rows' sizings are flagged unsupported
   int rows = 0;
-  double fp_median = 0;
-  double fp_worst = 0;
-  double naive_fp_median = 0;
-  double naive_fp_worst = 0;
+  double in_fit_median = 0;
+  double held_out_median = 0;
+  double held_out_worst = 0;
+  double naive_median = 0;  // naive first-principles, held out
   int anchored_rows = 0;
-  double fp_on_anchored_rows_median = 0;  // first-principles over the rows that have a reference
   double anchored_median = 0;
   double anchored_worst = 0;
-  double naive_median = 0;
-  double naive_worst = 0;
+  double naive_anchored_median = 0;
+};
+
+struct stack_fit {
+  std::string stack;
+  int rows = 0;
+  std::vector<std::string> sources;                       // source groups of its rows
+  std::vector<std::pair<std::string, double>> constants;  // fitted on its rows
 };
 
 struct calibration_report {
   std::vector<calibration_row> rows;
-  std::vector<family_summary> families;
-  double fp_median = 0;
-  double naive_fp_median = 0;
-  double anchored_median = 0;
-  double naive_median = 0;
-  double naive_utilization = 0;  // the one fraction of peak the naive first-principles answer uses
+  std::vector<error_summary> families;     // one per family, every generation
+  std::vector<error_summary> generations;  // one per family and GPU generation
+  std::vector<stack_fit> stacks;
+  error_summary all;
 };
 
-// `published` is the calibration file, `mapping` configs/calibration/models.json (how each row's
-// model, GPU, precision and network map to gpubench workloads and catalog entries).
-[[nodiscard]] calibration_report calibrate(const json& published, const std::string& file,
+// Every row predicted with `c` and with `c` refitted without the row's source group.
+[[nodiscard]] calibration_report calibrate(const std::vector<calibration_set>& sets,
                                            const constants& c);
-// Fits constants::fitted_names() by coordinate descent on the first-principles error (the mean
-// over families of each family's median absolute log error).
-[[nodiscard]] constants fit_constants(const json& published, const std::string& file,
-                                      constants start);
+// Fits each stack's fitted constants (the base ones for the first stack) by coordinate descent on
+// the first-principles error of that stack's rows: the mean over families of each family's median
+// absolute log error.
+[[nodiscard]] constants fit_constants(const std::vector<calibration_set>& sets, constants start);
 
 [[nodiscard]] json to_json(const calibration_report& report);
 [[nodiscard]] std::string to_markdown(const calibration_report& report);

@@ -15,8 +15,10 @@ namespace gpubench::model {
 
 inline constexpr const char* sizing_schema = "gpubench.sizing/1";
 
-// Efficiencies no microbenchmark measures: named, kept in configs/model/constants.json, the first
-// five fitted once on the calibration set (gpubench calibrate --fit), the rest from sources.
+// Efficiencies no microbenchmark measures: named, kept in configs/model/constants.json, some
+// fitted on the calibration sets (gpubench calibrate --fit), the rest from sources. A software
+// stack (eager PyTorch, compiled, Megatron/Transformer Engine, MLPerf) overrides some of them with
+// values fitted only on that stack's rows (the "stacks" table of constants.json).
 struct constants {
   double matmul_efficiency = 0.8;      // a training step's GEMMs vs the GEMM benchmark's rate
   double conv_efficiency = 0.6;        // convolutions (implicit GEMM) vs plain GEMM
@@ -34,12 +36,31 @@ struct constants {
   double default_network_gbps = 100;      // per node, when neither measured nor in the catalog
   double max_network_gbps_per_gpu = 400;  // the most any node has: one 400 Gb/s NIC per GPU
   double default_launch_latency_us = 2.5;
-  double loader_cores_reserved_per_gpu = 1;    // the training process itself
+  double loader_cores_reserved_per_gpu = 1;  // the training process itself
+  // Share of the counted memory-bound traffic (eager kernels, one per operation) a stack's
+  // kernels still move: fusion keeps intermediate tensors on chip.
+  double memory_pass_fraction = 1;
   std::map<std::string, std::string> sources;  // constant -> where its value comes from
+
+  struct stack_entry {
+    std::string name;
+    std::string about;
+    std::map<std::string, double> values;        // constant -> this stack's value
+    std::map<std::string, std::string> sources;  // constant -> where that value comes from
+    std::vector<std::string> fitted;             // the constants fitted on this stack's rows
+  };
+  std::vector<stack_entry> stacks;  // the first is the default; its values are the base ones
+  std::string stack;                // the stack whose values are applied
+  std::map<std::string, double> base_values;  // what for_stack() replaced, to apply another
 
   [[nodiscard]] static const std::vector<std::string>& fitted_names();
   [[nodiscard]] double& at(const std::string& name);
   [[nodiscard]] double at(const std::string& name) const;
+  // The base constants with a stack's own values applied. Throws input_error for an unknown
+  // stack.
+  [[nodiscard]] constants for_stack(const std::string& name) const;
+  [[nodiscard]] const stack_entry& stack_named(const std::string& name) const;
+  [[nodiscard]] std::vector<std::string> stack_names() const;
 };
 
 [[nodiscard]] constants load_constants();  // configs/model/constants.json
@@ -85,6 +106,7 @@ struct sizing {
   int batch_per_gpu = 1;
   int gradient_accumulation = 1;  // micro-batches per optimizer step
   std::string precision;
+  std::string stack;  // the software stack whose constants applied
   double predicted_samples_per_s = 0;
   double per_gpu_samples_per_s = 0;
   std::string limiting_component;
@@ -94,6 +116,8 @@ struct sizing {
   std::vector<std::string> notes;
   std::vector<std::string> assumed;  // figures taken from the catalog or defaults
   bool anchored = false;
+  // False where the calibration cannot vouch for the model's answer (a note says why).
+  bool supported = true;
   double tokens_per_sample = 1;
 };
 

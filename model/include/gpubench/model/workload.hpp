@@ -99,6 +99,9 @@ struct workload {
   std::optional<int> gpus;  // per node
   int nodes = 1;
   std::string strategy = "ddp";  // ddp | fsdp
+  // The software stack that runs it (configs/model/constants.json "stacks"): pytorch (eager),
+  // pytorch-compiled, megatron, mlperf. Its own fitted efficiencies apply.
+  std::string stack = "pytorch";
   std::optional<reference_point> reference;
 };
 
