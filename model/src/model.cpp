@@ -196,6 +196,19 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& g
   }
   detail::advise_gpu(limit, gpu, step, hw, s.precision, advice);
   detail::advise_unknown_network(ar, c, s.nodes, advice);
+  if (s.nodes > 1) {
+    // Extra nodes that barely add (or take away) throughput are the first thing to say.
+    run_options one_node = options;
+    one_node.nodes = 1;
+    const double single = predict(hw, w, given, one_node).predicted_samples_per_s;
+    const double scaling = predicted / (single * s.nodes);
+    if (scaling < 0.5) {
+      advice.push_back(std::to_string(s.nodes) + " nodes predict " + fmt(predicted / single) +
+                       "x one node's " + fmt(single) + " samples/s (" + fmt(scaling * 100) +
+                       "% scaling efficiency): the exchange between nodes (" + ar.detail +
+                       ") takes the rest, so each added node buys little");
+    }
+  }
   std::vector<std::pair<double, std::string>> ceilings;
   for (const component& comp : s.components) {
     if (comp.samples_per_s && comp.name != limit)

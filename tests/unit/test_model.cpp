@@ -548,6 +548,20 @@ TEST_CASE(
   // DGX H100 states its 3200 Gb/s: nothing to say.
   const sizing dgx = predict(load_catalog("dgx-h100"), load_workload("gpt2-large"), c, four);
   CHECK_FALSE(says(dgx, "network is not known"));
+  // Four rental nodes on the assumed 100 Gb/s give about what one node gives: said, with the
+  // numbers. DGX H100's four nodes scale.
+  run_options one;
+  one.nodes = 1;
+  const double single =
+      predict(load_catalog("lambda-8x-h100-sxm"), load_workload("gpt2-large"), c, one)
+          .predicted_samples_per_s;
+  const double scaling = rental.predicted_samples_per_s / (4 * single);
+  REQUIRE(scaling < 0.5);
+  CHECK(says(rental, "4 nodes predict " + format_number(4 * scaling) + "x one node's " +
+                         format_number(single) + " samples/s (" + format_number(scaling * 100) +
+                         "% scaling efficiency): the exchange between nodes (inter-node: 100 "
+                         "Gb/s per node x 0.9) takes the rest, so each added node buys little"));
+  CHECK_FALSE(says(dgx, "scaling efficiency"));
 
   // GPT-2 large on the rental is limited by the exchange. At batch 8 hiding it takes 737 Gb/s
   // per node, which a node can have: asked for.
