@@ -77,6 +77,8 @@ std::vector<std::string> constants::stack_names() const {
 }
 
 constants constants::for_stack(const std::string& name) const {
+  // Constants built in code with no stack table apply as they are.
+  if (stacks.empty()) return *this;
   const stack_entry& entry = stack_named(name);
   constants out = *this;
   for (const auto& [constant, value] : out.base_values) out.at(constant) = value;

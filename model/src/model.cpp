@@ -64,8 +64,7 @@ std::string batch_text(const sizing& s) {
 sizing predict(const hardware_profile& hw, const workload& w, const constants& given,
                const run_options& options) {
   // The workload's software stack brings its own fitted efficiencies.
-  // Constants built in code with no stack table apply as they are.
-  const bool as_given = w.stack == given.stack || given.stacks.empty();
+  const bool as_given = w.stack == given.stack;
   const constants for_stack = as_given ? constants{} : given.for_stack(w.stack);
   const constants& c = as_given ? given : for_stack;
   sizing s;
@@ -266,14 +265,11 @@ json to_json(const sizing& s, const hardware_profile& hw, const workload& w, con
   out["assumed"] = s.assumed;
   out["anchored"] = s.anchored;
   out["supported"] = s.supported;
-  out["inputs"] = {{"gpus_per_node", s.gpus_per_node},
-                   {"nodes", s.nodes},
-                   {"batch_per_gpu", s.batch_per_gpu},
-                   {"gradient_accumulation", s.gradient_accumulation},
-                   {"precision", s.precision},
-                   {"workload", to_json(w)},
-                   {"hardware", to_json(hw)},
-                   {"constants", to_json(c.stacks.empty() ? c : c.for_stack(w.stack))}};
+  out["inputs"] = {
+      {"gpus_per_node", s.gpus_per_node}, {"nodes", s.nodes},
+      {"batch_per_gpu", s.batch_per_gpu}, {"gradient_accumulation", s.gradient_accumulation},
+      {"precision", s.precision},         {"workload", to_json(w)},
+      {"hardware", to_json(hw)},          {"constants", to_json(c.for_stack(w.stack))}};
   return out;
 }
 

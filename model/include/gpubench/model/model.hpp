@@ -56,8 +56,8 @@ struct constants {
   [[nodiscard]] static const std::vector<std::string>& fitted_names();
   [[nodiscard]] double& at(const std::string& name);
   [[nodiscard]] double at(const std::string& name) const;
-  // The base constants with a stack's own values applied. Throws input_error for an unknown
-  // stack.
+  // The base constants with a stack's own values applied; constants without a stack table (built
+  // in code) as they are. Throws input_error for a stack the table lacks.
   [[nodiscard]] constants for_stack(const std::string& name) const;
   [[nodiscard]] const stack_entry& stack_named(const std::string& name) const;
   [[nodiscard]] std::vector<std::string> stack_names() const;
