@@ -44,6 +44,15 @@ struct gpu_times {
   [[nodiscard]] double busy() const { return std::max(work(), step.host_s); }
 };
 
+// One optimizer step over `params` parameters in `tensors` tensors (the shard a GPU updates):
+// its memory traffic per parameter and the kernels it issues (docs/model.md, "The optimizer").
+struct optimizer_cost {
+  double bytes_per_param = 0;
+  double kernels = 0;
+};
+[[nodiscard]] optimizer_cost optimizer_step(const workload& w, const std::string& precision,
+                                            double params, double tensors);
+
 // The optimizer runs once per w.gradient_accumulation micro-batches; FSDP shards its state.
 [[nodiscard]] gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constants& c,
                                  const std::string& precision, int batch, int ranks,

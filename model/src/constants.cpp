@@ -36,6 +36,7 @@ constexpr constant_field constant_fields[] = {
     {"default_launch_latency_us", &constants::default_launch_latency_us},
     {"loader_cores_reserved_per_gpu", &constants::loader_cores_reserved_per_gpu},
     {"memory_pass_fraction", &constants::memory_pass_fraction},
+    {"nchw_conv_passes", &constants::nchw_conv_passes},
 };
 
 bool is_constant(const std::string& name) {
@@ -47,7 +48,7 @@ bool is_constant(const std::string& name) {
 
 const std::vector<std::string>& constants::fitted_names() {
   static const std::vector<std::string> names{"matmul_efficiency", "conv_efficiency",
-                                              "memory_efficiency"};
+                                              "memory_efficiency", "nchw_conv_passes"};
   return names;
 }
 

@@ -15,15 +15,15 @@ namespace {
 constexpr std::int64_t gemm_tile = 128;  // output tile of a large cuBLAS kernel (128x128)
 constexpr double gemm_min_split_k = 256;
 
-// Optimizer traffic per parameter in bytes (fp32 master state): SGD with momentum reads weight,
-// gradient and momentum and writes weight and momentum (5 x 4); Adam(W) adds the second moment
-// (7 x 4); LAMB adds the norm passes (8 x 4). Mixed precision adds the half copy of the weights
-// and the gradient unscale (2 + 8).
-double optimizer_bytes_per_param(const std::string& optimizer, const std::string& precision) {
-  double bytes = optimizer == "sgd" ? 20 : optimizer == "lamb" ? 32 : 28;
-  if (precision_of(precision).mixed) bytes += 10;
-  return bytes;
-}
+// Mixed precision adds the half copy of the weights (read fp32, write half) and the gradient
+// unscale to the optimizer's fp32 traffic.
+constexpr double mixed_precision_optimizer_bytes = 10;
+// torch.optim before 2.0 zeroes every gradient with its own kernel (zero_grad(set_to_none=False)).
+constexpr double zero_grad_passes = 1;
+// Multi-tensor kernels (apex and torch's multi_tensor_apply, fused or foreach) take at most 36
+// tensors (four tensor lists) and 320 blocks of 65536 elements per launch.
+constexpr double multi_tensor_max_tensors = 36;
+constexpr double multi_tensor_max_elements = 320.0 * 65536.0;
 
 double hbm_GBps(const hardware_profile& hw, std::string* basis_out) {
   const auto bandwidth = gpu_memory_GBps(hw);
@@ -95,6 +95,26 @@ double gemm_tflops(const hardware_profile& hw, const std::string& dtype, std::in
 
 namespace detail {
 
+optimizer_cost optimizer_step(const workload& w, const std::string& precision, double params,
+                              double tensors) {
+  const optimizer_kind& kind = optimizer_of(w.optimizer);
+  const double extra = precision_of(precision).mixed ? mixed_precision_optimizer_bytes : 0;
+  const double launches = std::max(std::ceil(tensors / multi_tensor_max_tensors),
+                                   std::ceil(params / multi_tensor_max_elements));
+  optimizer_cost cost;
+  if (w.optimizer_impl == "fused") {
+    cost.bytes_per_param = kind.fused_bytes + extra;
+    cost.kernels = launches;
+  } else if (w.optimizer_impl == "foreach") {
+    cost.bytes_per_param = kind.unfused_passes * 4 + extra;
+    cost.kernels = kind.ops * launches;
+  } else {
+    cost.bytes_per_param = (kind.unfused_passes + zero_grad_passes) * 4 + extra;
+    cost.kernels = (kind.ops + zero_grad_passes) * tensors;
+  }
+  return cost;
+}
+
 gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constants& c,
                    const std::string& precision, int batch, int ranks,
                    std::vector<std::string>& assumed) {
@@ -138,15 +158,27 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
       out.step.memory_s += t_mem * o.count;
     }
   }
-  const double sharding = w.strategy == "fsdp" ? ranks : 1;  // FSDP shards optimizer state
-  const double optimizer_bytes = ops.params * optimizer_bytes_per_param(w.optimizer, precision) /
-                                 sharding / w.gradient_accumulation;
+  out.step.memory_s += ops.nchw_conv_bytes * c.nchw_conv_passes / (hbm * c.memory_efficiency);
+  out.step.bytes += ops.nchw_conv_bytes * c.nchw_conv_passes;
+  // FSDP shards the optimizer state and keeps each wrapped unit's parameters as one flat tensor.
+  const bool fsdp = w.strategy == "fsdp";
+  const double sharding = fsdp ? ranks : 1;
+  const optimizer_cost optimizer = optimizer_step(w, precision, ops.params / sharding,
+                                                  fsdp ? ops.param_groups : ops.param_tensors);
+  if (w.optimizer_impl == "per_tensor" && ops.param_tensors <= 0) {
+    assumed.push_back(
+        "parameter tensors not stated (model.param_tensors): the per-tensor "
+        "optimizer's kernels are not counted");
+  }
+  const double optimizer_bytes =
+      ops.params * optimizer.bytes_per_param / sharding / w.gradient_accumulation;
   out.step.optimizer_s = optimizer_bytes / (hbm * c.memory_efficiency);
   out.step.bytes += optimizer_bytes;
+  out.kernels += optimizer.kernels / w.gradient_accumulation;
   const double launch_latency =
       hw.value("gpu.launch_latency_us").value_or(c.default_launch_latency_us);
-  out.step.launch_s = ops.kernels * launch_latency * 1e-6;
-  out.step.host_s = ops.kernels * c.kernel_overhead_us * 1e-6;
+  out.step.launch_s = out.kernels * launch_latency * 1e-6;
+  out.step.host_s = out.kernels * c.kernel_overhead_us * 1e-6;
   out.compute_basis = any_measured && !any_catalog ? "measured"
                       : any_measured               ? "measured+catalog"
                                                    : "catalog";

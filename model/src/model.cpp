@@ -61,6 +61,18 @@ std::string batch_text(const sizing& s) {
   return text;
 }
 
+std::optional<std::string> unsupported_reason(const workload& w) {
+  if (const auto flag = w.model.flags.find("relative_position");
+      flag != w.model.flags.end() && flag->second) {
+    // docs/model.md, "Transformer-XL": the published rates of one model on one GPU disagree by
+    // more than the model's error, so no fit can vouch for it.
+    return "unsupported: relative-position attention (Transformer-XL) is outside what the "
+           "calibration confirms: published rates for the same model and GPU disagree by up to "
+           "2.5x, so this prediction may be off by more than 2x (docs/model.md)";
+  }
+  return std::nullopt;
+}
+
 sizing predict(const hardware_profile& hw, const workload& w, const constants& given,
                const run_options& options) {
   // The workload's software stack brings its own fitted efficiencies.
@@ -102,15 +114,9 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& g
     if (fig.from == basis::catalog && hw.kind == "measured") s.assumed.push_back(key);
   }
   s.notes = hw.notes;
-  if (const auto flag = w.model.flags.find("relative_position");
-      flag != w.model.flags.end() && flag->second) {
-    // docs/model.md, "Transformer-XL": the published rates of one model on one GPU disagree by
-    // more than the model's error, so no fit can vouch for it.
+  if (auto why = unsupported_reason(w)) {
     s.supported = false;
-    s.notes.emplace_back(
-        "unsupported: relative-position attention (Transformer-XL) is outside what the "
-        "calibration confirms: published rates for the same model and GPU disagree by up to "
-        "2.5x, so this prediction may be off by more than 2x (docs/model.md)");
+    s.notes.push_back(std::move(*why));
   }
 
   // The GPU step, then the exchange its strategy needs (both before anchoring: the reference is

@@ -56,7 +56,8 @@ void add_memory(step_ops& step, double bytes) {
   if (bytes > 0) step.ops.push_back(op{op_kind::memory, 0, 0, 0, 1, bytes, false});
 }
 
-step_ops resnet50(const std::map<std::string, double>& p, int batch, double act_bytes) {
+step_ops resnet50(const std::map<std::string, double>& p, const std::map<std::string, bool>& f,
+                  int batch, double act_bytes) {
   step_ops step;
   const i64 b = batch;
   i64 res = static_cast<i64>(p.at("image_size"));
@@ -103,6 +104,11 @@ step_ops resnet50(const std::map<std::string, double>& p, int batch, double act_
              (conv_bn_relu_passes * elements_bn + residual_passes * elements_add) * act_bytes);
   step.params = params;
   step.kernels = kernels_per_conv * convs + 2.0 * 16 + 10;
+  // Half-precision convolutions run on tensor cores in NHWC; a model left in PyTorch's default
+  // NCHW layout pays transposes around them. FP32/TF32 kernels exist for both layouts.
+  if (!f.at("channels_last") && act_bytes < 4) step.nchw_conv_bytes = elements_bn * act_bytes;
+  step.param_tensors = 3 * convs + 2;  // each conv's weight with its BN scale and shift; the fc
+  step.param_groups = 16 + 2;          // the bottleneck blocks, the stem, the classifier
   return step;
 }
 
@@ -179,6 +185,11 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   }
   add_memory(step, memory_bytes);
   step.params = params;
+  // Per layer: QKV, output, FFN in and out projections (weight + bias each, the gated FFN's
+  // second input projection two more) and two norms (scale + shift); then the token and position
+  // embeddings and the final norm, and a classifier's weight and bias for a ViT.
+  step.param_tensors = L * (12 + (gated ? 2 : 0)) + 4 + (image_size > 0 ? 2 : 0);
+  step.param_groups = L + 1;  // FSDP wraps each layer; the embeddings and head form one more
   step.kernels = (kernels_per_transformer_layer + (relative ? kernels_per_relative_attention : 0)) *
                      L * (recompute ? 1.35 : 1.0) +
                  20;
@@ -215,7 +226,9 @@ const std::map<std::string, preset_info>& presets() {
   };
   static const std::map<std::string, preset_info> table = [&] {
     std::map<std::string, preset_info> m;
-    m["resnet50"] = preset_info{"cnn", "image", {{"image_size", 224}}, {}};
+    // channels_last: the model and its inputs in NHWC (torch.channels_last, DeepLearningExamples'
+    // --memory-format nhwc, MXNet/TensorFlow NHWC); false is PyTorch's default NCHW.
+    m["resnet50"] = preset_info{"cnn", "image", {{"image_size", 224}}, {{"channels_last", true}}};
     // BERT pre-training predicts the masked 15% of tokens.
     m["bert-large"] = t(24, 1024, 16, 4096, 128, 30522, {{"lm_head_fraction", 0.15}});
     m["gpt"] = t(12, 768, 12, 0, 1024, 50257);  // ffn 0 = 4 x hidden
@@ -245,7 +258,7 @@ const preset_info* find_preset(const std::string& name) {
 step_ops expand_preset(const std::string& name, const std::map<std::string, double>& params,
                        const std::map<std::string, bool>& flags, int batch,
                        double activation_bytes) {
-  if (name == "resnet50") return resnet50(params, batch, activation_bytes);
+  if (name == "resnet50") return resnet50(params, flags, batch, activation_bytes);
   auto p = params;
   if (p.at("ffn") <= 0) p["ffn"] = 4 * p.at("hidden");
   if (p.at("image_size") > 0) {

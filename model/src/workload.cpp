@@ -75,7 +75,7 @@ model_spec parse_model(const json_reader& m, std::string& family, std::string& u
   family = "custom";
   unit = "sample";
   if (m.has("ops")) {
-    m.expect_object({"ops", "params", "kernels_per_step"});
+    m.expect_object({"ops", "params", "kernels_per_step", "param_tensors"});
     for (const json_reader& entry : m.elements("ops", 1)) {
       if (entry.has("gemm")) {
         entry.expect_object({"gemm", "count", "kind"});
@@ -105,10 +105,11 @@ model_spec parse_model(const json_reader& m, std::string& family, std::string& u
     }
     spec.total_params = m.get_number("params", 1, 1e13);
     spec.params["kernels_per_step"] = m.find_number("kernels_per_step", 0, 1e7).value_or(0);
+    spec.params["param_tensors"] = m.find_number("param_tensors", 0, 1e7).value_or(0);
     return spec;
   }
-  m.expect_object(
-      {"flops_per_sample", "params", "activation_bytes_per_sample", "kernels_per_step"});
+  m.expect_object({"flops_per_sample", "params", "activation_bytes_per_sample", "kernels_per_step",
+                   "param_tensors"});
   if (!m.has("flops_per_sample")) {
     m.fail_here(
         "a model: {\"preset\": NAME}, {\"ops\": [...], \"params\": N} or "
@@ -118,6 +119,7 @@ model_spec parse_model(const json_reader& m, std::string& family, std::string& u
   spec.total_params = m.get_number("params", 1, 1e13);
   spec.bytes_per_sample = m.find_number("activation_bytes_per_sample", 0, 1e13).value_or(0);
   spec.params["kernels_per_step"] = m.find_number("kernels_per_step", 0, 1e7).value_or(0);
+  spec.params["param_tensors"] = m.find_number("param_tensors", 0, 1e7).value_or(0);
   return spec;
 }
 
@@ -214,6 +216,48 @@ constexpr bool every_gemm_dtype_known() {
 static_assert(every_gemm_dtype_known(), "a training precision names a GEMM dtype gpubench lacks");
 }  // namespace
 
+namespace {
+// docs/model.md, "The optimizer", derives each row: fused = the state read and written once in
+// fp32; unfused = one kernel per torch.optim operation, each a pass over an fp32 tensor.
+constexpr std::array<optimizer_kind, 4> optimizer_table{{
+    {"sgd", 20, 11, 4},
+    {"adam", 28, 20, 8},
+    {"adamw", 28, 22, 9},
+    {"lamb", 32, 25, 10},
+}};
+constexpr std::array<std::string_view, 3> optimizer_impl_table{"fused", "foreach", "per_tensor"};
+
+std::string quoted(std::string_view name) {
+  return "\"" + std::string(name) + "\"";
+}
+std::string optimizer_names() {
+  std::vector<std::string> names;
+  for (const auto& o : optimizer_table) names.push_back(quoted(o.name));
+  return join(names);
+}
+std::string optimizer_impl_names() {
+  std::vector<std::string> names;
+  for (const auto impl : optimizer_impl_table) names.push_back(quoted(impl));
+  return join(names);
+}
+}  // namespace
+
+std::span<const optimizer_kind> optimizer_kinds() {
+  return optimizer_table;
+}
+
+const optimizer_kind& optimizer_of(std::string_view name) {
+  for (const auto& o : optimizer_table) {
+    if (o.name == name) return o;
+  }
+  throw input_error("optimizer: expected one of " + optimizer_names() + ", got '" +
+                    std::string(name) + "'");
+}
+
+std::span<const std::string_view> optimizer_implementations() {
+  return optimizer_impl_table;
+}
+
 std::span<const training_precision> training_precisions() {
   return precision_table;
 }
@@ -248,8 +292,8 @@ workload parse_workload(const json& doc, const std::string& file) {
   const json_reader root(doc, file);
   if (!doc.is_object()) root.fail_here("a gpubench.workload/1 object");
   root.expect_object({"schema", "name", "description", "model", "precision", "batch_per_gpu",
-                      "gradient_accumulation", "optimizer", "stack", "data", "parallel",
-                      "reference"});
+                      "gradient_accumulation", "optimizer", "optimizer_impl", "stack", "data",
+                      "parallel", "reference"});
   if (root.get_string("schema") != workload_schema) {
     root.fail("schema", std::string("\"") + workload_schema + "\"");
   }
@@ -273,10 +317,18 @@ workload parse_workload(const json& doc, const std::string& file) {
   w.gradient_accumulation =
       static_cast<int>(root.find_int("gradient_accumulation", 1, max_accumulation).value_or(1));
   if (auto o = root.find_string("optimizer")) {
-    if (*o != "sgd" && *o != "adam" && *o != "adamw" && *o != "lamb") {
-      root.fail("optimizer", "\"sgd\", \"adam\", \"adamw\" or \"lamb\"");
+    if (std::none_of(optimizer_table.begin(), optimizer_table.end(),
+                     [&](const optimizer_kind& k) { return k.name == *o; })) {
+      root.fail("optimizer", "one of " + optimizer_names());
     }
     w.optimizer = *o;
+  }
+  if (auto impl = root.find_string("optimizer_impl")) {
+    if (std::find(optimizer_impl_table.begin(), optimizer_impl_table.end(), *impl) ==
+        optimizer_impl_table.end()) {
+      root.fail("optimizer_impl", "one of " + optimizer_impl_names());
+    }
+    w.optimizer_impl = *impl;
   }
   if (auto stack = root.find_string("stack")) {
     const std::vector<std::string> stacks = load_constants().stack_names();
@@ -383,8 +435,13 @@ step_ops expand(const workload& w, int batch) {
   }
   step_ops step;
   step.params = w.model.total_params.value_or(0);
-  step.kernels =
-      w.model.params.count("kernels_per_step") ? w.model.params.at("kernels_per_step") : 0;
+  const auto stated = [&](const char* key) {
+    const auto it = w.model.params.find(key);
+    return it == w.model.params.end() ? 0.0 : it->second;
+  };
+  step.kernels = stated("kernels_per_step");
+  step.param_tensors = stated("param_tensors");
+  step.param_groups = step.param_tensors;  // no layer structure is known
   if (w.model.flops_per_sample) {
     // Totals: the FLOPs run as large square GEMMs; the bytes as memory-bound kernels.
     constexpr std::int64_t side = 4096;
@@ -438,6 +495,7 @@ json to_json(const workload& w) {
               {"batch_per_gpu", w.batch_per_gpu},
               {"gradient_accumulation", w.gradient_accumulation},
               {"optimizer", w.optimizer},
+              {"optimizer_impl", w.optimizer_impl},
               {"data", data},
               {"strategy", w.strategy},
               {"stack", w.stack}};

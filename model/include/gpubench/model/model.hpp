@@ -40,6 +40,8 @@ struct constants {
   // Share of the counted memory-bound traffic (eager kernels, one per operation) a stack's
   // kernels still move: fusion keeps intermediate tensors on chip.
   double memory_pass_fraction = 1;
+  // Passes over a half-precision convolution's output that NCHW tensors add (layout transposes).
+  double nchw_conv_passes = 0;
   std::map<std::string, std::string> sources;  // constant -> where its value comes from
 
   struct stack_entry {
@@ -126,6 +128,10 @@ struct sizing {
 
 // Throws input_error when the profile cannot run the workload (no GPU figures, precision the GPU
 // lacks, more GPUs than the machine has).
+// Why the model cannot vouch for a workload's prediction (docs/model.md), or nothing: predict()
+// then marks the sizing unsupported, and calibration reports such rows without fitting on them.
+[[nodiscard]] std::optional<std::string> unsupported_reason(const workload& w);
+
 [[nodiscard]] sizing predict(const hardware_profile& hardware, const workload& w,
                              const constants& c, const run_options& options = {});
 

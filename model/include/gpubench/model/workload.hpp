@@ -43,6 +43,15 @@ struct step_ops {
   std::vector<op> ops;
   double kernels = 0;  // kernel launches per step
   double params = 0;   // trainable parameters
+  // Parameter tensors (weights, biases, norm scales): a per-tensor optimizer issues its kernels
+  // once per tensor. 0 = not known (a custom model that does not state it).
+  double param_tensors = 0;
+  // The units FSDP flattens its parameters into (one per transformer layer or residual stage):
+  // a per-tensor optimizer on flat parameters loops over these instead.
+  double param_groups = 0;
+  // Bytes of one pass over the half-precision convolution outputs kept in NCHW: cuDNN's tensor-core
+  // kernels work in NHWC and transpose around such convolutions (constants nchw_conv_passes).
+  double nchw_conv_bytes = 0;
   double tokens_per_sample = 1;
 
   [[nodiscard]] double matmul_flops() const;  // 2*M*N*K*count over GEMM-like ops
@@ -95,6 +104,8 @@ struct workload {
   // this many forward/backward passes.
   int gradient_accumulation = 1;
   std::string optimizer = "adamw";
+  // How the optimizer runs (optimizer_implementations()): fused, foreach or per_tensor.
+  std::string optimizer_impl = "fused";
   data_spec data;
   std::optional<int> gpus;  // per node
   int nodes = 1;
@@ -118,6 +129,23 @@ struct training_precision {
 // The precisions a workload may name (fp32, tf32, amp_fp16, amp_bf16, fp8): one table.
 [[nodiscard]] std::span<const training_precision> training_precisions();
 [[nodiscard]] const std::vector<std::string>& precision_names();
+
+// An optimizer's update as memory traffic and kernels (docs/model.md, "The optimizer").
+// fused_bytes: bytes per parameter of one fused pass over the fp32 state (apex/TE FusedAdam,
+// torch fused=True); unfused_passes: element passes over fp32 tensors when every operation of the
+// update is its own kernel (torch.optim's foreach and per-tensor loops); ops: those kernels.
+struct optimizer_kind {
+  std::string_view name;
+  double fused_bytes;
+  double unfused_passes;
+  double ops;
+};
+[[nodiscard]] std::span<const optimizer_kind> optimizer_kinds();
+[[nodiscard]] const optimizer_kind& optimizer_of(std::string_view name);
+// How the update is issued: fused (one multi-tensor kernel per chunk), foreach (one multi-tensor
+// kernel per operation and chunk) or per_tensor (one kernel per operation and tensor, torch.optim
+// before 2.0 and hand-written loops).
+[[nodiscard]] std::span<const std::string_view> optimizer_implementations();
 // Throws input_error for a name not in training_precisions() (callers check names on input).
 [[nodiscard]] const training_precision& precision_of(std::string_view name);
 
