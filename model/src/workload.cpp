@@ -232,11 +232,13 @@ std::string quoted(std::string_view name) {
 }
 std::string optimizer_names() {
   std::vector<std::string> names;
+  names.reserve(optimizer_table.size());
   for (const auto& o : optimizer_table) names.push_back(quoted(o.name));
   return join(names);
 }
 std::string optimizer_impl_names() {
   std::vector<std::string> names;
+  names.reserve(optimizer_impl_table.size());
   for (const auto impl : optimizer_impl_table) names.push_back(quoted(impl));
   return join(names);
 }
