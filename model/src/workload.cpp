@@ -227,37 +227,32 @@ constexpr std::array<optimizer_kind, 4> optimizer_table{{
 }};
 constexpr std::array<std::string_view, 3> optimizer_impl_table{"fused", "foreach", "per_tensor"};
 
-std::string quoted(std::string_view name) {
-  return "\"" + std::string(name) + "\"";
+template <typename Names>
+std::string quoted_names(const Names& names) {
+  std::vector<std::string> quoted;
+  quoted.reserve(std::size(names));
+  for (const std::string_view name : names) quoted.push_back(json(name).dump());  // JSON quoting
+  return join(quoted);
 }
 std::string optimizer_names() {
-  std::vector<std::string> names;
+  std::vector<std::string_view> names;
   names.reserve(optimizer_table.size());
-  for (const auto& o : optimizer_table) names.push_back(quoted(o.name));
-  return join(names);
+  for (const optimizer_kind& o : optimizer_table) names.push_back(o.name);
+  return quoted_names(names);
 }
-std::string optimizer_impl_names() {
-  std::vector<std::string> names;
-  names.reserve(optimizer_impl_table.size());
-  for (const auto impl : optimizer_impl_table) names.push_back(quoted(impl));
-  return join(names);
+
+// nullptr for a name not in the table.
+const optimizer_kind* find_optimizer(std::string_view name) {
+  const auto it = std::find_if(optimizer_table.begin(), optimizer_table.end(),
+                               [&](const optimizer_kind& o) { return o.name == name; });
+  return it == optimizer_table.end() ? nullptr : &*it;
 }
 }  // namespace
 
-std::span<const optimizer_kind> optimizer_kinds() {
-  return optimizer_table;
-}
-
 const optimizer_kind& optimizer_of(std::string_view name) {
-  for (const auto& o : optimizer_table) {
-    if (o.name == name) return o;
-  }
+  if (const optimizer_kind* kind = find_optimizer(name)) return *kind;
   throw input_error("optimizer: expected one of " + optimizer_names() + ", got '" +
                     std::string(name) + "'");
-}
-
-std::span<const std::string_view> optimizer_implementations() {
-  return optimizer_impl_table;
 }
 
 std::span<const training_precision> training_precisions() {
@@ -319,16 +314,13 @@ workload parse_workload(const json& doc, const std::string& file) {
   w.gradient_accumulation =
       static_cast<int>(root.find_int("gradient_accumulation", 1, max_accumulation).value_or(1));
   if (auto o = root.find_string("optimizer")) {
-    if (std::none_of(optimizer_table.begin(), optimizer_table.end(),
-                     [&](const optimizer_kind& k) { return k.name == *o; })) {
-      root.fail("optimizer", "one of " + optimizer_names());
-    }
+    if (find_optimizer(*o) == nullptr) root.fail("optimizer", "one of " + optimizer_names());
     w.optimizer = *o;
   }
   if (auto impl = root.find_string("optimizer_impl")) {
     if (std::find(optimizer_impl_table.begin(), optimizer_impl_table.end(), *impl) ==
         optimizer_impl_table.end()) {
-      root.fail("optimizer_impl", "one of " + optimizer_impl_names());
+      root.fail("optimizer_impl", "one of " + quoted_names(optimizer_impl_table));
     }
     w.optimizer_impl = *impl;
   }

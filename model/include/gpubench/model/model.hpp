@@ -126,12 +126,12 @@ struct sizing {
 // "batch 16", or "batch 16 x 4096 accumulated" when micro-batches are accumulated.
 [[nodiscard]] std::string batch_text(const sizing& s);
 
-// Throws input_error when the profile cannot run the workload (no GPU figures, precision the GPU
-// lacks, more GPUs than the machine has).
 // Why the model cannot vouch for a workload's prediction (docs/model.md), or nothing: predict()
 // then marks the sizing unsupported, and calibration reports such rows without fitting on them.
 [[nodiscard]] std::optional<std::string> unsupported_reason(const workload& w);
 
+// Throws input_error when the profile cannot run the workload (no GPU figures, precision the GPU
+// lacks, more GPUs than the machine has).
 [[nodiscard]] sizing predict(const hardware_profile& hardware, const workload& w,
                              const constants& c, const run_options& options = {});
 

@@ -104,7 +104,9 @@ struct workload {
   // this many forward/backward passes.
   int gradient_accumulation = 1;
   std::string optimizer = "adamw";
-  // How the optimizer runs (optimizer_implementations()): fused, foreach or per_tensor.
+  // How the update is issued: fused (one multi-tensor kernel per chunk), foreach (one
+  // multi-tensor kernel per operation and chunk) or per_tensor (one kernel per operation and
+  // tensor: torch.optim before 2.0, hand-written loops).
   std::string optimizer_impl = "fused";
   data_spec data;
   std::optional<int> gpus;  // per node
@@ -140,12 +142,8 @@ struct optimizer_kind {
   double unfused_passes;
   double ops;
 };
-[[nodiscard]] std::span<const optimizer_kind> optimizer_kinds();
+// Throws input_error for a name not in the table (parse_workload checks names on input).
 [[nodiscard]] const optimizer_kind& optimizer_of(std::string_view name);
-// How the update is issued: fused (one multi-tensor kernel per chunk), foreach (one multi-tensor
-// kernel per operation and chunk) or per_tensor (one kernel per operation and tensor, torch.optim
-// before 2.0 and hand-written loops).
-[[nodiscard]] std::span<const std::string_view> optimizer_implementations();
 // Throws input_error for a name not in training_precisions() (callers check names on input).
 [[nodiscard]] const training_precision& precision_of(std::string_view name);
 
