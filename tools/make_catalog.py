@@ -169,6 +169,48 @@ SYSTEMS = {
     "lambda-1x-a100-sxm-40gb": "Lambda 1x A100 SXM 40GB (gpu_1x_a100_sxm4)",
     "lambda-1x-h100-sxm": "Lambda 1x H100 SXM",
 }
+# How each system's nodes reach one another: the compute fabric, its NICs and their rate (storage
+# and management ports left out). Sources are the ones the reference cites for network_Gbps unless a
+# row names its own; `gbps` fills a per-node rate the reference left null. Lambda's instance page
+# gives no network figure at all, so those rows say so instead of guessing.
+DGX1_WP = ("NVIDIA DGX-1 with Tesla V100 System Architecture white paper (WP-08437-002): 'four 100 Gb "
+           "InfiniBand network interface cards' (quoted at https://leslivresblancs.fr/livre/"
+           "informatique-et-logiciels/intelligence-artificielle/nvidia-dgx-1-tesla-v100-system)")
+LAMBDA_NONE = {
+    "fabric": None, "nics": None, "nic_gbps": None,
+    "note": "Lambda's instance page lists GPUs, vCPUs, RAM and SSD only; Lambda sells "
+            "multi-node InfiniBand as 1-Click Clusters, a separate product",
+    "source": ["github:api-evangelist/lambda-labs plans/lambda-labs-plans-pricing.yml (transcribed from "
+               "lambda.ai/instances, read 2026-09-20)", "https://docs.lambda.ai/public-cloud/billing"],
+}
+NETWORK = {
+    "dgx1-v100": {"fabric": "InfiniBand EDR", "nics": 4, "nic_gbps": 100, "gbps": 400, "source": [DGX1_WP]},
+    "dgx-a100-40gb": {"fabric": "InfiniBand HDR (ConnectX-6)", "nics": 8, "nic_gbps": 200},
+    "dgx-a100-80gb": {"fabric": "InfiniBand HDR", "nics": 8, "nic_gbps": 200},
+    "dgx-h100": {"fabric": "InfiniBand NDR (ConnectX-7)", "nics": 8, "nic_gbps": 400},
+    "aws-p3.16xlarge": {"fabric": "Ethernet (ENA)", "nics": 1, "nic_gbps": 25},
+    "aws-p3dn.24xlarge": {"fabric": "Ethernet (ENA)", "nics": 1, "nic_gbps": 100},
+    "aws-p4d.24xlarge": {"fabric": "Ethernet (ENA) with EFA", "nics": 4, "nic_gbps": 100},
+    "aws-p4de.24xlarge": {"fabric": "Ethernet (ENA) with EFA", "nics": 4, "nic_gbps": 100},
+    "aws-p5.48xlarge": {"fabric": "Ethernet (ENA) with EFA", "nics": 32, "nic_gbps": 100},
+    "aws-g5.xlarge": {"fabric": "Ethernet (ENA), burst rate", "nics": 1, "nic_gbps": 10},
+    "aws-g5.12xlarge": {"fabric": "Ethernet (ENA)", "nics": 1, "nic_gbps": 40},
+    "aws-g5.48xlarge": {"fabric": "Ethernet (ENA)", "nics": 1, "nic_gbps": 100},
+    "aws-g6e.xlarge": {"fabric": "Ethernet (ENA), burst rate", "nics": 1, "nic_gbps": 20},
+    "aws-g4dn.xlarge": {"fabric": "Ethernet (ENA), burst rate", "nics": 1, "nic_gbps": 25},
+    "gcp-a2-highgpu-8g": {"fabric": "Ethernet (VPC), egress cap", "nics": None, "nic_gbps": None},
+    "gcp-a2-ultragpu-8g": {"fabric": "Ethernet (VPC), egress cap", "nics": None, "nic_gbps": None},
+    "gcp-a3-highgpu-8g": {"fabric": "Ethernet (VPC)", "nics": 5, "nic_gbps": None},
+    "gcp-g2-standard-4": {"fabric": "Ethernet (VPC), egress cap", "nics": None, "nic_gbps": None},
+    "azure-nd96asr-v4": {"fabric": "InfiniBand HDR", "nics": 8, "nic_gbps": 200},
+    "azure-nd96amsr-a100-v4": {"fabric": "InfiniBand HDR", "nics": 8, "nic_gbps": 200},
+    "azure-nd96isr-h100-v5": {"fabric": "InfiniBand NDR (ConnectX-7)", "nics": 8, "nic_gbps": 400},
+    "lambda-8x-h100-sxm": LAMBDA_NONE,
+    "lambda-8x-a100-sxm-80gb": LAMBDA_NONE,
+    "lambda-8x-a100-sxm-40gb": LAMBDA_NONE,
+    "lambda-1x-a100-sxm-40gb": LAMBDA_NONE,
+    "lambda-1x-h100-sxm": LAMBDA_NONE,
+}
 # Typical 128 KiB random-read rate of one data-centre NVMe drive at queue depth 32 (an assumption:
 # Gen4 drives list 5-7 GB/s sequential and 1M+ 4K IOPS; cloud local drives are often slower).
 NVME_DRIVE_GBPS = 2.0
@@ -221,7 +263,16 @@ def system_entry(cat_name, s, gpu_names):
         figures["storage.read_GBps"] = derived(None, s["local_nvme"].get("source", []),
                                                f"no local NVMe figure: {s['local_nvme'].get('value')}",
                                                status="not_found")
-    figures["network.gbps"] = fig(s["network_Gbps"])
+    net = NETWORK[cat_name]
+    if s["network_Gbps"].get("value") is None and net.get("gbps"):
+        figures["network.gbps"] = derived(net["gbps"], net["source"],
+                                          f"{net['nics']} x {net['nic_gbps']} Gb/s {net['fabric']} (derived sum)",
+                                          status="datasheet_derived")
+    elif s["network_Gbps"].get("value") is None and net.get("note"):
+        figures["network.gbps"] = derived(None, net["source"], net["note"],
+                                          status="not_found")
+    else:
+        figures["network.gbps"] = fig(s["network_Gbps"])
     figures["price.usd_per_hour"] = fig(s["on_demand_usd_per_hour"])
     return {
         "schema": "gpubench.hardware/1",
@@ -233,6 +284,8 @@ def system_entry(cat_name, s, gpu_names):
         "gpu_model": gpu_model,
         "gpus_per_node": s["gpu_count"]["value"],
         "interconnect": s["gpu_interconnect"].get("value"),
+        "network": {"fabric": net["fabric"], "nics": net["nics"], "nic_gbps": net["nic_gbps"],
+                    "source": net.get("source") or figures["network.gbps"]["source"]},
         "figures": figures,
     }
 

@@ -80,7 +80,8 @@ struct allreduce_model {
   std::string detail;
   std::vector<std::pair<double, double>> measured;  // bytes -> busbw, when measured at this size
   double network_gbps = 0;                          // per node, across nodes (0: one node)
-  bool network_assumed = false;  // the profile states no network: the default stands in
+  bool network_assumed = false;     // the profile states no network: the default stands in
+  std::string network_unknown_why;  // the catalog's reason, when it says why it has no figure
 };
 [[nodiscard]] allreduce_model allreduce_for(const hardware_profile& hw, const constants& c,
                                             int gpus_per_node, int nodes,

@@ -124,6 +124,22 @@ void read_figures(const json_reader& doc, hardware_profile& profile, basis from)
   }
 }
 
+// The "network" object of a system entry; null members are not stated.
+network_fabric read_network(const json_reader& doc) {
+  network_fabric net;
+  if (!doc.has("network")) return net;
+  const json_reader entry = doc.member("network");
+  entry.expect_object({"fabric", "nics", "nic_gbps", "source"});
+  const auto stated = [&](const char* key) {
+    return entry.has(key) && !entry.node().at(key).is_null();
+  };
+  if (stated("fabric")) net.fabric = entry.get_string("fabric");
+  if (stated("nics")) net.nics = static_cast<int>(entry.get_int("nics", 1, 1024));
+  if (stated("nic_gbps")) net.nic_gbps = entry.get_number("nic_gbps", 1e-3, 1e5);
+  net.source = join_sources(entry);
+  return net;
+}
+
 fs::path catalog_dir() {
   return config_dir() / "hardware";
 }
@@ -355,6 +371,18 @@ std::string_view to_string(basis from) {
   return "catalog";
 }
 
+std::string network_fabric::describe() const {
+  std::string text;
+  if (nics > 0 && nic_gbps > 0) text = std::to_string(nics) + " x ";
+  if (nic_gbps > 0) text += format_plain(nic_gbps) + " Gb/s ";
+  text += fabric;
+  if (nics > 0 && nic_gbps <= 0) {
+    text += (text.empty() ? "" : ", ") + std::to_string(nics) + (nics > 1 ? " NICs" : " NIC");
+  }
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
 const figure* hardware_profile::find(std::string_view key) const {
   const auto it = figures.find(key);
   return it == figures.end() ? nullptr : &it->second;
@@ -384,7 +412,7 @@ std::vector<std::string> catalog_names(std::string_view kind) {
 hardware_profile parse_hardware(const json& doc, const std::string& file) {
   const json_reader root(doc, file);
   root.expect_object({"schema", "name", "kind", "description", "device_names", "provider",
-                      "gpu_model", "gpus_per_node", "interconnect", "figures"});
+                      "gpu_model", "gpus_per_node", "interconnect", "network", "figures"});
   if (root.get_string("schema") != hardware_schema) {
     root.fail("schema", std::string("\"") + hardware_schema + "\"");
   }
@@ -399,6 +427,7 @@ hardware_profile parse_hardware(const json& doc, const std::string& file) {
   profile.gpus_per_node = static_cast<int>(root.find_int("gpus_per_node", 1, 1024).value_or(1));
   profile.scalable = profile.kind == "gpu";
   read_figures(root, profile, basis::catalog);
+  profile.network = read_network(root);
   if (const auto gpu = root.find_string("gpu_model"); gpu && !gpu->empty()) {
     if (profile.kind != "gpu") {
       if (!catalog_file(*gpu)) {
@@ -604,6 +633,13 @@ json to_json(const hardware_profile& profile) {
   json unknown = json::object();
   for (const auto& [key, why] : profile.unknown) unknown[key] = why;
   out["unknown"] = std::move(unknown);
+  if (const std::string net = profile.network.describe(); !net.empty()) {
+    json network = {{"description", net}, {"source", profile.network.source}};
+    if (!profile.network.fabric.empty()) network["fabric"] = profile.network.fabric;
+    if (profile.network.nics > 0) network["nics"] = profile.network.nics;
+    if (profile.network.nic_gbps > 0) network["nic_gbps"] = profile.network.nic_gbps;
+    out["network"] = std::move(network);
+  }
   if (!profile.gemm.empty()) {
     json gemm = json::array();
     for (const auto& p : profile.gemm) {

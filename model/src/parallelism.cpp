@@ -136,13 +136,18 @@ allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, in
     } else {
       assumed.push_back("network.gbps (default " + fmt(c.default_network_gbps) + ")");
       model.network_assumed = true;
+      if (const auto why = hw.unknown.find("network.gbps"); why != hw.unknown.end()) {
+        model.network_unknown_why = why->second;
+      }
     }
     model.network_gbps = gbps;
     const double network_busbw = gbps / 8 * c.network_efficiency;
     if (network_busbw < model.busbw_GBps) {
       model.busbw_GBps = network_busbw;
       model.basis = net_basis;
-      model.detail = "inter-node: " + fmt(gbps) + " Gb/s per node x " + fmt(c.network_efficiency);
+      const std::string fabric = model.network_assumed ? "" : hw.network.describe();
+      model.detail = "inter-node: " + fmt(gbps) + " Gb/s per node" +
+                     (fabric.empty() ? "" : " of " + fabric) + " x " + fmt(c.network_efficiency);
     }
   }
   return model;
@@ -192,7 +197,9 @@ void advise_communication(const exchange& x, const allreduce_model& ar, const co
 void advise_unknown_network(const allreduce_model& ar, const constants& c, int nodes,
                             std::vector<std::string>& advice) {
   if (nodes <= 1 || !ar.network_assumed) return;
-  advice.push_back("this machine's network is not known: the " + std::to_string(nodes) +
+  const std::string why =
+      ar.network_unknown_why.empty() ? std::string() : " (" + ar.network_unknown_why + ")";
+  advice.push_back("this machine's network is not known" + why + ": the " + std::to_string(nodes) +
                    "-node figures assume " + fmt(c.default_network_gbps) +
                    " Gb/s per node; give the real figure with --set network.gbps=N");
 }

@@ -352,6 +352,26 @@ TEST_CASE("every catalog entry the issue names loads with its figures", "[unit][
     CHECK((sys.value("price.usd_per_hour") || sys.unknown.contains("price.usd_per_hour")));
   }
   CHECK(*load_catalog("aws-p5.48xlarge").value("price.usd_per_hour") == Approx(55.04));
+  // Every system states its network with a source, or says why it cannot.
+  for (const std::string& name : catalog_names("systems")) {
+    INFO(name);
+    const hardware_profile sys = load_catalog(name);
+    if (const figure* net = sys.find("network.gbps")) {
+      CHECK_FALSE(net->source.empty());
+      CHECK_FALSE(sys.network.fabric.empty());
+      CHECK_FALSE(sys.network.source.empty());
+      if (sys.network.nics > 0 && sys.network.nic_gbps > 0 && !net->uncertain) {
+        CHECK(sys.network.nics * sys.network.nic_gbps == Approx(net->value));
+      }
+    } else {
+      REQUIRE(sys.unknown.contains("network.gbps"));
+      CHECK(sys.unknown.at("network.gbps").size() > 20);  // a reason, not only a status
+    }
+  }
+  const hardware_profile dgx1 = load_catalog("dgx1-v100");
+  CHECK(*dgx1.value("network.gbps") == 400);
+  CHECK(dgx1.network.describe() == "4 x 100 Gb/s InfiniBand EDR");
+  CHECK(load_catalog("gcp-a3-highgpu-8g").network.describe() == "Ethernet (VPC), 5 NICs");
   CHECK_THROWS_WITH(load_catalog("h100"), Catch::Contains("expected a catalog name"));
 }
 
@@ -610,11 +630,22 @@ TEST_CASE(
   const sizing rental =
       predict(load_catalog("lambda-8x-h100-sxm"), load_workload("gpt2-large"), c, four);
   CHECK(says(rental,
-             "this machine's network is not known: the 4-node figures assume 100 Gb/s per "
-             "node; give the real figure with --set network.gbps=N"));
-  // DGX H100 states its 3200 Gb/s: nothing to say.
+             "this machine's network is not known (not_found: Lambda's instance page lists "
+             "GPUs, vCPUs, RAM and SSD only; Lambda sells multi-node InfiniBand as 1-Click "
+             "Clusters, a separate product): the 4-node figures assume 100 Gb/s per node; give "
+             "the real figure with --set network.gbps=N"));
+  // DGX H100 states its 3200 Gb/s and the fabric behind it: nothing to say, the fabric named.
   const sizing dgx = predict(load_catalog("dgx-h100"), load_workload("gpt2-large"), c, four);
   CHECK_FALSE(says(dgx, "network is not known"));
+  // DGX A100's network is slower than its NVLink, so it sets the bus bandwidth, fabric named.
+  const sizing a100 = predict(load_catalog("dgx-a100-80gb"), load_workload("gpt2-large"), c, four);
+  const auto communication =
+      std::find_if(a100.components.begin(), a100.components.end(),
+                   [](const component& part) { return part.name == "communication"; });
+  REQUIRE(communication != a100.components.end());
+  CHECK_THAT(communication->detail,
+             Catch::Contains("inter-node: 1600 Gb/s per node of 8 x 200 Gb/s InfiniBand HDR "
+                             "x 0.9"));
   // Four rental nodes on the assumed 100 Gb/s give about what one node gives: said, with the
   // numbers. DGX H100's four nodes scale.
   run_options one;

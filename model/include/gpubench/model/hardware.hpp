@@ -44,6 +44,17 @@ struct busbw_point {
   double GBps = 0;
 };
 
+// How a system's nodes reach one another (the catalog's "network"); the rate per node is the
+// figure network.gbps. Empty fields are not stated by the system's sources.
+struct network_fabric {
+  std::string fabric;  // "InfiniBand NDR (ConnectX-7)", "Ethernet (ENA)"
+  int nics = 0;
+  double nic_gbps = 0;
+  std::string source;
+  // "8 x 400 Gb/s InfiniBand NDR (ConnectX-7)"; "" when nothing is stated.
+  [[nodiscard]] std::string describe() const;
+};
+
 struct hardware_profile {
   std::string name;
   std::string kind;  // gpu, system, measured, file
@@ -58,6 +69,7 @@ struct hardware_profile {
   std::vector<busbw_point> allreduce;
   int allreduce_ranks = 0;  // how many GPUs the measured allreduce ran on
   std::vector<std::string> notes;
+  network_fabric network;
 
   [[nodiscard]] const figure* find(std::string_view key) const;
   [[nodiscard]] std::optional<double> value(std::string_view key) const;
