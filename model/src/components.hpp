@@ -4,6 +4,7 @@
 // would move its own limit next to the arithmetic that sets it; predict() (model.cpp) drives them.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,10 +54,11 @@ struct optimizer_cost {
 [[nodiscard]] optimizer_cost optimizer_step(const workload& w, const std::string& precision,
                                             double params, double tensors);
 
-// The optimizer runs once per w.gradient_accumulation micro-batches; FSDP shards its state.
+// The optimizer runs once per w.gradient_accumulation micro-batches; a sharding strategy splits
+// its state over the GPUs its table row names.
 [[nodiscard]] gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constants& c,
-                                 const std::string& precision, int batch, int ranks,
-                                 std::vector<std::string>& assumed);
+                                 const std::string& precision, int batch, int gpus_per_node,
+                                 int nodes, std::vector<std::string>& assumed);
 // Throws input_error when the profile has no GEMM rate for the precision's dtype.
 void check_runs(const hardware_profile& hw, const std::string& precision);
 // The compute and memory parts of a step (issuing kernels counts as compute: the GPU idles
@@ -75,7 +77,11 @@ void advise_gpu(const std::string& limit, const gpu_times& gpu, const step_break
 // ---- communication and the parallelism strategies (parallelism.cpp) ------------------------
 
 struct allreduce_model {
-  double busbw_GBps = 0;
+  double busbw_GBps = 0;        // across every GPU of the job: the slower of the two below
+  double intra_busbw_GBps = 0;  // inside a node (NVLink, PCIe or measured)
+  double inter_busbw_GBps = 0;  // between nodes (network); infinite on one node
+  int gpus_per_node = 1;
+  int nodes = 1;
   std::string basis;
   std::string detail;
   std::vector<std::pair<double, double>> measured;  // bytes -> busbw, when measured at this size
@@ -101,6 +107,8 @@ struct strategy {
   std::string_view name;
   exchange (*cost)(const gpu_times& gpu, const allreduce_model& ar, const constants& c,
                    const workload& w, const std::string& precision, int ranks);
+  // How many GPUs share one copy of the optimizer state and the parameters (1: replicated).
+  int (*shards)(int gpus_per_node, int nodes);
 };
 // The strategy a workload names; throws input_error for an unknown one.
 [[nodiscard]] const strategy& strategy_named(const std::string& name);
@@ -112,9 +120,12 @@ struct strategy {
 // What would move a communication limit.
 // What would move a communication limit; backward_s is the modelled backward pass the exchange
 // could hide under (before anchoring).
+// rate_with(changed) is the model's samples/s for the same job with the workload changed (another
+// strategy, more accumulation): what each remedy would give.
 void advise_communication(const exchange& x, const allreduce_model& ar, const constants& c,
-                          const step_breakdown& step, double backward_s, int gpus_per_node,
-                          int nodes, std::vector<std::string>& advice);
+                          const step_breakdown& step, double backward_s, const workload& w,
+                          double predicted, const std::function<double(const workload&)>& rate_with,
+                          std::vector<std::string>& advice);
 // Said of every multi-node sizing whose network is not known, whatever limits it.
 void advise_unknown_network(const allreduce_model& ar, const constants& c, int nodes,
                             std::vector<std::string>& advice);

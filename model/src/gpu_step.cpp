@@ -116,7 +116,7 @@ optimizer_cost optimizer_step(const workload& w, const std::string& precision, d
 }
 
 gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constants& c,
-                   const std::string& precision, int batch, int ranks,
+                   const std::string& precision, int batch, int gpus_per_node, int nodes,
                    std::vector<std::string>& assumed) {
   gpu_times out;
   workload at = w;
@@ -160,11 +160,12 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   }
   out.step.memory_s += ops.nchw_conv_bytes * c.nchw_conv_passes / (hbm * c.memory_efficiency);
   out.step.bytes += ops.nchw_conv_bytes * c.nchw_conv_passes;
-  // FSDP shards the optimizer state and keeps each wrapped unit's parameters as one flat tensor.
-  const bool fsdp = w.strategy == "fsdp";
-  const double sharding = fsdp ? ranks : 1;
+  // A sharding strategy splits the optimizer state and keeps each wrapped unit's parameters as
+  // one flat tensor.
+  const double sharding = strategy_named(w.strategy).shards(gpus_per_node, nodes);
+  const bool flat = w.strategy != "ddp";
   const optimizer_cost optimizer = optimizer_step(w, precision, ops.params / sharding,
-                                                  fsdp ? ops.param_groups : ops.param_tensors);
+                                                  flat ? ops.param_groups : ops.param_tensors);
   if (w.optimizer_impl == "per_tensor" && ops.param_tensors <= 0) {
     assumed.push_back(
         "parameter tensors not stated (model.param_tensors): the per-tensor "

@@ -73,8 +73,12 @@ std::optional<std::string> unsupported_reason(const workload& w) {
   return std::nullopt;
 }
 
-sizing predict(const hardware_profile& hw, const workload& w, const constants& given,
-               const run_options& options) {
+namespace {
+
+// The prediction; with `advise`, also what would move its limit (which asks the model about other
+// layouts of the same job, without advice).
+sizing predict_with(const hardware_profile& hw, const workload& w, const constants& given,
+                    const run_options& options, bool advise) {
   // The workload's software stack brings its own fitted efficiencies.
   const bool as_given = w.stack == given.stack;
   const constants for_stack = as_given ? constants{} : given.for_stack(w.stack);
@@ -122,7 +126,7 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& g
   // The GPU step, then the exchange its strategy needs (both before anchoring: the reference is
   // modelled the same way, and its exposed communication is taken off its measured step).
   detail::gpu_times gpu =
-      detail::gpu_step(hw, w, c, s.precision, s.batch_per_gpu, ranks, s.assumed);
+      detail::gpu_step(hw, w, c, s.precision, s.batch_per_gpu, s.gpus_per_node, s.nodes, s.assumed);
   step_breakdown& step = gpu.step;
   s.tokens_per_sample = gpu.tokens_per_sample;
   const detail::allreduce_model ar =
@@ -192,11 +196,15 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& g
     s.components.push_back(*comp);
   }
 
+  if (!advise) return s;
   // What would move the limit: each part's own advice, then the next ceiling and what is unknown.
   auto& advice = s.recommendations;
+  const auto rate_with = [&](const workload& changed) {
+    return predict_with(hw, changed, given, options, false).predicted_samples_per_s;
+  };
   detail::advise_input(limit, in, hw, w, c, s.gpus_per_node, s.nodes, gpu_ceiling, advice);
   if (limit == "communication") {
-    detail::advise_communication(exchange, ar, c, step, backward_s, s.gpus_per_node, s.nodes,
+    detail::advise_communication(exchange, ar, c, step, backward_s, w, predicted, rate_with,
                                  advice);
   }
   detail::advise_gpu(limit, gpu, step, hw, s.precision, advice);
@@ -205,7 +213,7 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& g
     // Extra nodes that barely add (or take away) throughput are the first thing to say.
     run_options one_node = options;
     one_node.nodes = 1;
-    const double single = predict(hw, w, given, one_node).predicted_samples_per_s;
+    const double single = predict_with(hw, w, given, one_node, false).predicted_samples_per_s;
     const double scaling = predicted / (single * s.nodes);
     if (scaling < 0.5) {
       advice.push_back(std::to_string(s.nodes) + " nodes predict " + fmt(predicted / single) +
@@ -232,6 +240,13 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& g
     }
   }
   return s;
+}
+
+}  // namespace
+
+sizing predict(const hardware_profile& hw, const workload& w, const constants& given,
+               const run_options& options) {
+  return predict_with(hw, w, given, options, true);
 }
 
 json to_json(const sizing& s, const hardware_profile& hw, const workload& w, const constants& c) {

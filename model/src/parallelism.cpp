@@ -59,9 +59,44 @@ exchange fsdp(const gpu_times& gpu, const allreduce_model& ar, const constants& 
   return x;
 }
 
+// HSDP (FSDP's HYBRID_SHARD): FSDP inside each node, replicas across nodes. The three passes of
+// the parameters stay on the node's own links; across nodes each GPU allreduces its 1/g shard of
+// the gradients with the GPUs holding the same shard, every micro-batch. The g shards share the
+// node's NICs, so the node sends one whole gradient through a ring over the nodes: the time of a
+// whole-gradient allreduce at the network's bus bandwidth.
+exchange hsdp(const gpu_times& gpu, const allreduce_model& ar, const constants& c,
+              const workload& /*w*/, const std::string& precision, int /*ranks*/) {
+  exchange x;
+  x.what = "HSDP gather/scatter in the node and gradient allreduce across nodes of ";
+  const double param_bytes = activation_bytes(precision);
+  x.bytes = gpu.params * param_bytes;
+  const int g = ar.gpus_per_node;
+  const int n = ar.nodes;
+  double intra = ar.intra_busbw_GBps;
+  if (!ar.measured.empty() && n == 1) intra = std::min(intra, interpolate_log(ar.measured, 64e6));
+  const double inside = g > 1 ? 3.0 * x.bytes * (g - 1) / g / (intra * giga) : 0.0;
+  const double across = n > 1 ? c.allreduce_latency_us * 1e-6 +
+                                    x.bytes * 2.0 * (n - 1) / n / (ar.inter_busbw_GBps * giga)
+                              : 0.0;
+  x.whole_s = x.per_step_s = inside + across;
+  x.exposed_s = std::max(x.per_step_s - c.comm_overlap * gpu.busy(), 0.05 * x.per_step_s);
+  return x;
+}
+
+int replicated(int /*gpus_per_node*/, int /*nodes*/) {
+  return 1;
+}
+int every_gpu(int gpus_per_node, int nodes) {
+  return gpus_per_node * nodes;
+}
+int node_gpus(int gpus_per_node, int /*nodes*/) {
+  return gpus_per_node;
+}
+
 constexpr strategy strategies[] = {
-    {"ddp", ddp},
-    {"fsdp", fsdp},
+    {"ddp", ddp, replicated},
+    {"fsdp", fsdp, every_gpu},
+    {"hsdp", hsdp, node_gpus},
 };
 
 }  // namespace
@@ -97,6 +132,9 @@ double backward_seconds(const step_breakdown& step) {
 allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, int gpus_per_node,
                               int nodes, std::vector<std::string>& assumed) {
   allreduce_model model;
+  model.gpus_per_node = gpus_per_node;
+  model.nodes = nodes;
+  model.inter_busbw_GBps = std::numeric_limits<double>::infinity();
   const int ranks = gpus_per_node * nodes;
   if (!hw.allreduce.empty() && hw.allreduce_ranks == ranks) {
     for (const auto& p : hw.allreduce) model.measured.emplace_back(p.bytes, p.GBps);
@@ -127,6 +165,7 @@ allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, in
   } else {
     model.busbw_GBps = std::numeric_limits<double>::infinity();
   }
+  model.intra_busbw_GBps = model.busbw_GBps;
   if (nodes > 1) {
     double gbps = c.default_network_gbps;
     std::string net_basis = "default";
@@ -142,6 +181,7 @@ allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, in
     }
     model.network_gbps = gbps;
     const double network_busbw = gbps / 8 * c.network_efficiency;
+    model.inter_busbw_GBps = network_busbw;
     if (network_busbw < model.busbw_GBps) {
       model.busbw_GBps = network_busbw;
       model.basis = net_basis;
@@ -154,17 +194,23 @@ allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, in
 }
 
 void advise_communication(const exchange& x, const allreduce_model& ar, const constants& c,
-                          const step_breakdown& step, double backward_s, int gpus_per_node,
-                          int nodes, std::vector<std::string>& advice) {
+                          const step_breakdown& step, double backward_s, const workload& w,
+                          double predicted, const std::function<double(const workload&)>& rate_with,
+                          std::vector<std::string>& advice) {
   const double hidden_budget = c.comm_overlap * backward_s;
   // Only the last micro-batch's backward pass can hide the exchange.
   const double factor = x.whole_s / std::max(hidden_budget, 1e-12);
   advice.push_back("gradient exchange limits the job: " + fmt(step.communication_exposed_s * 1e3) +
                    " ms per step is not hidden; about " + fmt(factor, 2) + "x the bus bandwidth (" +
                    fmt(ar.busbw_GBps * factor) + " GB/s) would hide it under the backward pass");
-  if (nodes > 1) {
+  // The most any overlap can give: the step without its exposed exchange.
+  const double all_hidden =
+      predicted * step.gpu_step_s / std::max(step.gpu_step_s - step.communication_exposed_s, 1e-12);
+  advice.push_back("hidden completely (more overlap), the exchange would leave " + fmt(all_hidden) +
+                   " samples/s (now " + fmt(predicted) + "): the most overlap can give");
+  if (ar.nodes > 1) {
     const double needed_gbps = ar.busbw_GBps * factor * 8 / c.network_efficiency;
-    const double most_gbps = c.max_network_gbps_per_gpu * gpus_per_node;
+    const double most_gbps = c.max_network_gbps_per_gpu * ar.gpus_per_node;
     if (needed_gbps <= most_gbps) {
       advice.push_back("across nodes that is about " + fmt(needed_gbps) +
                        " Gb/s of network per node (this one: " + fmt(ar.network_gbps) + ")");
@@ -172,25 +218,30 @@ void advise_communication(const exchange& x, const allreduce_model& ar, const co
       // Never ask for a network no node of this class has.
       advice.push_back("hiding it would take about " + fmt(needed_gbps) +
                        " Gb/s of network per node, more than a node of " +
-                       std::to_string(gpus_per_node) + " GPUs has (at most " + fmt(most_gbps) +
+                       std::to_string(ar.gpus_per_node) + " GPUs has (at most " + fmt(most_gbps) +
                        " Gb/s, one " + fmt(c.max_network_gbps_per_gpu) +
                        " Gb/s NIC per GPU): the network alone cannot move this limit");
     }
   }
-  const bool sharded = x.what.starts_with("FSDP");
-  if (sharded && nodes > 1) {
+  if (w.strategy == "fsdp" && ar.nodes > 1) {
+    workload hybrid = w;
+    hybrid.strategy = "hsdp";
     advice.push_back(
-        "hybrid sharding (HSDP: FSDP inside each node, one gradient allreduce across nodes per "
-        "optimizer step) keeps the per-micro-batch gathers and scatters on NVLink and sends "
-        "each gradient across nodes once");
-  } else if (!sharded) {
+        "hybrid sharding (\"strategy\": \"hsdp\": FSDP inside each node, one gradient "
+        "allreduce across nodes) keeps the parameter gathers and scatters on the node's own "
+        "links: " +
+        fmt(rate_with(hybrid)) + " samples/s (now " + fmt(predicted) + ")");
+  } else if (w.strategy == "ddp") {
     // The allreduce runs once per optimizer step: k micro-batches share it.
+    workload accumulating = w;
+    accumulating.gradient_accumulation = w.gradient_accumulation * 4;
     const double per_sample_now = step.communication_exposed_s;
     advice.push_back(
-        "gradient accumulation (or a larger batch per GPU) shares the exchange: "
-        "accumulating 4 micro-batches cuts its " +
+        "gradient accumulation (or a larger batch per GPU) shares the exchange: accumulating " +
+        std::to_string(accumulating.gradient_accumulation) + " micro-batches cuts its " +
         fmt(per_sample_now * 1e3) + " ms per micro-batch step to about " +
-        fmt(per_sample_now / 4 * 1e3) + " ms");
+        fmt(per_sample_now / 4 * 1e3) + " ms: " + fmt(rate_with(accumulating)) +
+        " samples/s (now " + fmt(predicted) + ")");
   }
 }
 

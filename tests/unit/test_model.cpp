@@ -677,14 +677,62 @@ TEST_CASE(
   CHECK_FALSE(says(starved, "Gb/s of network per node (this one"));
   // DDP: accumulating 4 micro-batches shares one allreduce among them.
   const double exposed_ms = rental.step.communication_exposed_s * 1e3;
+  workload accumulating = load_workload("gpt2-large");
+  accumulating.gradient_accumulation = 4;
+  const double accumulated =
+      predict(load_catalog("lambda-8x-h100-sxm"), accumulating, c, four).predicted_samples_per_s;
+  CHECK(accumulated > rental.predicted_samples_per_s);
   CHECK(says(rental, "cuts its " + format_number(exposed_ms) +
                          " ms per micro-batch step to about " + format_number(exposed_ms / 4) +
-                         " ms"));
-  // FSDP gathers and scatters every micro-batch: hybrid sharding is the lever, not accumulation.
+                         " ms: " + format_number(accumulated) + " samples/s (now " +
+                         format_number(rental.predicted_samples_per_s) + ")"));
+  // The most overlap can give: the step without its exposed exchange.
+  const double all_hidden = rental.predicted_samples_per_s * rental.step.gpu_step_s /
+                            (rental.step.gpu_step_s - rental.step.communication_exposed_s);
+  CHECK(says(rental, "hidden completely (more overlap), the exchange would leave " +
+                         format_number(all_hidden) + " samples/s"));
+  // FSDP gathers and scatters every micro-batch: hybrid sharding is the lever, not accumulation,
+  // and the advice gives the rate it would reach.
   workload sharded = load_workload("gpt2-large");
   sharded.strategy = "fsdp";
   const sizing fsdp = predict(load_catalog("lambda-8x-h100-sxm"), sharded, c, four);
   REQUIRE(fsdp.limiting_component == "communication");
-  CHECK(says(fsdp, "hybrid sharding (HSDP"));
+  workload hybrid = sharded;
+  hybrid.strategy = "hsdp";
+  const double hsdp =
+      predict(load_catalog("lambda-8x-h100-sxm"), hybrid, c, four).predicted_samples_per_s;
+  CHECK(hsdp > fsdp.predicted_samples_per_s);
+  CHECK(says(fsdp, "keeps the parameter gathers and scatters on the node's own links: " +
+                       format_number(hsdp) + " samples/s (now " +
+                       format_number(fsdp.predicted_samples_per_s) + ")"));
   CHECK_FALSE(says(fsdp, "gradient accumulation (or a larger batch"));
+}
+
+TEST_CASE("HSDP: FSDP inside the node, one whole-gradient allreduce across nodes",
+          "[unit][model]") {
+  // By hand, 1e9 parameters in fp16 (2e9 bytes), 8 GPUs x 4 nodes, NVLink busbw 360 GB/s, a
+  // 400 Gb/s network (45 GB/s busbw at 0.9):
+  //   inside: 3 x 2e9 x 7/8 / 360e9 = 14.583 ms; across: 2e9 x 2 x 3/4 / 45e9 = 66.667 ms
+  //   (+ allreduce latency). FSDP over all 32 GPUs at the network's 45 GB/s:
+  //   3 x 2e9 x 31/32 / 45e9 = 129.17 ms.
+  constants c = load_constants();
+  workload w = totals_workload(1e12, 1e9, 8);
+  hardware_profile hw = load_catalog("h100-sxm5-80gb");
+  apply_setting(hw, "interconnect.busbw_GBps=360");
+  apply_setting(hw, "network.gbps=400");
+  run_options opts;
+  opts.gpus = 8;
+  opts.nodes = 4;
+  opts.batch = 8;
+  w.strategy = "hsdp";
+  const sizing hybrid = predict(hw, w, c, opts);
+  const double latency = c.allreduce_latency_us * 1e-6;
+  CHECK(hybrid.step.communication_s ==
+        Approx(3 * 2e9 * 7 / 8 / 360e9 + 2e9 * 2 * 3 / 4 / 45e9 + latency).epsilon(1e-9));
+  w.strategy = "fsdp";
+  const sizing full = predict(hw, w, c, opts);
+  CHECK(full.step.communication_s == Approx(3 * 2e9 * 31 / 32 / 45e9).epsilon(1e-9));
+  // The optimizer state is sharded over the node's 8 GPUs, not all 32: HSDP's optimizer step
+  // moves 4x FSDP's bytes.
+  CHECK(hybrid.step.optimizer_s == Approx(4 * full.step.optimizer_s).epsilon(1e-9));
 }
