@@ -63,11 +63,18 @@ void csv_writer::write(std::ostream& out, const machine_report& report) const {
     const std::string config = std::to_string(s.gpus_per_node) + " GPU(s) x " +
                                std::to_string(s.nodes) + " node(s), " + model::batch_text(s) +
                                ", " + s.precision;
+    // A job that does not fit in GPU memory has no rate: the value is left empty.
+    const bool fits = s.memory.fits;
     line(out, {"sizing", w.workload, config, "predicted_samples_per_s",
-               number(s.predicted_samples_per_s), unit, "", "", "", "", "",
+               fits ? number(s.predicted_samples_per_s) : "", unit, "", "", "", "", "",
                "limited by " + s.limiting_component});
     line(out, {"sizing", w.workload, config, "per_gpu_samples_per_s",
-               number(s.per_gpu_samples_per_s), unit, "", "", "", "", "", ""});
+               fits ? number(s.per_gpu_samples_per_s) : "", unit, "", "", "", "", "", ""});
+    line(out, {"sizing", w.workload, config, "memory.per_gpu_GB", number(s.memory.per_gpu_GB), "GB",
+               "", "", "", "", s.memory.capacity_basis,
+               s.memory.capacity_GB
+                   ? "of " + number(*s.memory.capacity_GB) + " GB" + (fits ? "" : ": does not fit")
+                   : "capacity not known"});
     for (const auto& c : s.components) {
       if (!c.samples_per_s) continue;
       line(out, {"sizing", w.workload, config, "ceiling." + c.name, number(*c.samples_per_s), unit,

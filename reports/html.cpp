@@ -63,6 +63,18 @@ std::string ceilings_charts(const machine_report& report) {
                                  : "(the limit)"});
     }
     out += bar_chart(id, title, bars, samples_unit(*w.sizing));
+    // GPU memory beside the ceilings: what one GPU holds, part by part, and what it has.
+    const model::memory_verdict& memory = w.sizing->memory;
+    std::vector<bar> held{
+        {"per GPU", memory.per_gpu_GB, true, memory.fits ? "(fits)" : "(does not fit)"}};
+    if (memory.capacity_GB) {
+      held.push_back({"capacity", *memory.capacity_GB, false, ""});
+    }
+    for (const model::memory_part& part : memory.parts) {
+      held.push_back({part.name, part.GB, false, ""});
+    }
+    out += bar_chart("chart-memory-" + std::to_string(index - 1), "GPU memory: " + w.workload, held,
+                     "GB");
   }
   return out;
 }
@@ -237,9 +249,12 @@ void html_writer::write(std::ostream& out, const machine_report& report) const {
         continue;
       }
       const std::string basis = limit_basis(*w.sizing);
+      const bool fits = w.sizing->memory.fits;  // a job that does not fit has no rate
       t.row({w.workload,
-             format_number(w.sizing->predicted_samples_per_s) + " " + samples_unit(*w.sizing),
-             format_number(w.sizing->per_gpu_samples_per_s), w.sizing->limiting_component, basis},
+             fits ? format_number(w.sizing->predicted_samples_per_s) + " " + samples_unit(*w.sizing)
+                  : "does not fit in GPU memory",
+             fits ? format_number(w.sizing->per_gpu_samples_per_s) : "-",
+             w.sizing->limiting_component, basis},
             {0, 0, 0, 1, 0});
     }
     page.raw(t.render());

@@ -58,8 +58,10 @@ void markdown_writer::write(std::ostream& out, const machine_report& report) con
       continue;
     }
     const std::string basis = limit_basis(*w.sizing);
-    rows.push_back({w.workload, format_number(w.sizing->predicted_samples_per_s),
-                    samples_unit(*w.sizing), format_number(w.sizing->per_gpu_samples_per_s),
+    const bool fits = w.sizing->memory.fits;  // a job that does not fit has no rate
+    rows.push_back({w.workload, fits ? format_number(w.sizing->predicted_samples_per_s) : "-",
+                    samples_unit(*w.sizing),
+                    fits ? format_number(w.sizing->per_gpu_samples_per_s) : "-",
                     w.sizing->limiting_component, basis});
   }
   table(out, {"workload", "predicted", "unit", "per GPU", "limited by", "basis"}, rows);

@@ -89,6 +89,7 @@ std::string samples_unit(const model::sizing& s) {
 }
 
 std::string limit_basis(const model::sizing& s) {
+  if (!s.memory.fits) return s.memory.capacity_basis;  // memory_capacity is not a component
   for (const auto& c : s.components) {
     if (c.name == s.limiting_component) return c.basis;
   }

@@ -41,12 +41,33 @@ void print_sizing(std::ostream& out, const model::sizing& s) {
   out << s.workload << " on " << s.hardware << ": " << s.gpus_per_node << " GPU(s) x " << s.nodes
       << " node(s), " << model::batch_text(s) << " per GPU, " << s.precision << ", " << s.stack
       << " stack" << (s.anchored ? ", anchored on a reference point" : "") << "\n";
-  out << "predicted " << format_number(s.predicted_samples_per_s) << " " << samples_unit(s) << " ("
-      << format_number(s.per_gpu_samples_per_s) << " per GPU";
-  if (s.sample_unit == "sequence") {
-    out << ", " << format_number(s.predicted_samples_per_s * s.tokens_per_sample) << " tokens/s";
+  const model::memory_verdict& memory = s.memory;
+  if (memory.fits) {
+    out << "predicted " << format_number(s.predicted_samples_per_s) << " " << samples_unit(s)
+        << " (" << format_number(s.per_gpu_samples_per_s) << " per GPU";
+    if (s.sample_unit == "sequence") {
+      out << ", " << format_number(s.predicted_samples_per_s * s.tokens_per_sample) << " tokens/s";
+    }
+    out << "); limited by " << s.limiting_component << "\n";
+  } else {
+    out << "predicted: none, the job does not fit in GPU memory (limited by "
+        << s.limiting_component << "); the ceilings below are what it would reach if it fit\n";
   }
-  out << "); limited by " << s.limiting_component << "\n\n";
+  out << "GPU memory: " << format_number(memory.per_gpu_GB) << " GB per GPU";
+  if (memory.capacity_GB) {
+    out << " of " << format_number(*memory.capacity_GB) << " GB ("
+        << format_number(memory.per_gpu_GB / *memory.capacity_GB * 100) << "%, "
+        << memory.capacity_basis << ")";
+  } else {
+    out << " (capacity not known)";
+  }
+  out << ":";
+  for (std::size_t i = 0; i < memory.parts.size(); ++i) {
+    out << (i ? "," : "") << " " << memory.parts[i].name << " "
+        << format_number(memory.parts[i].GB);
+  }
+  for (const std::string& missing : memory.unknown) out << "; not counted: " << missing;
+  out << "\n\n";
   text_table table({"component", "ceiling/s", "utilization", "basis", "detail"});
   for (const model::component& c : s.components) {
     table.add_row({c.name + (c.name == s.limiting_component ? " *" : ""),

@@ -278,7 +278,7 @@ double median(std::vector<double> v) {
 }
 
 double predict_row(const prepared_row& p, const constants& c) {
-  return predict(p.hw, p.w, c, p.options).predicted_samples_per_s;
+  return predict(p.hw, p.w, c, p.options).samples_per_s_if_it_fit;
 }
 
 double peak_flops(const prepared_row& p) {
@@ -396,7 +396,7 @@ void anchor_row(prepared_row& p, const std::vector<prepared_row>& rows, const co
         q.w.gradient_accumulation, nullptr};
     resolve_reference(anchored);
     // The reference machine's network is the same cluster's.
-    p.row.anchored = predict(p.hw, anchored, c, p.options).predicted_samples_per_s;
+    p.row.anchored = predict(p.hw, anchored, c, p.options).samples_per_s_if_it_fit;
     p.row.naive = q.row.published * peak_flops(p) / peak_flops(q);
     return;
   }
@@ -450,7 +450,9 @@ calibration_report calibrate(const std::vector<calibration_set>& sets, const con
   for (prepared_row& p : rows) {
     if (!p.row.usable) continue;
     const sizing s = predict(p.hw, p.w, c, p.options);
-    p.row.first_principles = s.predicted_samples_per_s;
+    p.row.first_principles = s.samples_per_s_if_it_fit;
+    p.row.memory_GB = s.memory.per_gpu_GB;
+    p.row.capacity_GB = s.memory.capacity_GB;
     p.row.flops_per_sample = s.step.flops / s.batch_per_gpu;
     p.row.supported = s.supported;
   }
@@ -663,6 +665,33 @@ std::string to_markdown(const calibration_report& report) {
     out += "| ";
     out += join(cells, " | ");
     out += " |\n";
+  }
+  // The memory model against runs that ran: each published row fit on its GPUs.
+  std::vector<const calibration_row*> counted;
+  std::vector<const calibration_row*> over;
+  for (const calibration_row& r : report.rows) {
+    if (!r.usable || !r.capacity_GB) continue;
+    counted.push_back(&r);
+    if (r.memory_GB > *r.capacity_GB) over.push_back(&r);
+  }
+  std::vector<double> shares;
+  shares.reserve(counted.size());
+  for (const calibration_row* r : counted) shares.push_back(r->memory_GB / *r->capacity_GB);
+  std::sort(shares.begin(), shares.end());
+  out +=
+      "\nGPU memory: every published run ran, so each must fit. The model's memory per GPU is "
+      "within its GPU's capacity for " +
+      std::to_string(counted.size() - over.size()) + " of " + std::to_string(counted.size()) +
+      " rows";
+  if (!shares.empty()) {
+    out += " (median " + pct(shares[shares.size() / 2]) + " of capacity, highest " +
+           pct(shares.back()) + ")";
+  }
+  out += over.empty() ? ".\n" : "; over it:\n\n";
+  for (const calibration_row* r : over) {
+    std::snprintf(line, sizeof line, "%.1f GB of %.0f GB", r->memory_GB, *r->capacity_GB);
+    out += "- " + r->id + " " + r->model + " on " + r->gpu + ", batch " + std::to_string(r->batch) +
+           ": " + line + "\n";
   }
   out += "\nRows not used:\n\n";
   for (const calibration_row& r : report.rows) {

@@ -107,8 +107,14 @@ struct strategy {
   std::string_view name;
   exchange (*cost)(const gpu_times& gpu, const allreduce_model& ar, const constants& c,
                    const workload& w, const std::string& precision, int ranks);
-  // How many GPUs share one copy of the optimizer state and the parameters (1: replicated).
-  int (*shards)(int gpus_per_node, int nodes);
+  // Over how many GPUs each part of the training state is split (1: every GPU holds all of it).
+  struct sharding {
+    int weights = 1;
+    int gradients = 1;
+    int optimizer = 1;
+  };
+  sharding (*shards)(int gpus_per_node, int nodes);
+  bool gathers_layers;  // parameters gathered one unit at a time (FSDP's flat units)
 };
 // The strategy a workload names; throws input_error for an unknown one.
 [[nodiscard]] const strategy& strategy_named(const std::string& name);
@@ -129,6 +135,18 @@ void advise_communication(const exchange& x, const allreduce_model& ar, const co
 // Said of every multi-node sizing whose network is not known, whatever limits it.
 void advise_unknown_network(const allreduce_model& ar, const constants& c, int nodes,
                             std::vector<std::string>& advice);
+
+// ---- GPU memory (memory.cpp) --------------------------------------------------------------
+
+// What one GPU holds for the job at a micro-batch, against its capacity.
+[[nodiscard]] memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w,
+                                            const constants& c, const std::string& precision,
+                                            int batch, int gpus_per_node, int nodes);
+// What makes a job that does not fit fit: memory_with(changed workload, micro-batch, GPUs per
+// node) is the verdict for the same job changed.
+using memory_of = std::function<memory_verdict(const workload&, int, int)>;
+void advise_memory(const sizing& s, const workload& w, const hardware_profile& hw,
+                   const memory_of& memory_with, std::vector<std::string>& advice);
 
 // ---- anchoring on a measured reference point (anchoring.cpp) -------------------------------
 

@@ -37,6 +37,8 @@ constexpr constant_field constant_fields[] = {
     {"loader_cores_reserved_per_gpu", &constants::loader_cores_reserved_per_gpu},
     {"memory_pass_fraction", &constants::memory_pass_fraction},
     {"nchw_conv_passes", &constants::nchw_conv_passes},
+    {"framework_reserved_GB", &constants::framework_reserved_GB},
+    {"allocator_fragmentation", &constants::allocator_fragmentation},
 };
 
 bool is_constant(const std::string& name) {

@@ -162,7 +162,7 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   out.step.bytes += ops.nchw_conv_bytes * c.nchw_conv_passes;
   // A sharding strategy splits the optimizer state and keeps each wrapped unit's parameters as
   // one flat tensor.
-  const double sharding = strategy_named(w.strategy).shards(gpus_per_node, nodes);
+  const double sharding = strategy_named(w.strategy).shards(gpus_per_node, nodes).optimizer;
   const bool flat = w.strategy != "ddp";
   const optimizer_cost optimizer = optimizer_step(w, precision, ops.params / sharding,
                                                   flat ? ops.param_groups : ops.param_tensors);

@@ -158,6 +158,14 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
     limit = compute_part >= memory_part ? "gpu_compute" : "gpu_memory";
     if (step.communication_exposed_s > std::max(compute_part, memory_part)) limit = "communication";
   }
+  // A job that does not fit in GPU memory runs at no rate: the rate it would reach is kept apart.
+  s.memory =
+      detail::memory_per_gpu(hw, w, c, s.precision, s.batch_per_gpu, s.gpus_per_node, s.nodes);
+  s.samples_per_s_if_it_fit = predicted;
+  if (!s.memory.fits) {
+    limit = "memory_capacity";
+    predicted = 0;
+  }
   s.predicted_samples_per_s = predicted;
   s.per_gpu_samples_per_s = predicted / ranks;
   s.limiting_component = limit;
@@ -202,6 +210,13 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   const auto rate_with = [&](const workload& changed) {
     return predict_with(hw, changed, given, options, false).predicted_samples_per_s;
   };
+  if (!s.memory.fits) {
+    const auto memory_with = [&](const workload& changed, int batch, int gpus_per_node) {
+      return detail::memory_per_gpu(hw, changed, c, s.precision, batch, gpus_per_node, s.nodes);
+    };
+    detail::advise_memory(s, w, hw, memory_with, advice);
+    return s;
+  }
   detail::advise_input(limit, in, hw, w, c, s.gpus_per_node, s.nodes, gpu_ceiling, advice);
   if (limit == "communication") {
     detail::advise_communication(exchange, ar, c, step, backward_s, w, predicted, rate_with,
@@ -262,11 +277,23 @@ json to_json(const sizing& s, const hardware_profile& hw, const workload& w, con
   out["workload"] = s.workload;
   out["hardware"] = s.hardware;
   out["sample"] = s.sample_unit;
-  out["predicted_samples_per_s"] = s.predicted_samples_per_s;
-  out["per_gpu_samples_per_s"] = s.per_gpu_samples_per_s;
+  // A job that does not fit has no rate: null, not a number that looks like one.
+  const auto rate = [&](double value) { return s.memory.fits ? json(value) : json(nullptr); };
+  out["predicted_samples_per_s"] = rate(s.predicted_samples_per_s);
+  out["per_gpu_samples_per_s"] = rate(s.per_gpu_samples_per_s);
   if (s.sample_unit == "sequence") {
-    out["predicted_tokens_per_s"] = s.predicted_samples_per_s * s.tokens_per_sample;
+    out["predicted_tokens_per_s"] = rate(s.predicted_samples_per_s * s.tokens_per_sample);
   }
+  json parts = json::object();
+  for (const memory_part& part : s.memory.parts) {
+    parts[part.name] = {{"GB", part.GB}, {"detail", part.detail}};
+  }
+  out["memory"] = {{"fits", s.memory.fits},
+                   {"per_gpu_GB", s.memory.per_gpu_GB},
+                   {"capacity_GB", s.memory.capacity_GB ? json(*s.memory.capacity_GB) : json()},
+                   {"capacity_basis", s.memory.capacity_basis},
+                   {"parts", std::move(parts)},
+                   {"unknown", s.memory.unknown}};
   out["limiting_component"] = s.limiting_component;
   out["stack"] = s.stack;
   out["components"] = std::move(components);

@@ -83,20 +83,31 @@ exchange hsdp(const gpu_times& gpu, const allreduce_model& ar, const constants& 
   return x;
 }
 
-int replicated(int /*gpus_per_node*/, int /*nodes*/) {
-  return 1;
+using sharding = strategy::sharding;
+sharding replicated(int /*gpus_per_node*/, int /*nodes*/) {
+  return {};
 }
-int every_gpu(int gpus_per_node, int nodes) {
-  return gpus_per_node * nodes;
+// ZeRO stage 1 and 2 (DeepSpeed; PyTorch's ZeroRedundancyOptimizer is stage 1): the optimizer
+// state, and at stage 2 the gradients, split over every GPU. Their traffic is DDP's: a
+// reduce-scatter and an all-gather move what one allreduce moves (Rajbhandari et al., "ZeRO",
+// 2020, section 7).
+sharding zero_1(int gpus_per_node, int nodes) {
+  return {1, 1, gpus_per_node * nodes};
 }
-int node_gpus(int gpus_per_node, int /*nodes*/) {
-  return gpus_per_node;
+sharding zero_2(int gpus_per_node, int nodes) {
+  return {1, gpus_per_node * nodes, gpus_per_node * nodes};
+}
+sharding every_gpu(int gpus_per_node, int nodes) {
+  const int n = gpus_per_node * nodes;
+  return {n, n, n};
+}
+sharding node_gpus(int gpus_per_node, int /*nodes*/) {
+  return {gpus_per_node, gpus_per_node, gpus_per_node};
 }
 
 constexpr strategy strategies[] = {
-    {"ddp", ddp, replicated},
-    {"fsdp", fsdp, every_gpu},
-    {"hsdp", hsdp, node_gpus},
+    {"ddp", ddp, replicated, false}, {"zero1", ddp, zero_1, false},   {"zero2", ddp, zero_2, false},
+    {"fsdp", fsdp, every_gpu, true}, {"hsdp", hsdp, node_gpus, true},
 };
 
 }  // namespace

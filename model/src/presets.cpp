@@ -1,5 +1,6 @@
 #include "presets.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -62,8 +63,10 @@ step_ops resnet50(const std::map<std::string, double>& p, const std::map<std::st
   const i64 b = batch;
   i64 res = static_cast<i64>(p.at("image_size"));
   double params = 0;
-  double elements_bn = 0;   // elements of conv outputs (each followed by BN + ReLU)
-  double elements_add = 0;  // elements of residual adds
+  double largest_block = 0;
+  double elements_bn = 0;    // elements of conv outputs (each followed by BN + ReLU)
+  double elements_relu = 0;  // of those, the ones whose own ReLU follows (not a residual add)
+  double elements_add = 0;   // elements of residual adds
   double convs = 0;
   auto conv = [&](i64 in_c, i64 out_c, i64 kernel, i64 stride, i64 in_res) {
     const i64 out_res = (in_res + stride - 1) / stride;
@@ -75,6 +78,7 @@ step_ops resnet50(const std::map<std::string, double>& p, const std::map<std::st
     return out_res;
   };
   res = conv(3, 64, 7, 2, res);
+  elements_relu += static_cast<double>(b * res * res * 64);
   // Max pool 3x3 stride 2: forward reads the input and writes a quarter; backward the reverse.
   const double pool_in = static_cast<double>(b * res * res * 64);
   res = (res + 1) / 2;
@@ -87,11 +91,15 @@ step_ops resnet50(const std::map<std::string, double>& p, const std::map<std::st
       const i64 width = widths[stage];
       const i64 stride = (stage > 0 && block == 0) ? 2 : 1;  // v1.5: stride on the 3x3
       const i64 in_res = res;
+      const double before = params;
       i64 r = conv(in_c, width, 1, 1, in_res);
+      elements_relu += static_cast<double>(b * r * r * width);
       r = conv(width, width, 3, stride, r);
+      elements_relu += static_cast<double>(b * r * r * width);
       r = conv(width, width * 4, 1, 1, r);
       if (block == 0) (void)conv(in_c, width * 4, 1, stride, in_res);  // projection shortcut
       elements_add += static_cast<double>(b * r * r * width * 4);
+      largest_block = std::max(largest_block, params - before);
       in_c = width * 4;
       res = r;
     }
@@ -109,6 +117,15 @@ step_ops resnet50(const std::map<std::string, double>& p, const std::map<std::st
   if (!f.at("channels_last") && act_bytes < 4) step.nchw_conv_bytes = elements_bn * act_bytes;
   step.param_tensors = 3 * convs + 2;  // each conv's weight with its BN scale and shift; the fc
   step.param_groups = 16 + 2;          // the bottleneck blocks, the stem, the classifier
+  step.largest_group_params = largest_block;
+  // Kept for the backward pass: each convolution's output (BatchNorm's input), the in-place ReLU
+  // outputs (the next convolution's input: the first two convolutions of a block and the stem),
+  // each residual sum after its ReLU, the input image, the max pool's input and its int64 indices.
+  step.saved_activation_bytes =
+      (elements_bn + elements_relu + elements_add + pool_in +
+       3.0 * static_cast<double>(b) * p.at("image_size") * p.at("image_size")) *
+          act_bytes +
+      pool_in / 4 * 8;
   return step;
 }
 
@@ -185,6 +202,34 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   }
   add_memory(step, memory_bytes);
   step.params = params;
+  // Kept for the backward pass (Korthikanti et al. 2022, section 4.1), per layer over the
+  // [tokens x hidden] activations: the attention block's QKV input, Q, K, V and output-projection
+  // input (5), the two LayerNorm inputs (2), the FFN input (1), in 16-bit (act_bytes), plus the
+  // FFN's [tokens x ffn] activation input and output (2; a gated FFN 3) and two 1-byte dropout
+  // masks: 34·s·b·h bytes at ffn = 4h in 16-bit. Unfused attention adds the softmax output and the
+  // dropout output over the scores (2 x act_bytes) and their mask (1 byte); FlashAttention keeps
+  // only the fp32 log-sum-exp per row. Full activation checkpointing keeps each layer's input and
+  // recomputes one layer at a time during the backward pass.
+  const double per_layer =
+      (8.0 * token_elements + (gated ? 3.0 : 2.0) * static_cast<double>(tokens * ffn)) * act_bytes +
+      2.0 * token_elements +
+      (flash
+           ? 4.0 * bh * static_cast<double>(s)
+           : (2.0 * act_bytes + 1.0) * bh * static_cast<double>(s * keys) * (relative ? 2.0 : 1.0));
+  double saved = recompute ? L * token_elements * act_bytes : L * per_layer;
+  step.transient_bytes = recompute ? per_layer : 0;
+  saved += 2.0 * token_elements * act_bytes;  // the embedding output and the final norm's input
+  if (image_size <= 0) {
+    const double logits =
+        std::round(static_cast<double>(tokens) * p.at("lm_head_fraction")) * softmax_vocab;
+    // The logits in 16-bit and the fp32 log-softmax cross-entropy keeps; during the backward pass
+    // their fp32 gradient.
+    saved += logits * (act_bytes + 4.0);
+    step.transient_bytes = std::max(step.transient_bytes, logits * 4.0);
+  }
+  step.saved_activation_bytes = saved;
+  const double layer_params = static_cast<double>(4 * h * h + (gated ? 3 : 2) * h * ffn + 4 * h);
+  step.largest_group_params = std::max(layer_params, params - L * layer_params);
   // Per layer: QKV, output, FFN in and out projections (weight + bias each, the gated FFN's
   // second input projection two more) and two norms (scale + shift); then the token and position
   // embeddings and the final norm, and a classifier's weight and bias for a ViT.

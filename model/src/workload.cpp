@@ -220,10 +220,10 @@ namespace {
 // docs/model.md, "The optimizer", derives each row: fused = the state read and written once in
 // fp32; unfused = one kernel per torch.optim operation, each a pass over an fp32 tensor.
 constexpr std::array<optimizer_kind, 4> optimizer_table{{
-    {"sgd", 20, 11, 4},
-    {"adam", 28, 20, 8},
-    {"adamw", 28, 22, 9},
-    {"lamb", 32, 25, 10},
+    {"sgd", 20, 11, 4, 4},
+    {"adam", 28, 20, 8, 8},
+    {"adamw", 28, 22, 9, 8},
+    {"lamb", 32, 25, 10, 8},
 }};
 constexpr std::array<std::string_view, 3> optimizer_impl_table{"fused", "foreach", "per_tensor"};
 

@@ -95,15 +95,16 @@ def main():
     netlog = os.path.join(out, "netlog.json")
     dom = browser(exe, out, "file://" + report, "--dump-dom", "--log-net-log=" + netlog).stdout
     for element in ["summary", "sizing", "charts", "chart-ceilings-0", "chart-ceilings-1",
-                    "chart-ceilings-2", "chart-gemm", "chart-nccl", "chart-links",
+                    "chart-ceilings-2", "chart-memory-0", "chart-memory-1", "chart-memory-2",
+                    "chart-gemm", "chart-nccl", "chart-links",
                     "chart-roofline", "acceptance", "acceptance-table", "measured",
                     "assumed", "not-run-table", "environment-table"]:
         check(re.search(r'id="%s"' % re.escape(element), dom) is not None,
               "report has #" + element)
     charts = re.findall(r'<figure class="chart" id="(chart-[a-z0-9-]+)"><figcaption>[^<]*'
                         r'</figcaption><svg', dom)
-    check(len(charts) == 7, "report draws 7 SVG charts (3 ceilings, GEMM, NCCL, links, "
-                            "roofline), got %d" % len(charts))
+    check(len(charts) == 10, "report draws 10 SVG charts (3 ceilings, 3 GPU memory, GEMM, NCCL, "
+                             "links, roofline), got %d" % len(charts))
     check("&lt;img src=x onerror=alert(1)&gt;" in dom, "the alert payload shows as text")
     check("<img" not in dom, "no <img> element was created from a payload")
     check("data-pwned" not in dom.replace("data-pwned','1')", ""), "no script ran")

@@ -736,3 +736,139 @@ TEST_CASE("HSDP: FSDP inside the node, one whole-gradient allreduce across nodes
   // moves 4x FSDP's bytes.
   CHECK(hybrid.step.optimizer_s == Approx(4 * full.step.optimizer_s).epsilon(1e-9));
 }
+
+TEST_CASE("GPU memory: the training state, saved activations and buffers, by hand",
+          "[unit][model]") {
+  constants c = load_constants();
+  c.framework_reserved_GB = 0;
+  c.allocator_fragmentation = 0.05;
+  // A 2-layer GPT: hidden 64, 4 heads, FFN 256, 32 tokens, vocabulary 100; batch 2 in bf16, AdamW,
+  // FlashAttention, one GPU.
+  const workload w = parse_workload(json{{"schema", "gpubench.workload/1"},
+                                         {"name", "tiny"},
+                                         {"model",
+                                          {{"preset", "gpt"},
+                                           {"layers", 2},
+                                           {"hidden", 64},
+                                           {"heads", 4},
+                                           {"ffn", 256},
+                                           {"seq_len", 32},
+                                           {"vocab", 100}}},
+                                         {"precision", "amp_bf16"},
+                                         {"batch_per_gpu", 2},
+                                         {"optimizer", "adamw"},
+                                         {"data", {{"source", "synthetic"}}}},
+                                    "tiny.json");
+  hardware_profile hw = load_catalog("h100-sxm5-80gb");
+  run_options one;
+  one.gpus = 1;
+  const sizing s = predict(hw, w, c, one);
+  const auto part = [&](const std::string& name) {
+    for (const memory_part& p : s.memory.parts) {
+      if (p.name == name) return p.GB * 1e9;
+    }
+    FAIL("no memory part " << name);
+    return 0.0;
+  };
+  // Parameters: 2 x (4 x 64^2 + 2 x 64 x 256 + 4 x 64) + 32 x 64 + 100 x 64 = 107,264.
+  CHECK(part("weights") == Approx(107264.0 * 4));
+  CHECK(part("gradients") == Approx(107264.0 * 4));
+  CHECK(part("optimizer_state") == Approx(107264.0 * 8));
+  // Per layer, 64 tokens x 64: (8 x 4096 + 2 x 64 x 256) x 2 bytes + 2 x 4096 mask bytes + the
+  // log-sum-exp 4 x (2 x 4 heads) x 32 = 140,288; 2 layers, the embedding output and final norm
+  // input 2 x 4096 x 2, the logits 64 x 100 x (2 + 4): 335,360 bytes.
+  CHECK(part("activations") == Approx(335360.0));
+  // The logits' fp32 gradient 25,600 and autocast's bf16 weight copies 214,528 (one GPU: no DDP
+  // buckets).
+  CHECK(part("temporary") == Approx(25600.0 + 214528.0));
+  const double counted = 107264.0 * 16 + 335360.0 + 240128.0;
+  CHECK(part("framework") == Approx(0.05 * counted));
+  CHECK(s.memory.per_gpu_GB * 1e9 == Approx(1.05 * counted));
+  CHECK(s.memory.fits);
+  REQUIRE(s.memory.capacity_GB);
+  CHECK(*s.memory.capacity_GB == 80);
+
+  // Full activation checkpointing keeps each layer's input and recomputes one layer at a time.
+  workload recomputed = w;
+  recomputed.model.flags["activation_checkpointing"] = true;
+  const sizing r = predict(hw, recomputed, c, one);
+  for (const memory_part& p : r.memory.parts) {
+    if (p.name == "activations") CHECK(p.GB * 1e9 == Approx(2 * 4096.0 * 2 + 16384 + 38400));
+    if (p.name == "temporary") CHECK(p.GB * 1e9 == Approx(140288.0 + 214528.0));
+  }
+}
+
+TEST_CASE("GPU memory: ResNet-50's saved activations follow its layer shapes", "[unit][model]") {
+  // Per 224x224 image: the 53 convolution outputs 11,113,984 elements, the in-place ReLU outputs of
+  // the stem and the first two convolutions of each block 4,089,344, the 16 residual sums
+  // 5,519,360, the image 150,528 and the max pool's input 802,816, in fp16, plus the pool's int64
+  // indices (200,704 x 8): 44.96 MB.
+  constants c = load_constants();
+  workload w = load_workload("resnet50");
+  run_options one;
+  one.gpus = 1;
+  one.batch = 100;
+  one.precision = "amp_fp16";
+  const sizing s = predict(load_catalog("v100-sxm2-16gb"), w, c, one);
+  for (const memory_part& p : s.memory.parts) {
+    if (p.name == "activations") CHECK(p.GB * 1e9 == Approx(100 * 44957696.0));
+  }
+  // DeepLearningExamples trains it at batch 256 under AMP on a 16 GB V100: it fits.
+  one.batch = 256;
+  CHECK(predict(load_catalog("v100-sxm2-16gb"), w, c, one).memory.fits);
+}
+
+TEST_CASE("a job that does not fit has no rate, says what makes it fit", "[unit][model]") {
+  const constants c = load_constants();
+  // Llama-2-7B on one 80 GB H100: 16 B per parameter of training state alone is 106 GB.
+  workload w = load_workload("llama2-7b");
+  w.strategy = "ddp";
+  run_options one;
+  one.gpus = 1;
+  const hardware_profile hw = load_catalog("h100-sxm5-80gb");
+  const sizing s = predict(hw, w, c, one);
+  CHECK_FALSE(s.memory.fits);
+  CHECK(s.limiting_component == "memory_capacity");
+  CHECK(s.predicted_samples_per_s == 0);
+  CHECK(s.samples_per_s_if_it_fit > 0);
+  const json out = to_json(s, hw, w, c);
+  CHECK(out.at("predicted_samples_per_s").is_null());
+  CHECK(out.at("predicted_tokens_per_s").is_null());
+  CHECK(out.at("memory").at("fits") == false);
+  CHECK(out.at("memory").at("capacity_GB") == 80);
+  CHECK(out.at("memory").at("parts").contains("optimizer_state"));
+  const auto says = [&](const std::string& text) {
+    return std::any_of(
+        s.recommendations.begin(), s.recommendations.end(),
+        [&](const std::string& line) { return line.find(text) != std::string::npos; });
+  };
+  CHECK(says("the job does not fit in GPU memory: "));
+  CHECK(says("not even a micro-batch of 1 fits"));
+  CHECK(says("GPUs in all hold the training state at this micro-batch (1 now)"));
+  CHECK(says("tensor or pipeline parallelism"));
+  // Sharded over 8 GPUs with FSDP it fits, and the rate is back.
+  workload sharded = load_workload("llama2-7b");
+  sharded.strategy = "fsdp";
+  run_options eight;
+  eight.gpus = 8;
+  const sizing fits = predict(hw, sharded, c, eight);
+  CHECK(fits.memory.fits);
+  CHECK(fits.predicted_samples_per_s == Approx(fits.samples_per_s_if_it_fit));
+  CHECK(fits.limiting_component != "memory_capacity");
+  // ZeRO-1 splits only the optimizer state, ZeRO-2 the gradients too.
+  workload z = sharded;
+  z.strategy = "zero1";
+  const sizing z1 = predict(hw, z, c, eight);
+  z.strategy = "zero2";
+  const sizing z2 = predict(hw, z, c, eight);
+  const auto gb = [](const sizing& x, const std::string& name) {
+    for (const memory_part& p : x.memory.parts) {
+      if (p.name == name) return p.GB;
+    }
+    return -1.0;
+  };
+  CHECK(gb(z1, "optimizer_state") == Approx(gb(fits, "optimizer_state")));
+  CHECK(gb(z1, "gradients") == Approx(8 * gb(fits, "gradients")));
+  CHECK(gb(z2, "gradients") == Approx(gb(fits, "gradients")));
+  CHECK(gb(z2, "weights") == Approx(8 * gb(fits, "weights")));
+}

@@ -50,6 +50,10 @@ struct calibration_row {
   std::optional<double> anchored;                // with the held-out constants
   std::optional<double> naive;                   // the reference row x target peak / its peak
   std::optional<std::string> reference;          // id of the anchoring row
+  // GPU memory the model counts for the published run, against its GPU's capacity: every
+  // published run ran, so a row that "does not fit" is an error of the memory model.
+  double memory_GB = 0;
+  std::optional<double> capacity_GB;
 };
 
 struct error_summary {

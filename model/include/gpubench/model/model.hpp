@@ -42,6 +42,10 @@ struct constants {
   double memory_pass_fraction = 1;
   // Passes over a half-precision convolution's output that NCHW tensors add (layout transposes).
   double nchw_conv_passes = 0;
+  // GPU memory the framework holds beside the tensors it counts: the CUDA context, library
+  // workspaces, communication buffers; and the caching allocator's fragmentation.
+  double framework_reserved_GB = 1.0;
+  double allocator_fragmentation = 0.05;
   std::map<std::string, std::string> sources;  // constant -> where its value comes from
 
   struct stack_entry {
@@ -99,6 +103,21 @@ struct step_breakdown {
   double anchor_factor = 1;  // measured/modelled step time of the reference point
 };
 
+// GPU memory per GPU (docs/model.md, "Memory").
+struct memory_part {
+  std::string name;  // weights, gradients, optimizer_state, activations, temporary, framework
+  double GB = 0;
+  std::string detail;
+};
+struct memory_verdict {
+  bool fits = true;  // also when the capacity is not known (then capacity_GB is empty)
+  double per_gpu_GB = 0;
+  std::optional<double> capacity_GB;
+  std::string capacity_basis;
+  std::vector<memory_part> parts;
+  std::vector<std::string> unknown;  // parts the model cannot count for this workload
+};
+
 struct sizing {
   std::string workload;
   std::string hardware;
@@ -108,9 +127,11 @@ struct sizing {
   int batch_per_gpu = 1;
   int gradient_accumulation = 1;  // micro-batches per optimizer step
   std::string precision;
-  std::string stack;  // the software stack whose constants applied
-  double predicted_samples_per_s = 0;
+  std::string stack;                   // the software stack whose constants applied
+  double predicted_samples_per_s = 0;  // 0 when the job does not fit in GPU memory
   double per_gpu_samples_per_s = 0;
+  double samples_per_s_if_it_fit = 0;  // the rate the GPUs would reach, fit or not
+  memory_verdict memory;
   std::string limiting_component;
   std::vector<component> components;
   step_breakdown step;

@@ -53,6 +53,13 @@ struct step_ops {
   // kernels work in NHWC and transpose around such convolutions (constants nchw_conv_passes).
   double nchw_conv_bytes = 0;
   double tokens_per_sample = 1;
+  // GPU memory (docs/model.md, "Memory"): what the forward pass keeps for the backward pass at
+  // this batch (negative: not known, a custom model that does not state it); the largest buffer
+  // that lives only part of the step (the logits' gradient, a recomputed layer); the parameters of
+  // the largest unit FSDP gathers at once.
+  double saved_activation_bytes = -1;
+  double transient_bytes = 0;
+  double largest_group_params = 0;
 
   [[nodiscard]] double matmul_flops() const;  // 2*M*N*K*count over GEMM-like ops
 };
@@ -141,6 +148,7 @@ struct optimizer_kind {
   double fused_bytes;
   double unfused_passes;
   double ops;
+  double state_bytes;  // fp32 state per parameter kept between steps (momentum; Adam's moments)
 };
 // Throws input_error for a name not in the table (parse_workload checks names on input).
 [[nodiscard]] const optimizer_kind& optimizer_of(std::string_view name);
