@@ -146,6 +146,8 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   const bool recompute = f.at("activation_checkpointing");
   const bool gated = f.at("gated_ffn");
   const bool relative = f.at("relative_position");
+  const bool dropout = f.at("dropout");
+  const bool fused_loss = f.at("fused_cross_entropy");
   const double bh = static_cast<double>(b * heads);
   const double L = static_cast<double>(layers);
 
@@ -212,7 +214,7 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   // recomputes one layer at a time during the backward pass.
   const double per_layer =
       (8.0 * token_elements + (gated ? 3.0 : 2.0) * static_cast<double>(tokens * ffn)) * act_bytes +
-      2.0 * token_elements +
+      (dropout ? 2.0 * token_elements : 0.0) +
       (flash
            ? 4.0 * bh * static_cast<double>(s)
            : (2.0 * act_bytes + 1.0) * bh * static_cast<double>(s * keys) * (relative ? 2.0 : 1.0));
@@ -222,10 +224,11 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   if (image_size <= 0) {
     const double logits =
         std::round(static_cast<double>(tokens) * p.at("lm_head_fraction")) * softmax_vocab;
-    // The logits in 16-bit and the fp32 log-softmax cross-entropy keeps; during the backward pass
-    // their fp32 gradient.
-    saved += logits * (act_bytes + 4.0);
-    step.transient_bytes = std::max(step.transient_bytes, logits * 4.0);
+    // The logits and the fp32 log-softmax torch's cross-entropy keeps; during the backward pass
+    // their fp32 gradient. A fused loss (flash-attn's, llm-foundry's default) keeps the logits
+    // only and writes their gradient in the same precision.
+    saved += logits * (act_bytes + (fused_loss ? 0.0 : 4.0));
+    step.transient_bytes = std::max(step.transient_bytes, logits * (fused_loss ? act_bytes : 4.0));
   }
   step.saved_activation_bytes = saved;
   const double layer_params = static_cast<double>(4 * h * h + (gated ? 3 : 2) * h * ffn + 4 * h);
@@ -243,10 +246,10 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
 }
 
 const std::map<std::string, preset_info>& presets() {
-  const std::map<std::string, bool> transformer_flags{{"flash_attention", true},
-                                                      {"activation_checkpointing", false},
-                                                      {"gated_ffn", false},
-                                                      {"relative_position", false}};
+  const std::map<std::string, bool> transformer_flags{
+      {"flash_attention", true}, {"activation_checkpointing", false},
+      {"gated_ffn", false},      {"relative_position", false},
+      {"dropout", true},         {"fused_cross_entropy", false}};
   auto t = [&](double layers, double hidden, double heads, double ffn, double seq, double vocab,
                const std::map<std::string, double>& extra = {},
                const std::map<std::string, bool>& flags = {}) {
