@@ -35,6 +35,9 @@ struct gpu_times {
   double params = 0;
   double kernels = 0;
   double tokens_per_sample = 1;
+  double tensor_allreduces = 0;
+  double tensor_message_bytes = 0;
+  double stage_message_bytes = 0;
   std::string compute_basis;
   std::string memory_basis;
   [[nodiscard]] double work() const {
@@ -116,6 +119,19 @@ struct strategy {
   sharding (*shards)(int gpus_per_node, int nodes);
   bool gathers_layers;  // parameters gathered one unit at a time (FSDP's flat units)
 };
+// The GPUs that hold the same part of the model and exchange its gradients: all of them, or with
+// a tensor x pipeline split one GPU of each split. Throws input_error when the split does not
+// divide the job's GPUs or a tensor group would span nodes.
+struct data_parallel {
+  int per_node = 1;
+  int nodes = 1;
+  [[nodiscard]] int ranks() const { return per_node * nodes; }
+};
+[[nodiscard]] data_parallel data_parallel_group(const workload& w, int gpus_per_node, int nodes);
+// The tensor group's exchanges, the stages' sends and the pipeline bubble, per micro-batch step.
+void model_parallel_times(const hardware_profile& hw, const constants& c, const workload& w,
+                          const gpu_times& gpu, int gpus_per_node, step_breakdown& step);
+
 // The strategy a workload names; throws input_error for an unknown one.
 [[nodiscard]] const strategy& strategy_named(const std::string& name);
 // The strategies' names for a message: "\"ddp\" or \"fsdp\"".

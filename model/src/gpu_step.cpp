@@ -125,6 +125,9 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   out.params = ops.params;
   out.kernels = ops.kernels;
   out.tokens_per_sample = ops.tokens_per_sample;
+  out.tensor_allreduces = ops.tensor_allreduces;
+  out.tensor_message_bytes = ops.tensor_message_bytes;
+  out.stage_message_bytes = ops.stage_message_bytes;
   const std::string dtype = gemm_dtype(precision);
   const double act = activation_bytes(precision);
   std::string hbm_basis;
@@ -162,7 +165,8 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   out.step.bytes += ops.nchw_conv_bytes * c.nchw_conv_passes;
   // A sharding strategy splits the optimizer state and keeps each wrapped unit's parameters as
   // one flat tensor.
-  const double sharding = strategy_named(w.strategy).shards(gpus_per_node, nodes).optimizer;
+  const data_parallel dp = data_parallel_group(w, gpus_per_node, nodes);
+  const double sharding = strategy_named(w.strategy).shards(dp.per_node, dp.nodes).optimizer;
   const bool flat = w.strategy != "ddp";
   const optimizer_cost optimizer = optimizer_step(w, precision, ops.params / sharding,
                                                   flat ? ops.param_groups : ops.param_tensors);
@@ -206,7 +210,9 @@ void check_runs(const hardware_profile& hw, const std::string& precision) {
 }
 
 double compute_part(const step_breakdown& step) {
-  return std::max(step.compute_s + step.launch_s, step.host_s - step.memory_s - step.optimizer_s);
+  // The pipeline bubble is time the GPUs wait for work: it counts with the compute.
+  return std::max(step.compute_s + step.launch_s, step.host_s - step.memory_s - step.optimizer_s) +
+         step.pipeline_bubble_s;
 }
 
 double memory_part(const step_breakdown& step) {

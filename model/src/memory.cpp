@@ -25,7 +25,8 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
   at.precision = precision;
   const step_ops ops = expand(at, batch);
   const strategy& how = strategy_named(w.strategy);
-  const strategy::sharding split = how.shards(gpus_per_node, nodes);
+  const data_parallel dp = data_parallel_group(w, gpus_per_node, nodes);
+  const strategy::sharding split = how.shards(dp.per_node, dp.nodes);
   const double params = ops.params;
   const double act = activation_bytes(precision);
   const bool mixed = precision_of(precision).mixed;
@@ -61,7 +62,7 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
     temporary += ops.largest_group_params * (2 * act + 4);
     also("two gathered units and one unit's gradient");
   } else {
-    if (split.gradients == 1 && gpus_per_node * nodes > 1) {
+    if (split.gradients == 1 && dp.ranks() > 1) {
       // DDP's buckets hold a second copy of the gradients (gradient_as_bucket_view=False, the
       // default: PyTorch's DistributedDataParallel documentation).
       temporary += params * 4;
@@ -193,9 +194,11 @@ void advise_memory(const sizing& s, const workload& w, const hardware_profile& /
         "alone take " +
         fmt(smallest_rest) + " GB at this micro-batch: a smaller micro-batch first");
   }
-  advice.push_back(
-      "splitting each layer or the stack of layers over GPUs (tensor or pipeline parallelism) "
-      "also cuts the state and activations per GPU; gpubench does not model those splits yet");
+  if (w.family == "transformer" && !w.model.preset.empty()) {
+    advice.push_back(
+        "splitting each layer or the stack of layers over GPUs (\"parallel\": {\"tensor\": T, "
+        "\"pipeline\": P}) also divides the state and the activations per GPU by about T x P");
+  }
 }
 
 }  // namespace gpubench::model::detail

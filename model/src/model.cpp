@@ -112,7 +112,9 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   }
   s.nodes = options.nodes.value_or(w.nodes);
   const int ranks = s.gpus_per_node * s.nodes;
-  const double samples_per_step = static_cast<double>(ranks) * s.batch_per_gpu;
+  // With a tensor x pipeline split, one data-parallel replica is T x P GPUs.
+  const detail::data_parallel dp = detail::data_parallel_group(w, s.gpus_per_node, s.nodes);
+  const double samples_per_step = static_cast<double>(dp.ranks()) * s.batch_per_gpu;
 
   for (const auto& [key, fig] : hw.figures) {
     if (fig.from == basis::catalog && hw.kind == "measured") s.assumed.push_back(key);
@@ -129,17 +131,18 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
       detail::gpu_step(hw, w, c, s.precision, s.batch_per_gpu, s.gpus_per_node, s.nodes, s.assumed);
   step_breakdown& step = gpu.step;
   s.tokens_per_sample = gpu.tokens_per_sample;
-  const detail::allreduce_model ar =
-      detail::allreduce_for(hw, c, s.gpus_per_node, s.nodes, s.assumed);
+  const detail::allreduce_model ar = detail::allreduce_for(hw, c, dp.per_node, dp.nodes, s.assumed);
   const double backward_s = detail::backward_seconds(step);
   detail::exchange exchange;
-  if (ranks > 1) {
-    exchange = detail::strategy_named(w.strategy).cost(gpu, ar, c, w, s.precision, ranks);
+  if (dp.ranks() > 1) {
+    exchange = detail::strategy_named(w.strategy).cost(gpu, ar, c, w, s.precision, dp.ranks());
     step.communication_s = exchange.per_step_s;
     step.communication_exposed_s = exchange.exposed_s;
   }
   detail::anchor(w, c, s.precision, step, s);
-  step.gpu_step_s = gpu.busy() + step.communication_exposed_s;
+  detail::model_parallel_times(hw, c, w, gpu, s.gpus_per_node, step);
+  step.gpu_step_s =
+      gpu.busy() + step.communication_exposed_s + step.tensor_parallel_s + step.pipeline_bubble_s;
   const double gpu_ceiling = samples_per_step / step.gpu_step_s;
 
   // The input pipeline beside the GPUs: it limits only where it is slower.
@@ -156,7 +159,10 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   const double memory_part = detail::memory_part(step);
   if (limit.empty()) {
     limit = compute_part >= memory_part ? "gpu_compute" : "gpu_memory";
-    if (step.communication_exposed_s > std::max(compute_part, memory_part)) limit = "communication";
+    if (step.communication_exposed_s + step.tensor_parallel_s >
+        std::max(compute_part, memory_part)) {
+      limit = "communication";
+    }
   }
   // A job that does not fit in GPU memory runs at no rate: the rate it would reach is kept apart.
   s.memory =
@@ -184,17 +190,28 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   s.components.push_back(gpu_component(
       "gpu_compute", compute_part, tag.empty() ? gpu.compute_basis : tag,
       fmt(step.flops / 1e12) + " TFLOP per step at " + gemm_dtype(s.precision) + "; " +
-          fmt(gpu.kernels) + " kernels, " + fmt(step.host_s * 1e3) + " ms to issue"));
+          fmt(gpu.kernels) + " kernels, " + fmt(step.host_s * 1e3) + " ms to issue" +
+          (step.pipeline_bubble_s > 0
+               ? "; " + fmt(step.pipeline_bubble_s * 1e3) + " ms in the pipeline bubble"
+               : std::string())));
   s.components.push_back(gpu_component("gpu_memory", memory_part,
                                        tag.empty() ? gpu.memory_basis : tag,
                                        "memory-bound kernels and the " + w.optimizer + " step"));
   if (ranks > 1) {
-    s.components.push_back(
-        gpu_component("communication", step.communication_exposed_s, ar.basis,
-                      exchange.what + fmt(exchange.bytes / 1e6) + " MB over " +
-                          std::to_string(ranks) + " GPUs at " + fmt(ar.busbw_GBps) +
-                          " GB/s busbw (" + ar.detail + "); " + fmt(step.communication_s * 1e3) +
-                          " ms, " + fmt(step.communication_exposed_s * 1e3) + " ms not hidden"));
+    std::string detail;
+    if (dp.ranks() > 1) {
+      detail = exchange.what + fmt(exchange.bytes / 1e6) + " MB over " +
+               std::to_string(dp.ranks()) + " GPUs at " + fmt(ar.busbw_GBps) + " GB/s busbw (" +
+               ar.detail + "); " + fmt(step.communication_s * 1e3) + " ms, " +
+               fmt(step.communication_exposed_s * 1e3) + " ms not hidden";
+    }
+    if (step.tensor_parallel_s > 0) {
+      detail += (detail.empty() ? "" : "; ") + std::string("tensor ") + std::to_string(w.tensor) +
+                " x pipeline " + std::to_string(w.pipeline) + ": " +
+                fmt(step.tensor_parallel_s * 1e3) + " ms of the groups' exchanges, not hidden";
+    }
+    s.components.push_back(gpu_component(
+        "communication", step.communication_exposed_s + step.tensor_parallel_s, ar.basis, detail));
   } else {
     s.components.push_back(detail::make_component("communication", std::nullopt, "not_applicable",
                                                   "one GPU: no gradient exchange"));
@@ -306,6 +323,8 @@ json to_json(const sizing& s, const hardware_profile& hw, const workload& w, con
                  {"bytes", s.step.bytes},
                  {"communication_s", s.step.communication_s},
                  {"communication_exposed_s", s.step.communication_exposed_s},
+                 {"tensor_parallel_s", s.step.tensor_parallel_s},
+                 {"pipeline_bubble_s", s.step.pipeline_bubble_s},
                  {"flops", s.step.flops},
                  {"anchor_factor", s.step.anchor_factor}};
   out["recommendations"] = s.recommendations;

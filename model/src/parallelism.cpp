@@ -136,6 +136,53 @@ std::string strategy_choices() {
   return out;
 }
 
+data_parallel data_parallel_group(const workload& w, int gpus_per_node, int nodes) {
+  const int split = w.tensor * w.pipeline;
+  const int ranks = gpus_per_node * nodes;
+  const std::string where = w.file.empty() ? "" : w.file + ": ";
+  if (gpus_per_node % w.tensor != 0) {
+    throw input_error(where + "parallel.tensor: " + std::to_string(w.tensor) +
+                      " does not divide the " + std::to_string(gpus_per_node) +
+                      " GPUs per node: a tensor-parallel group stays inside one node (its "
+                      "exchanges run on every layer)");
+  }
+  if (ranks % split != 0) {
+    throw input_error(where + "parallel.tensor x parallel.pipeline: " + std::to_string(w.tensor) +
+                      " x " + std::to_string(w.pipeline) + " does not divide the job's " +
+                      std::to_string(ranks) + " GPUs");
+  }
+  if (split <= gpus_per_node && gpus_per_node % split == 0) {
+    return {gpus_per_node / split, nodes};
+  }
+  return {1, ranks / split};  // each replica spans nodes
+}
+
+void model_parallel_times(const hardware_profile& hw, const constants& c, const workload& w,
+                          const gpu_times& gpu, int gpus_per_node, step_breakdown& step) {
+  std::vector<std::string> ignored;
+  if (w.tensor > 1 && gpu.tensor_allreduces > 0) {
+    const allreduce_model group = allreduce_for(hw, c, w.tensor, 1, ignored);
+    const double t = w.tensor;
+    step.tensor_parallel_s += gpu.tensor_allreduces * (c.allreduce_latency_us * 1e-6 +
+                                                       gpu.tensor_message_bytes * 2 * (t - 1) / t /
+                                                           (group.intra_busbw_GBps * giga));
+  }
+  if (w.pipeline > 1) {
+    // Each stage sends one micro-batch's activations on and receives their gradient: over the
+    // node's links when the stages share a node, else over its network, one NIC's share per GPU.
+    const allreduce_model link = allreduce_for(hw, c, 2, 1, ignored);
+    double GBps = link.intra_busbw_GBps;
+    if (w.tensor * w.pipeline > gpus_per_node) {
+      const double gbps = hw.value("network.gbps").value_or(c.default_network_gbps);
+      GBps = gbps / 8 * c.network_efficiency / gpus_per_node;
+    }
+    step.tensor_parallel_s += 2 * gpu.stage_message_bytes / (GBps * giga);
+    // 1F1B with m micro-batches per step: (stages - 1) / m of the work is bubble.
+    step.pipeline_bubble_s =
+        (w.pipeline - 1.0) / w.gradient_accumulation * (gpu.busy() + step.tensor_parallel_s);
+  }
+}
+
 double backward_seconds(const step_breakdown& step) {
   return (step.compute_s + step.memory_s) * 2.0 / 3.0;
 }

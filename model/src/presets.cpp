@@ -130,7 +130,7 @@ step_ops resnet50(const std::map<std::string, double>& p, const std::map<std::st
 }
 
 step_ops transformer(const std::map<std::string, double>& p, const std::map<std::string, bool>& f,
-                     int batch, double act_bytes) {
+                     int batch, double act_bytes, const model_split& split) {
   step_ops step;
   const i64 b = batch;
   const i64 layers = static_cast<i64>(p.at("layers"));
@@ -148,27 +148,38 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   const bool relative = f.at("relative_position");
   const bool dropout = f.at("dropout");
   const bool fused_loss = f.at("fused_cross_entropy");
-  const double bh = static_cast<double>(b * heads);
-  const double L = static_cast<double>(layers);
+  // Megatron's split (Shoeybi et al. 2019): QKV and the FFN's input projection by columns, the
+  // output projections by rows, the heads over the tensor group; the layers over the pipeline
+  // stages. One GPU of the last stage, which also runs the vocabulary projection.
+  const i64 T = split.tensor;
+  const double P = split.pipeline;
+  const double tp = static_cast<double>(T);
+  const i64 heads_batch = b * heads / T;  // the tensor split divides the heads (checked on input)
+  const double bh = static_cast<double>(heads_batch);
+  const double L = static_cast<double>(layers) / P;
 
-  add_gemm_with_grads(step, op_kind::matmul, tokens, 3 * h, h, L, recompute);
-  const i64 heads_batch = b * heads;
+  add_gemm_with_grads(step, op_kind::matmul, tokens, 3 * h / T, h, L, recompute);
   add_gemm_with_grads(step, op_kind::matmul, s, keys, d, L * bh, recompute, flash, heads_batch);
   if (relative) {
     // Transformer-XL: positional scores (a second score GEMM) and the positional projection.
     add_gemm_with_grads(step, op_kind::matmul, s, keys, d, L * bh, recompute, flash, heads_batch);
-    add_gemm_with_grads(step, op_kind::matmul, keys, h, h, L, recompute);
+    add_gemm_with_grads(step, op_kind::matmul, keys, h / T, h, L, recompute);
   }
   add_gemm_with_grads(step, op_kind::matmul, s, d, keys, L * bh, recompute, flash, heads_batch);
-  add_gemm_with_grads(step, op_kind::matmul, tokens, h, h, L, recompute);
-  add_gemm_with_grads(step, op_kind::matmul, tokens, gated ? 2 * ffn : ffn, h, L, recompute);
-  add_gemm_with_grads(step, op_kind::matmul, tokens, h, ffn, L, recompute);
+  add_gemm_with_grads(step, op_kind::matmul, tokens, h, h / T, L, recompute);
+  add_gemm_with_grads(step, op_kind::matmul, tokens, (gated ? 2 * ffn : ffn) / T, h, L, recompute);
+  add_gemm_with_grads(step, op_kind::matmul, tokens, h, ffn / T, L, recompute);
 
   const double token_elements = static_cast<double>(tokens * h);
+  // The head split and merge transposes (8 of the 34 token passes) run on the split heads; the
+  // norms, residual adds and dropouts on the whole activations, unless sequence parallelism
+  // splits them too.
+  const double whole_passes = transformer_token_passes - 8;
+  const double token_passes = whole_passes / (split.sequence_parallel ? tp : 1.0) + 8 / tp;
   double memory_bytes =
       L *
-      (transformer_token_passes * token_elements +
-       ffn_activation_passes * (gated ? 1.5 : 1.0) * static_cast<double>(tokens * ffn)) *
+      (token_passes * token_elements +
+       ffn_activation_passes * (gated ? 1.5 : 1.0) * static_cast<double>(tokens * ffn) / tp) *
       act_bytes;
   if (!flash) {
     const double passes = relative ? relative_attention_score_passes : attention_score_passes;
@@ -177,13 +188,14 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   if (recompute) memory_bytes *= 1.3;  // the recomputed forward's elementwise kernels
 
   // Inputs and outputs: embedding lookup (3 passes of the token activations), the vocabulary
-  // projection for the tokens that are predicted, the loss over its logits.
+  // projection for the tokens that are predicted (split over the tensor group), the loss over its
+  // logits.
   memory_bytes += 3.0 * token_elements * act_bytes;
   const double vocab = p.at("vocab");
   const double softmax_vocab = p.at("softmax_vocab") > 0 ? p.at("softmax_vocab") : vocab;
   const double image_size = p.at("image_size");
-  double params = L * static_cast<double>(4 * h * h + (gated ? 3 : 2) * h * ffn + 4 * h) +
-                  static_cast<double>(s * h);
+  const double layer_params = static_cast<double>(4 * h * h + (gated ? 3 : 2) * h * ffn + 4 * h);
+  double params = L * layer_params / tp + (P > 1 ? 0.0 : static_cast<double>(s * h));
   if (image_size > 0) {
     // ViT: patch embedding as a GEMM over the patches, classifier on the class token.
     const i64 patch = static_cast<i64>(p.at("patch"));
@@ -196,11 +208,11 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
     const i64 predicted =
         static_cast<i64>(std::llround(static_cast<double>(tokens) * p.at("lm_head_fraction")));
     if (predicted > 0) {
-      add_gemm_with_grads(step, op_kind::matmul, predicted, static_cast<i64>(softmax_vocab), h, 1,
-                          false);
-      memory_bytes += logit_passes * static_cast<double>(predicted) * softmax_vocab * 4.0;
+      add_gemm_with_grads(step, op_kind::matmul, predicted, static_cast<i64>(softmax_vocab / tp), h,
+                          1, false);
+      memory_bytes += logit_passes * static_cast<double>(predicted) * softmax_vocab / tp * 4.0;
     }
-    params += vocab * static_cast<double>(h);
+    params += vocab * static_cast<double>(h) / tp;
   }
   add_memory(step, memory_bytes);
   step.params = params;
@@ -210,35 +222,53 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   // FFN's [tokens x ffn] activation input and output (2; a gated FFN 3) and two 1-byte dropout
   // masks: 34·s·b·h bytes at ffn = 4h in 16-bit. Unfused attention adds the softmax output and the
   // dropout output over the scores (2 x act_bytes) and their mask (1 byte); FlashAttention keeps
-  // only the fp32 log-sum-exp per row. Full activation checkpointing keeps each layer's input and
+  // only the fp32 log-sum-exp per row. A tensor split divides Q, K, V, the projection input and
+  // the FFN's activations (their 24·s·b·h); the norm and FFN inputs and the masks (10·s·b·h) only
+  // with sequence parallelism. Full activation checkpointing keeps each layer's input and
   // recomputes one layer at a time during the backward pass.
-  const double per_layer =
-      (8.0 * token_elements + (gated ? 3.0 : 2.0) * static_cast<double>(tokens * ffn)) * act_bytes +
-      (dropout ? 2.0 * token_elements : 0.0) +
-      (flash
-           ? 4.0 * bh * static_cast<double>(s)
-           : (2.0 * act_bytes + 1.0) * bh * static_cast<double>(s * keys) * (relative ? 2.0 : 1.0));
-  double saved = recompute ? L * token_elements * act_bytes : L * per_layer;
+  const double replicated = split.sequence_parallel ? tp : 1.0;
+  const double per_layer = (4.0 * token_elements / tp + 4.0 * token_elements / replicated +
+                            (gated ? 3.0 : 2.0) * static_cast<double>(tokens * ffn) / tp) *
+                               act_bytes +
+                           (dropout ? 2.0 * token_elements / replicated : 0.0) +
+                           (flash ? 4.0 * bh * static_cast<double>(s)
+                                  : (2.0 * act_bytes + 1.0) * bh * static_cast<double>(s * keys) *
+                                        (relative ? 2.0 : 1.0));
+  const double kept = recompute ? token_elements * act_bytes / replicated : per_layer;
   step.transient_bytes = recompute ? per_layer : 0;
-  saved += 2.0 * token_elements * act_bytes;  // the embedding output and the final norm's input
+  // 1F1B: the first stage holds min(stages, micro-batches) micro-batches' activations, the last
+  // one (and the logits).
+  const double in_flight = std::min<double>(P, std::max(1, split.micro_batches));
+  const double first_stage = L * kept * in_flight + token_elements * act_bytes;
+  double last_stage = L * kept + token_elements * act_bytes;
   if (image_size <= 0) {
     const double logits =
-        std::round(static_cast<double>(tokens) * p.at("lm_head_fraction")) * softmax_vocab;
+        std::round(static_cast<double>(tokens) * p.at("lm_head_fraction")) * softmax_vocab / tp;
     // The logits and the fp32 log-softmax torch's cross-entropy keeps; during the backward pass
     // their fp32 gradient. A fused loss (flash-attn's, llm-foundry's default) keeps the logits
     // only and writes their gradient in the same precision.
-    saved += logits * (act_bytes + (fused_loss ? 0.0 : 4.0));
+    last_stage += logits * (act_bytes + (fused_loss ? 0.0 : 4.0));
     step.transient_bytes = std::max(step.transient_bytes, logits * (fused_loss ? act_bytes : 4.0));
   }
-  step.saved_activation_bytes = saved;
-  const double layer_params = static_cast<double>(4 * h * h + (gated ? 3 : 2) * h * ffn + 4 * h);
-  step.largest_group_params = std::max(layer_params, params - L * layer_params);
+  step.saved_activation_bytes =
+      P > 1 ? std::max(first_stage, last_stage) : last_stage + token_elements * act_bytes;
+  step.largest_group_params = std::max(layer_params / tp, vocab * static_cast<double>(h) / tp);
+  // Megatron's tensor-parallel exchange: two allreduces of the layer's activations forward (after
+  // the attention and FFN output projections) and two backward, two more when the forward is
+  // recomputed; sequence parallelism turns each into a reduce-scatter and an all-gather of the
+  // same volume. Between stages, one micro-batch's activations forward and their gradient back.
+  if (T > 1) {
+    step.tensor_allreduces = L * (recompute ? 6.0 : 4.0);
+    step.tensor_message_bytes = token_elements * act_bytes;
+  }
+  if (P > 1) step.stage_message_bytes = token_elements * act_bytes;
   // Per layer: QKV, output, FFN in and out projections (weight + bias each, the gated FFN's
   // second input projection two more) and two norms (scale + shift); then the token and position
   // embeddings and the final norm, and a classifier's weight and bias for a ViT.
   step.param_tensors = L * (12 + (gated ? 2 : 0)) + 4 + (image_size > 0 ? 2 : 0);
   step.param_groups = L + 1;  // FSDP wraps each layer; the embeddings and head form one more
-  step.kernels = (kernels_per_transformer_layer + (relative ? kernels_per_relative_attention : 0)) *
+  step.kernels = (kernels_per_transformer_layer + (relative ? kernels_per_relative_attention : 0) +
+                  (T > 1 ? 4 : 0)) *
                      L * (recompute ? 1.35 : 1.0) +
                  20;
   step.tokens_per_sample = static_cast<double>(s);
@@ -304,8 +334,8 @@ const preset_info* find_preset(const std::string& name) {
 }
 
 step_ops expand_preset(const std::string& name, const std::map<std::string, double>& params,
-                       const std::map<std::string, bool>& flags, int batch,
-                       double activation_bytes) {
+                       const std::map<std::string, bool>& flags, int batch, double activation_bytes,
+                       const model_split& split) {
   if (name == "resnet50") return resnet50(params, flags, batch, activation_bytes);
   auto p = params;
   if (p.at("ffn") <= 0) p["ffn"] = 4 * p.at("hidden");
@@ -313,7 +343,7 @@ step_ops expand_preset(const std::string& name, const std::map<std::string, doub
     const double side = std::floor(p.at("image_size") / p.at("patch"));
     p["seq_len"] = side * side + 1;  // patches plus the class token
   }
-  return transformer(p, flags, batch, activation_bytes);
+  return transformer(p, flags, batch, activation_bytes, split);
 }
 
 }  // namespace gpubench::model::detail

@@ -19,11 +19,21 @@ struct preset_info {
 // nullptr for an unknown name.
 [[nodiscard]] const preset_info* find_preset(const std::string& name);
 
-// The training-step ops of a preset at a batch. `params`/`flags` hold every parameter (defaults
-// filled in). activation_bytes: 4 for fp32/tf32, 2 for mixed precision.
+// Megatron-style model parallelism: the tensor group splits each layer's matrices and heads, the
+// pipeline the layers; micro_batches is how many a pipeline has in flight at most (1F1B).
+struct model_split {
+  int tensor = 1;
+  int pipeline = 1;
+  bool sequence_parallel = false;
+  int micro_batches = 1;
+};
+
+// The training-step ops of a preset at a batch, for one GPU of the split (the last pipeline
+// stage, which also runs the vocabulary projection). `params`/`flags` hold every parameter
+// (defaults filled in). activation_bytes: 4 for fp32/tf32, 2 for mixed precision.
 [[nodiscard]] step_ops expand_preset(const std::string& name,
                                      const std::map<std::string, double>& params,
                                      const std::map<std::string, bool>& flags, int batch,
-                                     double activation_bytes);
+                                     double activation_bytes, const model_split& split = {});
 
 }  // namespace gpubench::model::detail

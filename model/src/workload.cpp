@@ -29,6 +29,35 @@ constexpr std::int64_t max_gpus_per_node = 1024;
 constexpr std::int64_t max_nodes = 100000;
 constexpr std::int64_t max_batch = 1 << 24;
 constexpr std::int64_t max_accumulation = 1 << 20;
+constexpr std::int64_t max_pipeline_stages = 1024;
+
+// Tensor and pipeline splits (Megatron-LM's) apply to transformer presets: the tensor group
+// divides the attention heads, the pipeline the layers. Checked where the GPUs are known too
+// (predict()).
+void check_model_parallel(const workload& w, const json_reader& p) {
+  if (w.tensor == 1 && w.pipeline == 1 && !w.sequence_parallel) return;
+  if (w.family != "transformer" || w.model.preset.empty()) {
+    p.fail(w.tensor > 1     ? "tensor"
+           : w.pipeline > 1 ? "pipeline"
+                            : "sequence_parallel",
+           "no model split: tensor and pipeline parallelism are modelled for transformer presets "
+           "only");
+  }
+  const auto whole = [&](const char* key) {
+    return static_cast<std::int64_t>(w.model.params.at(key));
+  };
+  if (whole("heads") % w.tensor != 0) {
+    p.fail("tensor", "a divisor of the model's " + std::to_string(whole("heads")) +
+                         " attention heads, got " + std::to_string(w.tensor));
+  }
+  if (whole("layers") % w.pipeline != 0) {
+    p.fail("pipeline", "a divisor of the model's " + std::to_string(whole("layers")) +
+                           " layers, got " + std::to_string(w.pipeline));
+  }
+  if (w.sequence_parallel && w.tensor == 1) {
+    p.fail("sequence_parallel", "false without a tensor split (tensor > 1)");
+  }
+}
 
 model_spec parse_model(const json_reader& m, std::string& family, std::string& unit) {
   model_spec spec;
@@ -338,13 +367,17 @@ workload parse_workload(const json& doc, const std::string& file) {
   }
   if (root.has("parallel")) {
     const json_reader p = root.member("parallel");
-    p.expect_object({"gpus", "nodes", "strategy"});
+    p.expect_object({"gpus", "nodes", "strategy", "tensor", "pipeline", "sequence_parallel"});
     if (auto g = p.find_int("gpus", 1, max_gpus_per_node)) w.gpus = static_cast<int>(*g);
     w.nodes = static_cast<int>(p.find_int("nodes", 1, max_nodes).value_or(1));
     if (auto s = p.find_string("strategy")) {
       if (!detail::is_strategy(*s)) p.fail("strategy", detail::strategy_choices());
       w.strategy = *s;
     }
+    w.tensor = static_cast<int>(p.find_int("tensor", 1, max_gpus_per_node).value_or(1));
+    w.pipeline = static_cast<int>(p.find_int("pipeline", 1, max_pipeline_stages).value_or(1));
+    w.sequence_parallel = p.find_bool("sequence_parallel").value_or(false);
+    check_model_parallel(w, p);
   }
   if (root.has("reference")) {
     const json_reader r = root.member("reference");
@@ -425,7 +458,9 @@ std::vector<std::string> default_workloads() {
 step_ops expand(const workload& w, int batch) {
   const double act = activation_bytes(w.precision);
   if (!w.model.preset.empty()) {
-    return detail::expand_preset(w.model.preset, w.model.params, w.model.flags, batch, act);
+    const detail::model_split split{w.tensor, w.pipeline, w.sequence_parallel,
+                                    w.gradient_accumulation};
+    return detail::expand_preset(w.model.preset, w.model.params, w.model.flags, batch, act, split);
   }
   step_ops step;
   step.params = w.model.total_params.value_or(0);
@@ -492,6 +527,9 @@ json to_json(const workload& w) {
               {"optimizer_impl", w.optimizer_impl},
               {"data", data},
               {"strategy", w.strategy},
+              {"tensor", w.tensor},
+              {"pipeline", w.pipeline},
+              {"sequence_parallel", w.sequence_parallel},
               {"stack", w.stack}};
   if (w.reference) {
     out["reference"] = {{"hardware", w.reference->hardware},

@@ -164,6 +164,19 @@ std::vector<bad_case> cases() {
                {"size", "--workload", "resnet50", "--gpus", "100000000"},
                "",
                "--gpus"});
+  const json gpt_workload = config("workloads/gpt2-large.json");
+  c.push_back({"workload: a tensor split that does not divide the heads",
+               {"size", "--workload", "{f}"},
+               with_change(gpt_workload, "/parallel", json{{"tensor", 3}}),
+               "/parallel/tensor"});
+  c.push_back({"workload: a pipeline that does not divide the layers",
+               {"size", "--workload", "{f}"},
+               with_change(gpt_workload, "/parallel", json{{"pipeline", 5}}),
+               "/parallel/pipeline"});
+  c.push_back({"workload: a tensor x pipeline split that does not divide the GPUs",
+               {"size", "--workload", "{f}", "--hardware", "catalog:dgx-h100"},
+               with_change(gpt_workload, "/parallel", json{{"tensor", 4}, {"pipeline", 4}}),
+               "parallel.tensor x parallel.pipeline"});
   c.push_back({"size --set an unknown key",
                {"size", "--workload", "resnet50", "--set", "a.b=1"},
                "",

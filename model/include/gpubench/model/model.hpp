@@ -97,7 +97,9 @@ struct step_breakdown {
   double host_s = 0;                   // framework time on the CPU to issue the step's kernels
   double communication_s = 0;          // all of it
   double communication_exposed_s = 0;  // the part not hidden under the backward pass
-  double gpu_step_s = 0;               // what one step takes on the GPU side
+  double tensor_parallel_s = 0;  // the tensor group's exchanges and the stages' sends (exposed)
+  double pipeline_bubble_s = 0;  // GPUs idle while the pipeline fills and drains
+  double gpu_step_s = 0;         // what one step takes on the GPU side
   double flops = 0;
   double bytes = 0;  // GPU memory traffic per step (operands of GEMMs, memory-bound, optimizer)
   double anchor_factor = 1;  // measured/modelled step time of the reference point

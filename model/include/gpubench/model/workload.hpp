@@ -60,6 +60,11 @@ struct step_ops {
   double saved_activation_bytes = -1;
   double transient_bytes = 0;
   double largest_group_params = 0;
+  // Model parallelism: the tensor group's allreduces per step and the bytes of each; the
+  // activations one pipeline stage sends the next per micro-batch (and their gradient back).
+  double tensor_allreduces = 0;
+  double tensor_message_bytes = 0;
+  double stage_message_bytes = 0;
 
   [[nodiscard]] double matmul_flops() const;  // 2*M*N*K*count over GEMM-like ops
 };
@@ -118,7 +123,12 @@ struct workload {
   data_spec data;
   std::optional<int> gpus;  // per node
   int nodes = 1;
-  std::string strategy = "ddp";  // ddp | fsdp
+  std::string strategy = "ddp";  // ddp | zero1 | zero2 | fsdp | hsdp: the data-parallel exchange
+  // Megatron-style model parallelism (transformer presets): each layer's matrices split over
+  // `tensor` GPUs of a node, the layers over `pipeline` stages; data parallel over the rest.
+  int tensor = 1;
+  int pipeline = 1;
+  bool sequence_parallel = false;  // the norms and dropouts split over the tensor group too
   // The software stack that runs it (configs/model/constants.json "stacks"): pytorch (eager),
   // pytorch-compiled, megatron, mlperf. Its own fitted efficiencies apply.
   std::string stack = "pytorch";
