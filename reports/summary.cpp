@@ -1,5 +1,6 @@
 #include "reports/summary.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -88,6 +89,31 @@ void print_sizing(std::ostream& out, const model::sizing& s) {
     for (std::size_t i = 0; i < s.assumed.size(); ++i) out << (i ? ", " : "") << s.assumed[i];
     out << "\n";
   }
+}
+
+// The ten best layouts that fit, as a table under the sizing.
+void print_layouts(std::ostream& out, const std::vector<model::layout>& layouts) {
+  const auto fitting =
+      std::count_if(layouts.begin(), layouts.end(), [](const model::layout& l) { return l.fits; });
+  out << "\nlayouts: " << fitting << " of " << layouts.size()
+      << " fit in GPU memory; the fastest ten:\n";
+  text_table table({"tensor", "pipeline", "data", "micro-batch", "accumulation", "checkpointing",
+                    "strategy", "GB per GPU", "predicted/s", "limited by"});
+  int shown = 0;
+  for (const model::layout& l : layouts) {
+    if (!l.fits || shown++ == 10) break;
+    table.add_row({std::to_string(l.tensor), std::to_string(l.pipeline), std::to_string(l.data),
+                   std::to_string(l.micro_batch), std::to_string(l.accumulation),
+                   l.activation_checkpointing ? "full" : "none", l.strategy,
+                   format_number(l.per_gpu_GB), format_number(l.predicted_samples_per_s),
+                   l.limiting_component});
+  }
+  if (shown == 0) {
+    out << "none fits; the nearest needs " << format_number(layouts.front().per_gpu_GB)
+        << " GB per GPU\n";
+    return;
+  }
+  out << table.render();
 }
 
 void print_sizing_summary(std::ostream& out, const machine_report& report,

@@ -19,6 +19,7 @@ struct size_args {
   std::optional<std::string> precision;
   std::vector<std::string> settings;  // --set KEY=VALUE
   bool as_json = false;
+  bool search = false;
 };
 
 int size(const size_args& args) {
@@ -32,10 +33,19 @@ int size(const size_args& args) {
   options.batch = args.batch;
   options.precision = args.precision;
   const model::sizing result = model::predict(hardware, workload, constants, options);
+  std::vector<model::layout> layouts;
+  if (args.search) layouts = model::search_layouts(hardware, workload, constants, options);
   if (args.as_json) {
-    std::cout << model::to_json(result, hardware, workload, constants).dump(2) << "\n";
+    json out = model::to_json(result, hardware, workload, constants);
+    if (args.search) {
+      json rows = json::array();
+      for (const model::layout& l : layouts) rows.push_back(model::to_json(l));
+      out["layouts"] = std::move(rows);
+    }
+    std::cout << out.dump(2) << "\n";
   } else {
     reports::print_sizing(std::cout, result);
+    if (args.search && !layouts.empty()) reports::print_layouts(std::cout, layouts);
   }
   return exit_ok;
 }
@@ -59,6 +69,9 @@ command add_size(CLI::App& app, const command_line& /*line*/) {
   sub->add_option("--set", args->settings,
                   "KEY=VALUE what-if change to the hardware (docs/model.md), repeatable");
   sub->add_flag("--json", args->as_json, "gpubench.sizing/1 on stdout");
+  sub->add_flag("--search", args->search,
+                "also rank every tensor x pipeline x data split, micro-batch, checkpointing and "
+                "strategy that keeps the batch per step (\"layouts\" in --json)");
   return {sub, [args] { return size(*args); }};
 }
 

@@ -278,7 +278,7 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
 
 sizing predict(const hardware_profile& hw, const workload& w, const constants& given,
                const run_options& options) {
-  return predict_with(hw, w, given, options, true);
+  return predict_with(hw, w, given, options, options.advise);
 }
 
 json to_json(const sizing& s, const hardware_profile& hw, const workload& w, const constants& c) {

@@ -434,6 +434,57 @@ TEST_CASE("size --json gives gpubench.sizing/1 with every component", "[cli][mod
   CHECK_THAT(text.out, Catch::Contains("limited by") && Catch::Contains("next ceiling"));
 }
 
+TEST_CASE("size --search ranks the layouts that fit and keep the batch per step", "[cli][model]") {
+  // Llama-2-7B on two DGX H100s: 16 GPUs, batch 2 x 1 per GPU, 32 samples per step.
+  const auto r = run_gpubench({"size", "--workload", "llama2-7b", "--hardware", "catalog:dgx-h100",
+                               "--nodes", "2", "--search", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  const json& layouts = doc.at("layouts");
+  REQUIRE(layouts.size() > 10);
+  const int per_step = doc.at("inputs").at("batch_per_gpu").get<int>() *
+                       doc.at("inputs").at("gradient_accumulation").get<int>() * 16;
+  bool fitting = true;
+  double previous = 1e300;
+  for (const json& l : layouts) {
+    INFO(l.dump());
+    const int t = l.at("tensor");
+    const int p = l.at("pipeline");
+    const int d = l.at("data");
+    CHECK(t * p * d == 16);
+    CHECK(d * l.at("micro_batch").get<int>() * l.at("gradient_accumulation").get<int>() ==
+          per_step);
+    CHECK(32 % t == 0);  // Llama-2-7B's heads
+    CHECK(8 % t == 0);   // a tensor group stays in a node
+    const bool fits = l.at("fits");
+    CHECK((fitting || !fits));  // every layout that fits comes before any that does not
+    fitting = fits;
+    if (fits) {
+      const double rate = l.at("predicted_samples_per_s");
+      CHECK(rate <= previous);
+      previous = rate;
+      CHECK(l.at("per_gpu_GB").get<double>() <= 80);
+    } else {
+      CHECK(l.at("predicted_samples_per_s").is_null());
+    }
+  }
+  CHECK(layouts.front().at("fits") == true);
+  // The text form: the count and the ten fastest.
+  const auto text = run_gpubench({"size", "--workload", "llama2-7b", "--hardware",
+                                  "catalog:dgx-h100", "--nodes", "2", "--search"});
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("fit in GPU memory; the fastest ten:") &&
+                           Catch::Contains("micro-batch  accumulation"));
+  // A CNN has no tensor or pipeline split: only data-parallel layouts.
+  const auto cnn = run_gpubench(
+      {"size", "--workload", "resnet50", "--hardware", "catalog:dgx-h100", "--search", "--json"});
+  REQUIRE(cnn.exit_code == 0);
+  for (const json& l : json::parse(cnn.out).at("layouts")) {
+    CHECK(l.at("tensor") == 1);
+    CHECK(l.at("pipeline") == 1);
+  }
+}
+
 TEST_CASE("size rejects bad workload files and settings with exit 2 and one line", "[cli][model]") {
   temp_dir dir;
   const fs::path file = dir.path / "w.json";

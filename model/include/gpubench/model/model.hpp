@@ -78,6 +78,7 @@ struct run_options {
   std::optional<int> nodes;
   std::optional<int> batch;
   std::optional<std::string> precision;
+  bool advise = true;  // false: the rate, the limit and the memory only (no what-if advice)
 };
 
 struct component {
@@ -160,6 +161,29 @@ struct sizing {
 
 [[nodiscard]] json to_json(const sizing& s, const hardware_profile& hardware, const workload& w,
                            const constants& c);
+
+// One way to lay a job out on the machine (size --search): the tensor x pipeline split, the
+// data-parallel replicas, the micro-batch and accumulation that keep the job's batch per
+// optimizer step, checkpointing and the data-parallel strategy.
+struct layout {
+  int tensor = 1;
+  int pipeline = 1;
+  int data = 1;
+  int micro_batch = 1;
+  int accumulation = 1;
+  bool activation_checkpointing = false;
+  std::string strategy;
+  bool fits = false;
+  double per_gpu_GB = 0;
+  double predicted_samples_per_s = 0;
+  std::string limiting_component;
+};
+// Every layout of the workload on the machine that keeps its samples per optimizer step
+// (batch_per_gpu x gradient_accumulation x GPUs); those that fit first, fastest first.
+[[nodiscard]] std::vector<layout> search_layouts(const hardware_profile& hardware,
+                                                 const workload& w, const constants& c,
+                                                 const run_options& options = {});
+[[nodiscard]] json to_json(const layout& l);
 
 // The GPU memory bandwidth (GB/s) the model uses: measured (hbm.copy), else the catalog's peak x
 // its efficiency; nullopt when the profile has neither.

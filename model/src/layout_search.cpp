@@ -1,0 +1,103 @@
+// size --search (docs/model.md, "Layout search"): every tensor x pipeline x data split of the
+// job's GPUs, micro-batch, checkpointing and data-parallel strategy that keeps the job's samples
+// per optimizer step, sized without advice and ranked.
+#include <algorithm>
+#include <cstdint>
+
+#include "components.hpp"
+#include "gpubench/errors.hpp"
+
+namespace gpubench::model {
+
+namespace {
+
+std::vector<int> divisors(std::int64_t n) {
+  std::vector<int> out;
+  for (std::int64_t d = 1; d <= n && d <= 1 << 20; ++d) {
+    if (n % d == 0) out.push_back(static_cast<int>(d));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w,
+                                   const constants& c, const run_options& options) {
+  // The machine and the job's batch as the plain sizing would take them.
+  run_options plain = options;
+  plain.advise = false;
+  workload as_given = w;
+  as_given.tensor = 1;
+  as_given.pipeline = 1;
+  as_given.sequence_parallel = false;
+  const sizing base = predict(hw, as_given, c, plain);
+  const int gpus_per_node = base.gpus_per_node;
+  const int ranks = base.gpus_per_node * base.nodes;
+  const std::int64_t per_step =
+      static_cast<std::int64_t>(base.batch_per_gpu) * base.gradient_accumulation * ranks;
+
+  const bool splits = w.family == "transformer" && !w.model.preset.empty();
+  const std::int64_t heads = splits ? static_cast<std::int64_t>(w.model.params.at("heads")) : 1;
+  const std::int64_t layers = splits ? static_cast<std::int64_t>(w.model.params.at("layers")) : 1;
+  const bool can_recompute = w.model.flags.contains("activation_checkpointing");
+  const char* strategies[] = {"ddp", "zero1", "zero2", "fsdp"};
+
+  std::vector<layout> found;
+  for (const int t : divisors(gpus_per_node)) {
+    if (heads % t != 0) continue;
+    for (const int p : divisors(layers)) {
+      if (ranks % (t * p) != 0) continue;
+      const int data = ranks / (t * p);
+      if (per_step % data != 0) continue;
+      const std::int64_t per_replica = per_step / data;
+      for (const int micro : divisors(per_replica)) {
+        if (micro > base.batch_per_gpu * 4 || micro > 4096) break;
+        for (const bool recompute : {false, true}) {
+          if (recompute && !can_recompute) continue;
+          for (const char* strategy : strategies) {
+            if (data == 1 && std::string(strategy) != "ddp") continue;  // nothing to shard over
+            workload candidate = w;
+            candidate.tensor = t;
+            candidate.pipeline = p;
+            candidate.sequence_parallel = t > 1;
+            candidate.strategy = strategy;
+            candidate.gradient_accumulation = static_cast<int>(per_replica / micro);
+            if (can_recompute) candidate.model.flags["activation_checkpointing"] = recompute;
+            run_options at = plain;
+            at.batch = micro;
+            try {
+              const sizing s = predict(hw, candidate, c, at);
+              found.push_back({t, p, data, micro, candidate.gradient_accumulation, recompute,
+                               strategy, s.memory.fits, s.memory.per_gpu_GB,
+                               s.predicted_samples_per_s, s.limiting_component});
+            } catch (const input_error&) {
+              // A split the machine cannot hold (a tensor group across nodes): not a layout.
+            }
+          }
+        }
+      }
+    }
+  }
+  std::stable_sort(found.begin(), found.end(), [](const layout& a, const layout& b) {
+    if (a.fits != b.fits) return a.fits;
+    if (a.fits) return a.predicted_samples_per_s > b.predicted_samples_per_s;
+    return a.per_gpu_GB < b.per_gpu_GB;  // of those that do not fit, the nearest first
+  });
+  return found;
+}
+
+json to_json(const layout& l) {
+  return {{"tensor", l.tensor},
+          {"pipeline", l.pipeline},
+          {"data", l.data},
+          {"micro_batch", l.micro_batch},
+          {"gradient_accumulation", l.accumulation},
+          {"activation_checkpointing", l.activation_checkpointing},
+          {"strategy", l.strategy},
+          {"fits", l.fits},
+          {"per_gpu_GB", l.per_gpu_GB},
+          {"predicted_samples_per_s", l.fits ? json(l.predicted_samples_per_s) : json()},
+          {"limiting_component", l.limiting_component}};
+}
+
+}  // namespace gpubench::model
