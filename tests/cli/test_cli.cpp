@@ -479,7 +479,8 @@ TEST_CASE("size --search ranks the layouts that fit and keep the batch per step"
   const auto cnn = run_gpubench(
       {"size", "--workload", "resnet50", "--hardware", "catalog:dgx-h100", "--search", "--json"});
   REQUIRE(cnn.exit_code == 0);
-  for (const json& l : json::parse(cnn.out).at("layouts")) {
+  const json cnn_doc = json::parse(cnn.out);  // kept alive for the loop over its member
+  for (const json& l : cnn_doc.at("layouts")) {
     CHECK(l.at("tensor") == 1);
     CHECK(l.at("pipeline") == 1);
   }
