@@ -27,7 +27,7 @@ void anchor(const workload& w, const constants& c, const std::string& precision,
   ref_w.reference.reset();
   ref_w.gradient_accumulation = ref.gradient_accumulation.value_or(w.gradient_accumulation);
   const gpu_times ref_gpu = gpu_step(ref_hw, ref_w, c, ref_precision, ref.batch_per_gpu,
-                                     ref_per_node, ref_nodes, ignored);
+                                     data_parallel_group(ref_w, ref_per_node, ref_nodes), ignored);
   run_options ref_options;
   ref_options.gpus = ref_per_node;
   ref_options.nodes = ref_nodes;

@@ -27,6 +27,16 @@ inline constexpr double tera = 1e12;
 [[nodiscard]] component make_component(std::string name, std::optional<double> ceiling,
                                        std::string basis, std::string detail);
 
+// (parallelism.cpp) The GPUs that hold the same part of the model and exchange its gradients: all
+// of them, or with a tensor x pipeline split one GPU of each split. Throws input_error when the
+// split does not divide the job's GPUs or a tensor group would span nodes.
+struct data_parallel {
+  int per_node = 1;
+  int nodes = 1;
+  [[nodiscard]] int ranks() const { return per_node * nodes; }
+};
+[[nodiscard]] data_parallel data_parallel_group(const workload& w, int gpus_per_node, int nodes);
+
 // ---- the GPU step (gpu_step.cpp) -----------------------------------------------------------
 
 // One micro-batch on one GPU.
@@ -35,9 +45,7 @@ struct gpu_times {
   double params = 0;
   double kernels = 0;
   double tokens_per_sample = 1;
-  double tensor_allreduces = 0;
-  double tensor_message_bytes = 0;
-  double stage_message_bytes = 0;
+  step_ops ops;  // the expansion the step was timed from (model parallelism and memory read it)
   std::string compute_basis;
   std::string memory_basis;
   [[nodiscard]] double work() const {
@@ -60,8 +68,8 @@ struct optimizer_cost {
 // The optimizer runs once per w.gradient_accumulation micro-batches; a sharding strategy splits
 // its state over the GPUs its table row names.
 [[nodiscard]] gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constants& c,
-                                 const std::string& precision, int batch, int gpus_per_node,
-                                 int nodes, std::vector<std::string>& assumed);
+                                 const std::string& precision, int batch, const data_parallel& dp,
+                                 std::vector<std::string>& assumed);
 // Throws input_error when the profile has no GEMM rate for the precision's dtype.
 void check_runs(const hardware_profile& hw, const std::string& precision);
 // The compute and memory parts of a step (issuing kernels counts as compute: the GPU idles
@@ -119,15 +127,6 @@ struct strategy {
   sharding (*shards)(int gpus_per_node, int nodes);
   bool gathers_layers;  // parameters gathered one unit at a time (FSDP's flat units)
 };
-// The GPUs that hold the same part of the model and exchange its gradients: all of them, or with
-// a tensor x pipeline split one GPU of each split. Throws input_error when the split does not
-// divide the job's GPUs or a tensor group would span nodes.
-struct data_parallel {
-  int per_node = 1;
-  int nodes = 1;
-  [[nodiscard]] int ranks() const { return per_node * nodes; }
-};
-[[nodiscard]] data_parallel data_parallel_group(const workload& w, int gpus_per_node, int nodes);
 // The tensor group's exchanges, the stages' sends and the pipeline bubble, per micro-batch step.
 void model_parallel_times(const hardware_profile& hw, const constants& c, const workload& w,
                           const gpu_times& gpu, int gpus_per_node, step_breakdown& step);
@@ -154,7 +153,12 @@ void advise_unknown_network(const allreduce_model& ar, const constants& c, int n
 
 // ---- GPU memory (memory.cpp) --------------------------------------------------------------
 
-// What one GPU holds for the job at a micro-batch, against its capacity.
+// What one GPU holds for the job at a micro-batch, against its capacity: from the step's
+// expansion (ops, at that batch and precision), or expanding it.
+[[nodiscard]] memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w,
+                                            const constants& c, const std::string& precision,
+                                            const step_ops& ops, int batch,
+                                            const data_parallel& dp);
 [[nodiscard]] memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w,
                                             const constants& c, const std::string& precision,
                                             int batch, int gpus_per_node, int nodes);

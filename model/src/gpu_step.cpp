@@ -116,18 +116,16 @@ optimizer_cost optimizer_step(const workload& w, const std::string& precision, d
 }
 
 gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constants& c,
-                   const std::string& precision, int batch, int gpus_per_node, int nodes,
+                   const std::string& precision, int batch, const data_parallel& dp,
                    std::vector<std::string>& assumed) {
   gpu_times out;
   workload at = w;
   at.precision = precision;
-  const step_ops ops = expand(at, batch);
+  out.ops = expand(at, batch);
+  const step_ops& ops = out.ops;
   out.params = ops.params;
   out.kernels = ops.kernels;
   out.tokens_per_sample = ops.tokens_per_sample;
-  out.tensor_allreduces = ops.tensor_allreduces;
-  out.tensor_message_bytes = ops.tensor_message_bytes;
-  out.stage_message_bytes = ops.stage_message_bytes;
   const std::string dtype = gemm_dtype(precision);
   const double act = activation_bytes(precision);
   std::string hbm_basis;
@@ -165,7 +163,6 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   out.step.bytes += ops.nchw_conv_bytes * c.nchw_conv_passes;
   // A sharding strategy splits the optimizer state and keeps each wrapped unit's parameters as
   // one flat tensor.
-  const data_parallel dp = data_parallel_group(w, gpus_per_node, nodes);
   const double sharding = strategy_named(w.strategy).shards(dp.per_node, dp.nodes).optimizer;
   const bool flat = w.strategy != "ddp";
   const optimizer_cost optimizer = optimizer_step(w, precision, ops.params / sharding,

@@ -23,9 +23,14 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
                               int nodes) {
   workload at = w;
   at.precision = precision;
-  const step_ops ops = expand(at, batch);
+  return memory_per_gpu(hw, w, c, precision, expand(at, batch), batch,
+                        data_parallel_group(w, gpus_per_node, nodes));
+}
+
+memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, const constants& c,
+                              const std::string& precision, const step_ops& ops, int batch,
+                              const data_parallel& dp) {
   const strategy& how = strategy_named(w.strategy);
-  const data_parallel dp = data_parallel_group(w, gpus_per_node, nodes);
   const strategy::sharding split = how.shards(dp.per_node, dp.nodes);
   const double params = ops.params;
   const double act = activation_bytes(precision);

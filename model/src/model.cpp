@@ -127,8 +127,7 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
 
   // The GPU step, then the exchange its strategy needs (both before anchoring: the reference is
   // modelled the same way, and its exposed communication is taken off its measured step).
-  detail::gpu_times gpu =
-      detail::gpu_step(hw, w, c, s.precision, s.batch_per_gpu, s.gpus_per_node, s.nodes, s.assumed);
+  detail::gpu_times gpu = detail::gpu_step(hw, w, c, s.precision, s.batch_per_gpu, dp, s.assumed);
   step_breakdown& step = gpu.step;
   s.tokens_per_sample = gpu.tokens_per_sample;
   const detail::allreduce_model ar = detail::allreduce_for(hw, c, dp.per_node, dp.nodes, s.assumed);
@@ -165,8 +164,7 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
     }
   }
   // A job that does not fit in GPU memory runs at no rate: the rate it would reach is kept apart.
-  s.memory =
-      detail::memory_per_gpu(hw, w, c, s.precision, s.batch_per_gpu, s.gpus_per_node, s.nodes);
+  s.memory = detail::memory_per_gpu(hw, w, c, s.precision, gpu.ops, s.batch_per_gpu, dp);
   s.samples_per_s_if_it_fit = predicted;
   if (!s.memory.fits) {
     limit = "memory_capacity";

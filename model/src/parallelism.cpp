@@ -160,11 +160,12 @@ data_parallel data_parallel_group(const workload& w, int gpus_per_node, int node
 void model_parallel_times(const hardware_profile& hw, const constants& c, const workload& w,
                           const gpu_times& gpu, int gpus_per_node, step_breakdown& step) {
   std::vector<std::string> ignored;
-  if (w.tensor > 1 && gpu.tensor_allreduces > 0) {
+  const step_ops& ops = gpu.ops;
+  if (w.tensor > 1 && ops.tensor_allreduces > 0) {
     const allreduce_model group = allreduce_for(hw, c, w.tensor, 1, ignored);
     const double t = w.tensor;
-    step.tensor_parallel_s += gpu.tensor_allreduces * (c.allreduce_latency_us * 1e-6 +
-                                                       gpu.tensor_message_bytes * 2 * (t - 1) / t /
+    step.tensor_parallel_s += ops.tensor_allreduces * (c.allreduce_latency_us * 1e-6 +
+                                                       ops.tensor_message_bytes * 2 * (t - 1) / t /
                                                            (group.intra_busbw_GBps * giga));
   }
   if (w.pipeline > 1) {
@@ -176,7 +177,7 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
       const double gbps = hw.value("network.gbps").value_or(c.default_network_gbps);
       GBps = gbps / 8 * c.network_efficiency / gpus_per_node;
     }
-    step.tensor_parallel_s += 2 * gpu.stage_message_bytes / (GBps * giga);
+    step.tensor_parallel_s += 2 * ops.stage_message_bytes / (GBps * giga);
     // 1F1B with m micro-batches per step: (stages - 1) / m of the work is bubble.
     step.pipeline_bubble_s =
         (w.pipeline - 1.0) / w.gradient_accumulation * (gpu.busy() + step.tensor_parallel_s);
