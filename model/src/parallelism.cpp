@@ -171,12 +171,11 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
   if (w.pipeline > 1) {
     // Each stage sends one micro-batch's activations on and receives their gradient: over the
     // node's links when the stages share a node, else over its network, one NIC's share per GPU.
-    const allreduce_model link = allreduce_for(hw, c, 2, 1, ignored);
-    double GBps = link.intra_busbw_GBps;
-    if (w.tensor * w.pipeline > gpus_per_node) {
-      const double gbps = hw.value("network.gbps").value_or(c.default_network_gbps);
-      GBps = gbps / 8 * c.network_efficiency / gpus_per_node;
-    }
+    const bool across_nodes = w.tensor * w.pipeline > gpus_per_node;
+    const allreduce_model link =
+        across_nodes ? allreduce_for(hw, c, 1, 2, ignored) : allreduce_for(hw, c, 2, 1, ignored);
+    const double GBps =
+        across_nodes ? link.inter_busbw_GBps / gpus_per_node : link.intra_busbw_GBps;
     step.tensor_parallel_s += 2 * ops.stage_message_bytes / (GBps * giga);
     // 1F1B with m micro-batches per step: (stages - 1) / m of the work is bubble.
     step.pipeline_bubble_s =
