@@ -165,8 +165,8 @@ void advise_unknown_network(const allreduce_model& ar, const constants& c, int n
 // What makes a job that does not fit fit: memory_with(changed workload, micro-batch, GPUs per
 // node) is the verdict for the same job changed.
 using memory_of = std::function<memory_verdict(const workload&, int, int)>;
-void advise_memory(const sizing& s, const workload& w, const hardware_profile& hw,
-                   const memory_of& memory_with, std::vector<std::string>& advice);
+void advise_memory(const sizing& s, const workload& w, const memory_of& memory_with,
+                   std::vector<std::string>& advice);
 
 // ---- anchoring on a measured reference point (anchoring.cpp) -------------------------------
 

@@ -3,6 +3,7 @@
 // the framework's own share; against the GPU's capacity.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,8 +98,8 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
   return m;
 }
 
-void advise_memory(const sizing& s, const workload& w, const hardware_profile& /*hw*/,
-                   const memory_of& memory_with, std::vector<std::string>& advice) {
+void advise_memory(const sizing& s, const workload& w, const memory_of& memory_with,
+                   std::vector<std::string>& advice) {
   const double capacity = s.memory.capacity_GB.value_or(0);
   const int gpus = s.gpus_per_node;
   const int ranks = s.gpus_per_node * s.nodes;
@@ -139,65 +140,63 @@ void advise_memory(const sizing& s, const workload& w, const hardware_profile& /
                      " GB): the training state must be "
                      "split");
   }
-  // Sharding the training state.
-  if (w.strategy != "fsdp" && ranks > 1) {
-    workload sharded = w;
-    sharded.strategy = "fsdp";
-    advice.push_back("FSDP (ZeRO-3: parameters, gradients and optimizer state split over all " +
-                     std::to_string(ranks) +
-                     " GPUs): " + fits_text(memory_with(sharded, s.batch_per_gpu, gpus)));
-  }
-  // Activation checkpointing, where the preset has it.
+  // The what-ifs at this micro-batch, each sized once: FSDP, checkpointing, and both.
   const auto flag = w.model.flags.find("activation_checkpointing");
-  if (flag != w.model.flags.end() && !flag->second) {
+  const bool can_recompute = flag != w.model.flags.end() && !flag->second;
+  workload sharded = w;
+  sharded.strategy = "fsdp";
+  const memory_verdict under_fsdp = memory_with(sharded, s.batch_per_gpu, gpus);
+  std::optional<memory_verdict> under_fsdp_recomputing;
+  if (w.strategy != "fsdp" && ranks > 1) {
+    advice.push_back("FSDP (ZeRO-3: parameters, gradients and optimizer state split over all " +
+                     std::to_string(ranks) + " GPUs): " + fits_text(under_fsdp));
+  }
+  if (can_recompute) {
     workload recomputing = w;
     recomputing.model.flags["activation_checkpointing"] = true;
     advice.push_back(
         "full activation checkpointing (one more forward pass, about a third more "
         "compute): " +
         fits_text(memory_with(recomputing, s.batch_per_gpu, gpus)));
+    sharded.model.flags["activation_checkpointing"] = true;
+    under_fsdp_recomputing = memory_with(sharded, s.batch_per_gpu, gpus);
     if (w.strategy != "fsdp" && ranks > 1) {
-      recomputing.strategy = "fsdp";
-      advice.push_back("both, FSDP and checkpointing: " +
-                       fits_text(memory_with(recomputing, s.batch_per_gpu, gpus)));
+      advice.push_back("both, FSDP and checkpointing: " + fits_text(*under_fsdp_recomputing));
     }
   }
   // More GPUs: under FSDP the training state shrinks as 1/N, the rest does not. Without
   // checkpointing first, then with it.
-  std::vector<std::pair<workload, std::string>> layouts;
-  workload sharded = w;
-  sharded.strategy = "fsdp";
-  layouts.emplace_back(sharded, "under FSDP");
-  if (flag != w.model.flags.end() && !flag->second) {
-    sharded.model.flags["activation_checkpointing"] = true;
-    layouts.emplace_back(sharded, "under FSDP with activation checkpointing");
+  std::vector<std::pair<const memory_verdict*, const char*>> layouts{{&under_fsdp, "under FSDP"}};
+  if (under_fsdp_recomputing) {
+    layouts.emplace_back(&*under_fsdp_recomputing, "under FSDP with activation checkpointing");
   }
-  double smallest_rest = 0;
-  for (const auto& [layout, name] : layouts) {
-    const memory_verdict now = memory_with(layout, s.batch_per_gpu, gpus);
+  std::optional<double> rest_without_room;  // what is not state, where no layout leaves room
+  for (const auto& [now, name] : layouts) {
     double state = 0;
-    for (const model::memory_part& part : now.parts) {
+    for (const model::memory_part& part : now->parts) {
       if (part.name == "weights" || part.name == "gradients" || part.name == "optimizer_state") {
         state += part.GB;
       }
     }
-    const double rest = now.per_gpu_GB - state;
-    smallest_rest = rest;
-    if (rest >= capacity || state <= 0) continue;
+    const double rest = now->per_gpu_GB - state;
+    if (rest >= capacity || state <= 0) {
+      rest_without_room = rest;
+      continue;
+    }
     const double needed = std::ceil(state * ranks / (capacity - rest));
     if (needed > ranks) {
-      advice.push_back(name + " about " + fmt(needed) +
+      advice.push_back(std::string(name) + " about " + fmt(needed) +
                        " GPUs in all hold the training state at this micro-batch (" +
                        std::to_string(ranks) + " now)");
     }
-    smallest_rest = -1;
+    rest_without_room.reset();
     break;
   }
-  if (smallest_rest > 0) {
+  if (rest_without_room && *rest_without_room > 0) {
     advice.push_back(
         "however many GPUs share the training state, the activations and buffers "
         "alone take " +
-        fmt(smallest_rest) + " GB at this micro-batch: a smaller micro-batch first");
+        fmt(*rest_without_room) + " GB at this micro-batch: a smaller micro-batch first");
   }
   if (w.family == "transformer" && !w.model.preset.empty()) {
     advice.push_back(

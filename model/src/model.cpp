@@ -229,7 +229,7 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
     const auto memory_with = [&](const workload& changed, int batch, int gpus_per_node) {
       return detail::memory_per_gpu(hw, changed, c, s.precision, batch, gpus_per_node, s.nodes);
     };
-    detail::advise_memory(s, w, hw, memory_with, advice);
+    detail::advise_memory(s, w, memory_with, advice);
     return s;
   }
   detail::advise_input(limit, in, hw, w, c, s.gpus_per_node, s.nodes, gpu_ceiling, advice);
