@@ -104,9 +104,11 @@ void print_layouts(std::ostream& out, const std::vector<model::layout>& layouts)
     if (!l.fits || shown++ == 10) break;
     table.add_row({std::to_string(l.tensor), std::to_string(l.pipeline), std::to_string(l.data),
                    std::to_string(l.micro_batch), std::to_string(l.accumulation),
-                   l.activation_checkpointing ? "full" : "none", l.strategy,
-                   format_number(l.per_gpu_GB), format_number(l.predicted_samples_per_s),
-                   l.limiting_component});
+                   l.activation_checkpointing  ? "full"
+                   : l.selective_checkpointing ? "selective"
+                                               : "none",
+                   l.strategy, format_number(l.per_gpu_GB),
+                   format_number(l.predicted_samples_per_s), l.limiting_component});
   }
   if (shown == 0) {
     out << "none fits; the nearest needs " << format_number(layouts.front().per_gpu_GB)

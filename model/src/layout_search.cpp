@@ -38,13 +38,22 @@ std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w
 
   const bool splits = w.family == "transformer" && !w.model.preset.empty();
   const std::int64_t heads = splits ? static_cast<std::int64_t>(w.model.params.at("heads")) : 1;
+  const std::int64_t kv_heads = splits && w.model.params.at("kv_heads") > 0
+                                    ? static_cast<std::int64_t>(w.model.params.at("kv_heads"))
+                                    : heads;
   const std::int64_t layers = splits ? static_cast<std::int64_t>(w.model.params.at("layers")) : 1;
   const bool can_recompute = w.model.flags.contains("activation_checkpointing");
-  const char* strategies[] = {"ddp", "zero1", "zero2", "fsdp"};
+  // Selective recomputation only changes anything where attention is not fused.
+  const bool can_select =
+      w.model.flags.contains("selective_checkpointing") && !w.model.flags.at("flash_attention");
+  // HSDP differs from FSDP only across nodes.
+  std::vector<std::string> strategies{"ddp", "zero1", "zero2", "fsdp"};
+  if (base.nodes > 1) strategies.emplace_back("hsdp");
+  enum class recompute { none, selective, full };
 
   std::vector<layout> found;
   for (const int t : divisors(gpus_per_node)) {
-    if (heads % t != 0) continue;
+    if (heads % t != 0 || kv_heads % t != 0) continue;
     for (const int p : divisors(layers)) {
       if (ranks % (t * p) != 0) continue;
       const int data = ranks / (t * p);
@@ -52,24 +61,33 @@ std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w
       const std::int64_t per_replica = per_step / data;
       for (const int micro : divisors(per_replica)) {
         if (micro > base.batch_per_gpu * 4 || micro > 4096) break;
-        for (const bool recompute : {false, true}) {
-          if (recompute && !can_recompute) continue;
-          for (const char* strategy : strategies) {
-            if (data == 1 && std::string(strategy) != "ddp") continue;  // nothing to shard over
+        for (const recompute r : {recompute::none, recompute::selective, recompute::full}) {
+          if ((r == recompute::full && !can_recompute) ||
+              (r == recompute::selective && !can_select)) {
+            continue;
+          }
+          for (const std::string& strategy : strategies) {
+            if (data == 1 && strategy != "ddp") continue;  // nothing to shard over
             workload candidate = w;
             candidate.tensor = t;
             candidate.pipeline = p;
             candidate.sequence_parallel = t > 1;
             candidate.strategy = strategy;
             candidate.gradient_accumulation = static_cast<int>(per_replica / micro);
-            if (can_recompute) candidate.model.flags["activation_checkpointing"] = recompute;
+            if (can_recompute) {
+              candidate.model.flags["activation_checkpointing"] = r == recompute::full;
+            }
+            if (can_select) {
+              candidate.model.flags["selective_checkpointing"] = r == recompute::selective;
+            }
             run_options at = plain;
             at.batch = micro;
             try {
               const sizing s = predict(hw, candidate, c, at);
-              found.push_back({t, p, data, micro, candidate.gradient_accumulation, recompute,
-                               strategy, s.memory.fits, s.memory.per_gpu_GB,
-                               s.predicted_samples_per_s, s.limiting_component});
+              found.push_back({t, p, data, micro, candidate.gradient_accumulation,
+                               r == recompute::full, r == recompute::selective, strategy,
+                               s.memory.fits, s.memory.per_gpu_GB, s.predicted_samples_per_s,
+                               s.limiting_component});
             } catch (const input_error&) {
               // A split the machine cannot hold (a tensor group across nodes): not a layout.
             }
@@ -93,6 +111,7 @@ json to_json(const layout& l) {
           {"micro_batch", l.micro_batch},
           {"gradient_accumulation", l.accumulation},
           {"activation_checkpointing", l.activation_checkpointing},
+          {"selective_checkpointing", l.selective_checkpointing},
           {"strategy", l.strategy},
           {"fits", l.fits},
           {"per_gpu_GB", l.per_gpu_GB},

@@ -26,6 +26,8 @@ constexpr double ffn_activation_passes = 5;
 // Softmax + dropout over the [heads x seq x keys] scores when attention is not fused (no
 // FlashAttention): forward 4, backward 5.
 constexpr double attention_score_passes = 9;
+// Selective recomputation runs the forward's share again.
+constexpr double attention_score_forward_passes = 4;
 // Transformer-XL's relative attention adds, over the same scores: the positional score tensor
 // (write 1), its relative shift (zero-pad concatenation 2, strided copy 2), the sum of the two
 // score tensors (3), the scaling (2) and the causal mask fill (2): 12 forward passes, about as many
@@ -41,6 +43,8 @@ constexpr double kernels_per_transformer_layer = 40;
 // mask fill and their backward passes.
 constexpr double kernels_per_relative_attention = 30;
 constexpr double kernels_per_conv = 7;
+// The attention core's forward: score GEMM, scale and mask, softmax, dropout, product with V.
+constexpr double kernels_per_attention_core = 5;
 
 void add_gemm_with_grads(step_ops& step, op_kind kind, i64 m, i64 n, i64 k, double count,
                          bool recompute_forward, bool fused_output = false, i64 batched = 1) {
@@ -141,6 +145,9 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   const i64 mem = static_cast<i64>(p.at("memory_len"));
   const i64 keys = s + mem;
   const i64 d = h / heads;
+  // Grouped-query attention (Llama 2 70B, Llama 3): K and V have kv_heads heads of width d.
+  const i64 kv_heads = p.at("kv_heads") > 0 ? static_cast<i64>(p.at("kv_heads")) : heads;
+  const double kv_share = static_cast<double>(kv_heads) / static_cast<double>(heads);
   const i64 tokens = b * s;
   const bool flash = f.at("flash_attention");
   const bool recompute = f.at("activation_checkpointing");
@@ -148,6 +155,12 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   const bool relative = f.at("relative_position");
   const bool dropout = f.at("dropout");
   const bool fused_loss = f.at("fused_cross_entropy");
+  const bool tied = f.at("tied_embeddings");
+  // Korthikanti et al.'s selective recomputation: the attention core (scores, softmax, dropout,
+  // their product with V) is recomputed in the backward pass instead of kept. FlashAttention
+  // already does that, and full checkpointing recomputes everything.
+  const bool selective = f.at("selective_checkpointing") && !recompute && !flash;
+  const bool recompute_core = recompute || selective;
   // Megatron's split (Shoeybi et al. 2019): QKV and the FFN's input projection by columns, the
   // output projections by rows, the heads over the tensor group; the layers over the pipeline
   // stages. One GPU of the last stage, which also runs the vocabulary projection.
@@ -158,14 +171,17 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   const double bh = static_cast<double>(heads_batch);
   const double L = static_cast<double>(layers) / P;
 
-  add_gemm_with_grads(step, op_kind::matmul, tokens, 3 * h / T, h, L, recompute);
-  add_gemm_with_grads(step, op_kind::matmul, s, keys, d, L * bh, recompute, flash, heads_batch);
+  add_gemm_with_grads(step, op_kind::matmul, tokens, (h + 2 * kv_heads * d) / T, h, L, recompute);
+  add_gemm_with_grads(step, op_kind::matmul, s, keys, d, L * bh, recompute_core, flash,
+                      heads_batch);
   if (relative) {
     // Transformer-XL: positional scores (a second score GEMM) and the positional projection.
-    add_gemm_with_grads(step, op_kind::matmul, s, keys, d, L * bh, recompute, flash, heads_batch);
+    add_gemm_with_grads(step, op_kind::matmul, s, keys, d, L * bh, recompute_core, flash,
+                        heads_batch);
     add_gemm_with_grads(step, op_kind::matmul, keys, h / T, h, L, recompute);
   }
-  add_gemm_with_grads(step, op_kind::matmul, s, d, keys, L * bh, recompute, flash, heads_batch);
+  add_gemm_with_grads(step, op_kind::matmul, s, d, keys, L * bh, recompute_core, flash,
+                      heads_batch);
   add_gemm_with_grads(step, op_kind::matmul, tokens, h, h / T, L, recompute);
   add_gemm_with_grads(step, op_kind::matmul, tokens, (gated ? 2 * ffn : ffn) / T, h, L, recompute);
   add_gemm_with_grads(step, op_kind::matmul, tokens, h, ffn / T, L, recompute);
@@ -182,7 +198,8 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
        ffn_activation_passes * (gated ? 1.5 : 1.0) * static_cast<double>(tokens * ffn) / tp) *
       act_bytes;
   if (!flash) {
-    const double passes = relative ? relative_attention_score_passes : attention_score_passes;
+    const double passes = (relative ? relative_attention_score_passes : attention_score_passes) +
+                          (selective ? attention_score_forward_passes : 0.0);
     memory_bytes += L * passes * bh * static_cast<double>(s * keys) * act_bytes;
   }
   if (recompute) memory_bytes *= 1.3;  // the recomputed forward's elementwise kernels
@@ -194,8 +211,12 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   const double vocab = p.at("vocab");
   const double softmax_vocab = p.at("softmax_vocab") > 0 ? p.at("softmax_vocab") : vocab;
   const double image_size = p.at("image_size");
-  const double layer_params = static_cast<double>(4 * h * h + (gated ? 3 : 2) * h * ffn + 4 * h);
-  double params = L * layer_params / tp + (P > 1 ? 0.0 : static_cast<double>(s * h));
+  const double layer_params =
+      static_cast<double>(2 * h * h + 2 * h * kv_heads * d + (gated ? 3 : 2) * h * ffn + 4 * h);
+  // Learned position embeddings (BERT, GPT-2, ViT) are seq_len x hidden; rotary ones (Llama) have
+  // no parameters.
+  double params = L * layer_params / tp +
+                  (P > 1 || !f.at("learned_positions") ? 0.0 : static_cast<double>(s * h));
   if (image_size > 0) {
     // ViT: patch embedding as a GEMM over the patches, classifier on the class token.
     const i64 patch = static_cast<i64>(p.at("patch"));
@@ -212,7 +233,9 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
                           1, false);
       memory_bytes += logit_passes * static_cast<double>(predicted) * softmax_vocab / tp * 4.0;
     }
-    params += vocab * static_cast<double>(h) / tp;
+    // Untied embeddings (Llama) are a second vocab x hidden matrix; with a pipeline the input
+    // embedding sits on the first stage and the output projection on the last.
+    params += vocab * static_cast<double>(h) / tp * (!tied && P <= 1 ? 2.0 : 1.0);
   }
   add_memory(step, memory_bytes);
   step.params = params;
@@ -227,13 +250,15 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   // with sequence parallelism. Full activation checkpointing keeps each layer's input and
   // recomputes one layer at a time during the backward pass.
   const double replicated = split.sequence_parallel ? tp : 1.0;
-  const double per_layer = (4.0 * token_elements / tp + 4.0 * token_elements / replicated +
-                            (gated ? 3.0 : 2.0) * static_cast<double>(tokens * ffn) / tp) *
-                               act_bytes +
-                           (dropout ? 2.0 * token_elements / replicated : 0.0) +
-                           (flash ? 4.0 * bh * static_cast<double>(s)
-                                  : (2.0 * act_bytes + 1.0) * bh * static_cast<double>(s * keys) *
-                                        (relative ? 2.0 : 1.0));
+  const double per_layer =
+      ((2.0 + 2.0 * kv_share) * token_elements / tp + 4.0 * token_elements / replicated +
+       (gated ? 3.0 : 2.0) * static_cast<double>(tokens * ffn) / tp) *
+          act_bytes +
+      (dropout ? 2.0 * token_elements / replicated : 0.0) +
+      (flash ? 4.0 * bh * static_cast<double>(s)
+       : selective
+           ? 0.0
+           : (2.0 * act_bytes + 1.0) * bh * static_cast<double>(s * keys) * (relative ? 2.0 : 1.0));
   const double kept = recompute ? token_elements * act_bytes / replicated : per_layer;
   step.transient_bytes = recompute ? per_layer : 0;
   // 1F1B: the first stage holds min(stages, micro-batches) micro-batches' activations, the last
@@ -244,11 +269,12 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   if (image_size <= 0) {
     const double logits =
         std::round(static_cast<double>(tokens) * p.at("lm_head_fraction")) * softmax_vocab / tp;
-    // The logits and the fp32 log-softmax torch's cross-entropy keeps; during the backward pass
-    // their fp32 gradient. A fused loss (flash-attn's, llm-foundry's default) keeps the logits
-    // only and writes their gradient in the same precision.
+    // The logits and the fp32 log-softmax torch's cross-entropy keeps. Its backward pass holds
+    // two fp32 gradients at once beside that output: the one nll_loss hands back and the one
+    // log_softmax's backward writes. A fused loss (flash-attn's, llm-foundry's default) keeps the
+    // logits only and writes their gradient in the same precision.
     last_stage += logits * (act_bytes + (fused_loss ? 0.0 : 4.0));
-    step.transient_bytes = std::max(step.transient_bytes, logits * (fused_loss ? act_bytes : 4.0));
+    step.transient_bytes = std::max(step.transient_bytes, logits * (fused_loss ? act_bytes : 8.0));
   }
   step.saved_activation_bytes =
       P > 1 ? std::max(first_stage, last_stage) : last_stage + token_elements * act_bytes;
@@ -268,7 +294,7 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   step.param_tensors = L * (12 + (gated ? 2 : 0)) + 4 + (image_size > 0 ? 2 : 0);
   step.param_groups = L + 1;  // FSDP wraps each layer; the embeddings and head form one more
   step.kernels = (kernels_per_transformer_layer + (relative ? kernels_per_relative_attention : 0) +
-                  (T > 1 ? 4 : 0)) *
+                  (T > 1 ? 4 : 0) + (selective ? kernels_per_attention_core : 0)) *
                      L * (recompute ? 1.35 : 1.0) +
                  20;
   step.tokens_per_sample = static_cast<double>(s);
@@ -276,10 +302,15 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
 }
 
 const std::map<std::string, preset_info>& presets() {
-  const std::map<std::string, bool> transformer_flags{
-      {"flash_attention", true}, {"activation_checkpointing", false},
-      {"gated_ffn", false},      {"relative_position", false},
-      {"dropout", true},         {"fused_cross_entropy", false}};
+  const std::map<std::string, bool> transformer_flags{{"flash_attention", true},
+                                                      {"activation_checkpointing", false},
+                                                      {"gated_ffn", false},
+                                                      {"relative_position", false},
+                                                      {"dropout", true},
+                                                      {"fused_cross_entropy", false},
+                                                      {"tied_embeddings", true},
+                                                      {"learned_positions", true},
+                                                      {"selective_checkpointing", false}};
   auto t = [&](double layers, double hidden, double heads, double ffn, double seq, double vocab,
                const std::map<std::string, double>& extra = {},
                const std::map<std::string, bool>& flags = {}) {
@@ -292,6 +323,7 @@ const std::map<std::string, preset_info>& presets() {
                       {"seq_len", seq},
                       {"vocab", vocab},
                       {"softmax_vocab", 0},
+                      {"kv_heads", 0},
                       {"memory_len", 0},
                       {"lm_head_fraction", 1.0},
                       {"image_size", 0},
@@ -302,6 +334,11 @@ const std::map<std::string, preset_info>& presets() {
     for (const auto& [k, v] : flags) info.flags[k] = v;
     return info;
   };
+  // Llama: SwiGLU FFN, no dropout, separate input and output embeddings, rotary positions.
+  const std::map<std::string, bool> llama{{"gated_ffn", true},
+                                          {"dropout", false},
+                                          {"tied_embeddings", false},
+                                          {"learned_positions", false}};
   static const std::map<std::string, preset_info> table = [&] {
     std::map<std::string, preset_info> m;
     // channels_last: the model and its inputs in NHWC (torch.channels_last, DeepLearningExamples'
@@ -312,7 +349,8 @@ const std::map<std::string, preset_info>& presets() {
     m["gpt"] = t(12, 768, 12, 0, 1024, 50257);  // ffn 0 = 4 x hidden
     m["gpt2-small"] = t(12, 768, 12, 3072, 1024, 50257);
     m["gpt2-large"] = t(36, 1280, 20, 5120, 1024, 50257);
-    m["llama2-7b"] = t(32, 4096, 32, 11008, 4096, 32000, {}, {{"gated_ffn", true}});
+    m["llama2-7b"] = t(32, 4096, 32, 11008, 4096, 32000, {}, llama);
+    m["llama3-8b"] = t(32, 4096, 32, 14336, 8192, 128256, {{"kv_heads", 8}}, llama);
     m["vit-b16"] = t(12, 768, 12, 3072, 197, 0, {{"image_size", 224}, {"lm_head_fraction", 0}});
     m["vit-b16"].sample_unit = "image";
     // Transformer-XL base on WikiText-103: adaptive softmax touches ~32k of the 267,735 output
@@ -331,6 +369,15 @@ const preset_info* find_preset(const std::string& name) {
   const auto& table = presets();
   const auto it = table.find(name);
   return it == table.end() ? nullptr : &it->second;
+}
+
+const std::vector<std::string>& preset_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& [name, info] : presets()) out.push_back(name);
+    return out;
+  }();
+  return names;
 }
 
 step_ops expand_preset(const std::string& name, const std::map<std::string, double>& params,

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "gpubench/model/workload.hpp"
 
@@ -18,6 +19,8 @@ struct preset_info {
 
 // nullptr for an unknown name.
 [[nodiscard]] const preset_info* find_preset(const std::string& name);
+// Every preset's name, from the table (alphabetical).
+[[nodiscard]] const std::vector<std::string>& preset_names();
 
 // Megatron-style model parallelism: the tensor group splits each layer's matrices and heads, the
 // pipeline the layers; micro_batches is how many a pipeline has in flight at most (1F1B).

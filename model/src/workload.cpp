@@ -50,6 +50,11 @@ void check_model_parallel(const workload& w, const json_reader& p) {
     p.fail("tensor", "a divisor of the model's " + std::to_string(whole("heads")) +
                          " attention heads, got " + std::to_string(w.tensor));
   }
+  const std::int64_t kv_heads = whole("kv_heads") > 0 ? whole("kv_heads") : whole("heads");
+  if (kv_heads % w.tensor != 0) {
+    p.fail("tensor", "a divisor of the model's " + std::to_string(kv_heads) +
+                         " key/value heads, got " + std::to_string(w.tensor));
+  }
   if (whole("layers") % w.pipeline != 0) {
     p.fail("pipeline", "a divisor of the model's " + std::to_string(whole("layers")) +
                            " layers, got " + std::to_string(w.pipeline));
@@ -95,6 +100,10 @@ model_spec parse_model(const json_reader& m, std::string& family, std::string& u
               static_cast<std::int64_t>(spec.params.at("heads")) !=
           0) {
         m.fail("heads", "a divisor of hidden");
+      }
+      const auto kv_heads = static_cast<std::int64_t>(spec.params.at("kv_heads"));
+      if (kv_heads > 0 && static_cast<std::int64_t>(spec.params.at("heads")) % kv_heads != 0) {
+        m.fail("kv_heads", "a divisor of heads (0: as many as heads)");
       }
     } else if (spec.params.at("image_size") < 32) {
       m.fail("image_size", "an integer of at least 32");
@@ -222,10 +231,7 @@ double step_ops::matmul_flops() const {
 }
 
 const std::vector<std::string>& preset_names() {
-  static const std::vector<std::string> names{"resnet50",   "bert-large",         "gpt",
-                                              "gpt2-small", "gpt2-large",         "llama2-7b",
-                                              "vit-b16",    "transformer-xl-base"};
-  return names;
+  return detail::preset_names();
 }
 
 namespace {

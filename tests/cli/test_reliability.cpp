@@ -169,6 +169,15 @@ std::vector<bad_case> cases() {
                {"size", "--workload", "{f}"},
                with_change(gpt_workload, "/parallel", json{{"tensor", 3}}),
                "/parallel/tensor"});
+  const json llama3_workload = config("workloads/llama3-8b.json");
+  c.push_back({"workload: kv_heads that do not divide the heads",
+               {"size", "--workload", "{f}"},
+               with_change(llama3_workload, "/model/kv_heads", 5),
+               "/model/kv_heads"});
+  c.push_back({"workload: a tensor split that does not divide the key/value heads",
+               {"size", "--workload", "{f}"},
+               with_change(llama3_workload, "/parallel/tensor", 16),
+               "/parallel/tensor"});
   c.push_back({"workload: a pipeline that does not divide the layers",
                {"size", "--workload", "{f}"},
                with_change(gpt_workload, "/parallel", json{{"pipeline", 5}}),

@@ -172,6 +172,7 @@ struct layout {
   int micro_batch = 1;
   int accumulation = 1;
   bool activation_checkpointing = false;
+  bool selective_checkpointing = false;  // the attention core only (Korthikanti et al.)
   std::string strategy;
   bool fits = false;
   double per_gpu_GB = 0;
