@@ -239,17 +239,26 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   }
   detail::advise_gpu(limit, gpu, step, hw, s.precision, advice);
   detail::advise_unknown_network(ar, c, s.nodes, advice);
-  if (s.nodes > 1) {
-    // Extra nodes that barely add (or take away) throughput are the first thing to say.
-    run_options one_node = options;
-    one_node.nodes = 1;
-    const double single = predict_with(hw, w, given, one_node, false).predicted_samples_per_s;
-    const double scaling = predicted / (single * s.nodes);
+  // Extra nodes that barely add (or take away) throughput are the first thing to say: against
+  // the fewest nodes that hold one model replica (one node unless tensor x pipeline spans more).
+  int base_nodes = 1;
+  while (base_nodes < s.nodes && (s.nodes % base_nodes != 0 ||
+                                  (base_nodes * s.gpus_per_node) % (w.tensor * w.pipeline) != 0)) {
+    ++base_nodes;
+  }
+  if (base_nodes < s.nodes) {
+    run_options fewer = options;
+    fewer.nodes = base_nodes;
+    const double base_rate = predict_with(hw, w, given, fewer, false).predicted_samples_per_s;
+    const double times = static_cast<double>(s.nodes) / base_nodes;
+    const double scaling = predicted / (base_rate * times);
     if (scaling < 0.5) {
-      advice.push_back(std::to_string(s.nodes) + " nodes predict " + fmt(predicted / single) +
-                       "x one node's " + fmt(single) + " samples/s (" + fmt(scaling * 100) +
-                       "% scaling efficiency): the exchange between nodes (" + ar.detail +
-                       ") takes the rest, so each added node buys little");
+      const std::string base_name =
+          base_nodes == 1 ? "one node's" : std::to_string(base_nodes) + " nodes'";
+      advice.push_back(std::to_string(s.nodes) + " nodes predict " + fmt(predicted / base_rate) +
+                       "x " + base_name + " " + fmt(base_rate) + " samples/s (" +
+                       fmt(scaling * 100) + "% scaling efficiency): the exchange between nodes (" +
+                       ar.detail + ") takes the rest, so each added node buys little");
     }
   }
   std::vector<std::pair<double, std::string>> ceilings;
