@@ -186,6 +186,10 @@ std::vector<bad_case> cases() {
                {"size", "--workload", "{f}", "--hardware", "catalog:dgx-h100"},
                with_change(gpt_workload, "/parallel", json{{"tensor", 4}, {"pipeline", 4}}),
                "parallel.tensor x parallel.pipeline"});
+  c.push_back({"watch --interval 0", {"watch", "--interval", "0", "--", "true"}, "", "--interval"});
+  c.push_back({"watch with no command", {"watch", "--"}, "", "--"});
+  c.push_back(
+      {"watch --pid of no process", {"watch", "--pid", "999999999"}, "", "no process 999999999"});
   c.push_back({"size --set an unknown key",
                {"size", "--workload", "resnet50", "--set", "a.b=1"},
                "",

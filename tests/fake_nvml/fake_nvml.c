@@ -2,7 +2,9 @@
  * properties, so the run-time loading of NVML and the mapping of what it says into the system
  * block are exercised for real. Declarations follow nvml.h for the calls gpubench uses. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef int nvmlReturn_t;
 typedef struct fake_device* nvmlDevice_t;
@@ -14,6 +16,15 @@ typedef struct {
 typedef struct {
   unsigned long long total, free, used;
 } nvmlMemory_t;
+
+typedef struct {
+  unsigned gpu, memory;
+} nvmlUtilization_t;
+typedef struct {
+  unsigned pid;
+  unsigned long long usedGpuMemory;
+  unsigned gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_t;
 
 enum { SUCCESS = 0, ERROR_INVALID_ARGUMENT = 2, ERROR_NOT_SUPPORTED = 3 };
 static struct fake_device { int index; } devices[2] = {{0}, {1}};
@@ -142,5 +153,42 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned* corrected, unsi
   *uncorrected = d->index == 0 ? 0 : 1;
   *pending = d->index == 0 ? 0 : 1;
   *failure = 0;
+  return SUCCESS;
+}
+
+/* Activity, for gpubench watch. GPU 0 is as busy as FAKE_NVML_UTILIZATION says (percent) and
+ * receives FAKE_NVML_PCIE_RX_MBPS over PCIe; while it is busy, the caller's children hold compute
+ * contexts on it (the watched job). GPU 1 stays idle. */
+static unsigned env_number(const char* name) {
+  const char* v = getenv(name);
+  return v ? (unsigned)strtoul(v, NULL, 10) : 0;
+}
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t* u) {
+  u->gpu = d->index == 0 ? env_number("FAKE_NVML_UTILIZATION") : 0;
+  u->memory = u->gpu / 2;
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, int counter, unsigned* kB_per_s) {
+  if (counter != 0 && counter != 1) return ERROR_INVALID_ARGUMENT;
+  *kB_per_s = d->index == 0 && counter == 1 ? env_number("FAKE_NVML_PCIE_RX_MBPS") * 1000 : 0;
+  return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned* count,
+                                                      nvmlProcessInfo_t* infos) {
+  unsigned n = 0;
+  if (d->index == 0 && env_number("FAKE_NVML_UTILIZATION") > 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+    FILE* f = fopen(path, "r");
+    int pid = 0;
+    while (f && fscanf(f, "%d", &pid) == 1 && n < *count) {
+      infos[n].pid = (unsigned)pid;
+      infos[n].usedGpuMemory = 1ULL << 30;
+      infos[n].gpuInstanceId = infos[n].computeInstanceId = 0;
+      ++n;
+    }
+    if (f) fclose(f);
+  }
+  *count = n;
   return SUCCESS;
 }

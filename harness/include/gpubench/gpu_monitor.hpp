@@ -27,6 +27,21 @@ struct gpu_sample {
   std::vector<std::string> throttle_reasons;
 };
 
+// One GPU as a watcher sees it each interval (gpubench watch).
+struct gpu_activity {
+  unsigned index = 0;  // NVML's
+  std::string uuid;
+  std::string pci_bus_id;
+  gpu_sample live;
+  std::optional<int> gpu_utilization_percent;
+  std::optional<int> memory_utilization_percent;
+  std::optional<double> memory_used_GB;
+  std::optional<double> memory_total_GB;
+  std::optional<double> pcie_rx_GBps;  // host to GPU
+  std::optional<double> pcie_tx_GBps;
+  std::vector<int> compute_pids;
+};
+
 class gpu_monitor {
  public:
   // nullptr, with the reason in `why_not`, where NVML cannot be used.
@@ -37,11 +52,15 @@ class gpu_monitor {
 
   // The GPU with this PCI bus id ("0000:1b:00.0"), now; nullopt if NVML does not know it.
   [[nodiscard]] std::optional<gpu_sample> sample(const std::string& pci_bus_id) const;
+  // Every GPU NVML sees, now.
+  [[nodiscard]] std::vector<gpu_activity> activity() const;
 
  private:
   explicit gpu_monitor(std::unique_ptr<detail::nvml_session> session);
   std::unique_ptr<detail::nvml_session> session_;
   std::vector<std::string> bus_ids_;                  // by NVML index
+  std::vector<std::string> uuids_;                    // by NVML index
+  std::vector<double> memory_total_GB_;               // by NVML index
   std::vector<detail::nvml_device_opaque*> devices_;  // NVML's handles, by NVML index
 };
 

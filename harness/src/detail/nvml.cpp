@@ -26,6 +26,19 @@ struct nvml_memory {  // nvmlMemory_t
   unsigned long long free;
   unsigned long long used;
 };
+struct nvml_utilization {  // nvmlUtilization_t
+  unsigned gpu;
+  unsigned memory;
+};
+struct nvml_process_info {  // nvmlProcessInfo_t (v2 and v3 share this layout)
+  unsigned pid;
+  unsigned long long used_gpu_memory;
+  unsigned gpu_instance_id;
+  unsigned compute_instance_id;
+};
+constexpr int nvml_pcie_util_tx_bytes = 0;
+constexpr int nvml_pcie_util_rx_bytes = 1;
+constexpr int nvml_error_insufficient_size = 7;
 constexpr int nvml_temperature_gpu = 0;
 constexpr int nvml_clock_sm = 1;
 constexpr int nvml_clock_mem = 2;
@@ -64,6 +77,10 @@ struct nvml_session::functions {
   nvml_return (*device_get_retired_pages_pending_status)(nvml_device, int*) = nullptr;
   nvml_return (*device_get_clock_info)(nvml_device, int, unsigned*) = nullptr;
   nvml_return (*device_get_max_clock_info)(nvml_device, int, unsigned*) = nullptr;
+  nvml_return (*device_get_utilization_rates)(nvml_device, nvml_utilization*) = nullptr;
+  nvml_return (*device_get_pcie_throughput)(nvml_device, int, unsigned*) = nullptr;
+  nvml_return (*device_get_compute_running_processes)(nvml_device, unsigned*,
+                                                      nvml_process_info*) = nullptr;
 };
 
 std::unique_ptr<nvml_session> nvml_session::open(std::string& why_not) {
@@ -106,6 +123,10 @@ std::unique_ptr<nvml_session> nvml_session::open(std::string& why_not) {
                 fns->device_get_retired_pages_pending_status);
   bind_optional("nvmlDeviceGetClockInfo", fns->device_get_clock_info);
   bind_optional("nvmlDeviceGetMaxClockInfo", fns->device_get_max_clock_info);
+  bind_optional("nvmlDeviceGetUtilizationRates", fns->device_get_utilization_rates);
+  bind_optional("nvmlDeviceGetPcieThroughput", fns->device_get_pcie_throughput);
+  bind_optional("nvmlDeviceGetComputeRunningProcesses_v3",
+                fns->device_get_compute_running_processes);
 
   if (const nvml_return rc = fns->init(); rc != nvml_success) {
     const char* text = fns->error_string(rc);
@@ -276,6 +297,45 @@ void nvml_session::read_live(nvml_device_opaque* device, nvml_live_state& out) c
 nvml_device_opaque* nvml_session::device(unsigned index) const {
   nvml_device handle = nullptr;
   return fns_->device_get_handle_by_index(index, &handle) == nvml_success ? handle : nullptr;
+}
+
+nvml_activity nvml_session::activity(nvml_device_opaque* device) const {
+  nvml_activity out;
+  if (device == nullptr) return out;
+  nvml_utilization utilization{};
+  if (fns_->device_get_utilization_rates &&
+      fns_->device_get_utilization_rates(device, &utilization) == nvml_success) {
+    out.gpu_utilization_percent = static_cast<int>(utilization.gpu);
+    out.memory_utilization_percent = static_cast<int>(utilization.memory);
+  }
+  nvml_memory memory{};
+  if (fns_->device_get_memory_info &&
+      fns_->device_get_memory_info(device, &memory) == nvml_success) {
+    out.memory_used_bytes = memory.used;
+  }
+  unsigned kB_per_s = 0;
+  if (fns_->device_get_pcie_throughput &&
+      fns_->device_get_pcie_throughput(device, nvml_pcie_util_rx_bytes, &kB_per_s) ==
+          nvml_success) {
+    out.pcie_rx_MBps = kB_per_s / 1000.0;
+  }
+  if (fns_->device_get_pcie_throughput &&
+      fns_->device_get_pcie_throughput(device, nvml_pcie_util_tx_bytes, &kB_per_s) ==
+          nvml_success) {
+    out.pcie_tx_MBps = kB_per_s / 1000.0;
+  }
+  if (fns_->device_get_compute_running_processes) {
+    // Asked with room for 64; a GPU with more contexts than that reports the first 64.
+    std::array<nvml_process_info, 64> infos{};
+    unsigned count = static_cast<unsigned>(infos.size());
+    const nvml_return rc = fns_->device_get_compute_running_processes(device, &count, infos.data());
+    if (rc == nvml_success || rc == nvml_error_insufficient_size) {
+      count = std::min<unsigned>(count, static_cast<unsigned>(infos.size()));
+      for (unsigned i = 0; i < count; ++i)
+        out.compute_pids.push_back(static_cast<int>(infos[i].pid));
+    }
+  }
+  return out;
 }
 
 nvml_live_state nvml_session::sample(nvml_device_opaque* device) const {

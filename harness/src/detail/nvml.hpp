@@ -25,6 +25,17 @@ struct nvml_live_state {
   std::optional<std::uint64_t> throttle_mask;
 };
 
+// What a watcher reads each interval beyond the live state: how busy the GPU is, its memory in
+// use, its PCIe traffic and which processes hold a context on it.
+struct nvml_activity {
+  std::optional<int> gpu_utilization_percent;     // share of the last sample period a kernel ran
+  std::optional<int> memory_utilization_percent;  // share of it the memory was read or written
+  std::optional<std::uint64_t> memory_used_bytes;
+  std::optional<double> pcie_rx_MBps;  // to the GPU, over NVML's last 20 ms
+  std::optional<double> pcie_tx_MBps;
+  std::vector<int> compute_pids;  // processes with a compute context on it
+};
+
 // What NVML says of one GPU at the moment of the call.
 struct nvml_device_state {
   std::string name;
@@ -55,6 +66,8 @@ class nvml_session {
   [[nodiscard]] nvml_device_opaque* device(unsigned index) const;
   // The live state only: link, clocks, power, temperature, throttle reasons.
   [[nodiscard]] nvml_live_state sample(nvml_device_opaque* device) const;
+  // Utilisation, memory in use, PCIe throughput and compute processes.
+  [[nodiscard]] nvml_activity activity(nvml_device_opaque* device) const;
 
   struct functions;
 

@@ -1,0 +1,184 @@
+// gpubench watch on real jobs: each job's kind of limit, its exit code, attaching, signals, and
+// the GPU side through the stand-in NVML library. These run alone (RUN_SERIAL): a verdict about
+// CPU or disk use must not depend on what other tests do on the machine at the same time.
+#include <fcntl.h>
+#include <unistd.h>
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include "process.hpp"
+
+using namespace gpubench::testing;
+using json = nlohmann::json;
+
+namespace {
+
+json watched(const std::filesystem::path& out) {
+  return json::parse(read_file(out / "watch.json"));
+}
+
+std::vector<json> sample_lines(const std::filesystem::path& out) {
+  std::vector<json> lines;
+  std::ifstream in(out / "watch.jsonl");
+  for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("watch: the project's own decode loop on every allowed core is CPU-bound",
+          "[cli][watch]") {
+  temp_dir dir;
+  const auto out = dir.path / "w";
+  const std::string threads = std::to_string(std::thread::hardware_concurrency());
+  const auto r =
+      run_gpubench({"watch", "--interval", "0.5", "--out", out.string(), "--", GPUBENCH_EXE, "run",
+                    "--only", "cpu.augment", "--axis", "cpu.augment:threads=" + threads, "--out",
+                    (dir.path / "results").string()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = watched(out);
+  CHECK(doc.at("schema") == "gpubench.watch/1");
+  CHECK(doc.at("job_exit_code") == 0);
+  CHECK(doc.at("verdict").at("limiting_component") == "cpu");
+  CHECK(doc.at("summary").at("cpu_cores_used").get<double>() >=
+        0.8 * doc.at("summary").at("cpu_cores_allowed").get<double>());
+  const auto lines = sample_lines(out);
+  REQUIRE(lines.size() >= 3);
+  for (const json& line : lines) {
+    CHECK(line.at("schema") == "gpubench.watch/1");
+    CHECK(line.at("job").at("processes").get<int>() >= 1);
+  }
+  // The watcher's own cost is recorded.
+  CHECK(doc.at("watcher").at("cpu_percent_of_one_core").get<double>() >= 0);
+  const std::string page = read_file(out / "watch.html");
+  CHECK(page.find("Verdict: cpu") != std::string::npos);
+  CHECK(page.find("id=\"chart-cpu\"") != std::string::npos);
+  // Standard error is a pipe here: no live status line, only the closing one.
+  CHECK(r.err.find('\r') == std::string::npos);
+}
+
+TEST_CASE("watch: O_DIRECT reads of a large file are storage-bound", "[cli][watch]") {
+  // Beside the build, not in the temp folder: tmpfs has no O_DIRECT.
+  const std::filesystem::path file =
+      std::filesystem::path(GPUBENCH_BINARY_TESTS_DIR) / "watch-direct-read.bin";
+  {
+    std::ofstream f(file, std::ios::binary);
+    std::vector<char> block(1 << 20, 'x');
+    for (int i = 0; i < 512; ++i) f.write(block.data(), static_cast<std::streamsize>(block.size()));
+  }
+  const int fd = open(file.c_str(), O_RDONLY | O_DIRECT);
+  if (fd < 0) {
+    std::filesystem::remove(file);
+    WARN("skipped: the build folder's file system has no O_DIRECT");
+    return;
+  }
+  close(fd);
+  temp_dir dir;
+  const auto out = dir.path / "w";
+  const std::string read_it = "for i in 1 2 3 4 5 6; do dd if='" + file.string() +
+                              "' of=/dev/null bs=1M iflag=direct status=none; done";
+  const auto r = run_gpubench(
+      {"watch", "--interval", "0.5", "--out", out.string(), "--", "sh", "-c", read_it});
+  std::filesystem::remove(file);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = watched(out);
+  INFO(doc.dump(2));
+  CHECK(doc.at("verdict").at("limiting_component") == "storage");
+  CHECK(doc.at("summary").at("job_read_GBps").get<double>() > 0);
+}
+
+TEST_CASE("watch: an idle job is bound by nothing here, and says it sleeps", "[cli][watch]") {
+  temp_dir dir;
+  const auto out = dir.path / "w";
+  const auto r =
+      run_gpubench({"watch", "--interval", "0.5", "--out", out.string(), "--", "sleep", "2"});
+  REQUIRE(r.exit_code == 0);
+  const json doc = watched(out);
+  CHECK(doc.at("verdict").at("limiting_component") == "none");
+  CHECK(doc.at("verdict").at("evidence").dump().find("asleep") != std::string::npos);
+}
+
+TEST_CASE("watch: returns the job's exit code, and 128 + the signal that ended it",
+          "[cli][watch]") {
+  temp_dir dir;
+  const auto r = run_gpubench(
+      {"watch", "--out", (dir.path / "a").string(), "--", "sh", "-c", "sleep 0.3; exit 3"});
+  CHECK(r.exit_code == 3);
+  CHECK(watched(dir.path / "a").at("job_exit_code") == 3);
+
+  // SIGTERM to the watcher reaches the job (its whole process group) once.
+  const pid_t watcher = start_gpubench(
+      {"watch", "--out", (dir.path / "b").string(), "--", "sh", "-c", "sleep 30; exit 0"},
+      dir.path);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  REQUIRE(kill(watcher, SIGTERM) == 0);
+  CHECK(wait_for(watcher) == 128 + SIGTERM);
+  CHECK(watched(dir.path / "b").at("job_exit_code") == 128 + SIGTERM);
+}
+
+TEST_CASE("watch --pid attaches to a running process and stops when it ends", "[cli][watch]") {
+  temp_dir dir;
+  const pid_t job = start_program({"/bin/sleep", "2"}, dir.path, dir.path);
+  const auto out = dir.path / "w";
+  const auto r = run_gpubench(
+      {"watch", "--pid", std::to_string(job), "--interval", "0.5", "--out", out.string()});
+  CHECK(wait_for(job) == 0);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  const json doc = watched(out);
+  CHECK(doc.at("pid") == job);
+  CHECK(doc.at("job_exit_code").is_null());  // not our child: its status is its parent's
+  CHECK(doc.at("summary").at("samples").get<int>() >= 1);
+}
+
+TEST_CASE("watch: GPU counters through NVML (the stand-in library)", "[cli][watch]") {
+  const std::string fake = std::string("LD_LIBRARY_PATH=") + GPUBENCH_FAKE_NVML_DIR;
+  temp_dir dir;
+  // GPU 0 busy 95% with the job's process on it: the GPU bounds the job.
+  auto r = run_gpubench(
+      {"watch", "--interval", "0.3", "--out", (dir.path / "busy").string(), "--", "sleep", "2"}, {},
+      {fake, "FAKE_NVML_UTILIZATION=95"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  json doc = watched(dir.path / "busy");
+  CHECK(doc.at("verdict").at("limiting_component") == "gpu_compute");
+  CHECK(doc.at("summary").at("job_gpus") == 1);
+  CHECK(doc.at("summary").at("machine_gpus") == 2);
+  const auto lines = sample_lines(dir.path / "busy");
+  REQUIRE(!lines.empty());
+  CHECK(!lines.back().at("gpus").at(0).at("job_pids").empty());
+  CHECK(lines.back().at("gpus").at(1).at("job_pids").empty());
+
+  // Half busy, receiving 50 of the catalog's 55 GB/s per GPU: PCIe bounds it.
+  r = run_gpubench({"watch", "--interval", "0.3", "--results", "catalog:dgx-h100", "--out",
+                    (dir.path / "pcie").string(), "--", "sleep", "2"},
+                   {}, {fake, "FAKE_NVML_UTILIZATION=40", "FAKE_NVML_PCIE_RX_MBPS=50000"});
+  REQUIRE(r.exit_code == 0);
+  doc = watched(dir.path / "pcie");
+  CHECK(doc.at("verdict").at("limiting_component") == "pcie");
+  CHECK(doc.at("ceilings").at("pcie.h2d_GBps").at("basis") == "catalog");
+}
+
+TEST_CASE("watch: bad input is exit 2 with one line, and the job is never started",
+          "[cli][watch]") {
+  temp_dir dir;
+  const auto marker = dir.path / "ran";
+  const std::string touch = "touch '" + marker.string() + "'";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"watch", "--interval", "0", "--", "sh", "-c", touch},
+        std::vector<std::string>{"watch", "--results", "catalog:nosuch", "--", "sh", "-c", touch},
+        std::vector<std::string>{"watch"}, std::vector<std::string>{"watch", "--pid", "999999999"},
+        std::vector<std::string>{"watch", "--", "/nonexistent/program"}}) {
+    const auto r = run_gpubench(args, dir.path);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  CHECK(!std::filesystem::exists(marker));
+}

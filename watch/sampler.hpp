@@ -1,0 +1,86 @@
+// gpubench watch: what a running job and its machine are doing, read from outside each interval
+// (/proc, /sys and NVML), with no change to the job. docs/watch.md.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpubench/gpu_monitor.hpp"
+#include "gpubench/json.hpp"
+
+namespace gpubench::watch {
+
+// Cumulative counters of one process (/proc/PID/stat, status, io).
+struct process_counters {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  std::string name;
+  char state = '?';        // R running, S sleeping, D uninterruptible (mostly I/O), ...
+  double cpu_seconds = 0;  // user + system
+  double rss_GB = 0;
+  std::uint64_t context_switches = 0;       // voluntary + involuntary
+  std::optional<std::uint64_t> read_bytes;  // from the block device (io: read_bytes)
+  std::optional<std::uint64_t> read_chars;  // through read() and friends (io: rchar)
+};
+
+// Cumulative counters of the machine.
+struct machine_counters {
+  struct disk {
+    std::uint64_t sectors_read = 0;
+    std::uint64_t reads = 0;
+    std::uint64_t read_ms = 0;  // time reads spent queued and in service
+    std::uint64_t busy_ms = 0;  // time the device had I/O in flight
+  };
+  struct link {
+    std::uint64_t rx_bytes = 0;
+    std::uint64_t tx_bytes = 0;
+    std::optional<double> speed_Gbps;  // as the link reports it
+  };
+  std::map<std::string, disk> disks;       // whole devices (/sys/block), no partitions
+  std::map<std::string, link> interfaces;  // /proc/net/dev, without lo
+  std::map<std::string, link> infiniband;  // "mlx5_0/1": port counters
+};
+
+// A snapshot: the job's processes, the machine and the GPUs at one instant.
+struct snapshot {
+  double t = 0;                             // seconds since the watch began (steady clock)
+  std::vector<process_counters> processes;  // the job's tree, root first
+  machine_counters machine;
+  std::vector<gpu_activity> gpus;
+};
+
+class sampler {
+ public:
+  // Watches `root` and every process descended from it. NVML is optional: without it the
+  // samples have no GPUs and `gpu_why_not` says why.
+  explicit sampler(pid_t root);
+  sampler(const sampler&) = delete;
+  sampler& operator=(const sampler&) = delete;
+  ~sampler();
+
+  [[nodiscard]] snapshot take(double t) const;
+  // Cores the job may use: the root's CPU affinity, capped by its cgroup's cpu.max quota.
+  [[nodiscard]] double allowed_cores() const;
+  [[nodiscard]] const std::string& gpu_why_not() const { return gpu_why_not_; }
+
+ private:
+  pid_t root_;
+  std::unique_ptr<gpu_monitor> gpus_;
+  std::string gpu_why_not_;
+};
+
+// The interval between two snapshots as rates and shares: one line of watch.jsonl.
+[[nodiscard]] json interval_sample(const snapshot& before, const snapshot& after,
+                                   double allowed_cores);
+
+// Whether `pid` names a process this user may read (its /proc/PID/io is readable); the reason
+// when not.
+[[nodiscard]] std::optional<std::string> why_not_watchable(pid_t pid);
+
+}  // namespace gpubench::watch

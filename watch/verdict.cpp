@@ -1,0 +1,343 @@
+#include "watch/verdict.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "gpubench/format.hpp"
+
+namespace gpubench::watch {
+
+namespace {
+
+std::string pct(double share) {
+  return format_number(share * 100) + "%";
+}
+
+// The job's typical interval: a start-up or a final phase does not move it as it moves a mean.
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t mid = v.size() / 2;
+  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+struct finding {
+  std::string component;
+  double nearness = 0;  // share of the ceiling reached; the highest names the limit
+  std::vector<std::string> evidence;
+  std::vector<std::string> advice;
+};
+
+using rule = std::function<std::optional<finding>(const summary&, const ceilings&)>;
+
+std::string basis_note(const ceiling& c) {
+  return " (" + c.basis + (c.source.empty() ? "" : ": " + c.source) + ")";
+}
+
+// One row per component: a new one is a new row.
+const std::vector<rule>& rules() {
+  static const std::vector<rule> table{
+      // The GPUs: when the job keeps them busy they are the bound, whatever else is near its
+      // own ceiling, so they count above every host part.
+      [](const summary& s, const ceilings&) -> std::optional<finding> {
+        if (!s.gpu_busy || *s.gpu_busy < 0.85) return std::nullopt;
+        const bool memory = s.gpu_memory_busy && *s.gpu_memory_busy >= near_ceiling;
+        finding f{memory ? "gpu_memory" : "gpu_compute", 1 + *s.gpu_busy, {}, {}};
+        f.evidence.push_back(
+            "the job's " + std::to_string(s.job_gpus) + " GPU(s) ran kernels " + pct(*s.gpu_busy) +
+            " of the time" +
+            (s.gpu_memory_busy ? ", their memory busy " + pct(*s.gpu_memory_busy) : std::string()));
+        f.advice.push_back(
+            memory ? "GPU memory traffic bounds it: fused kernels, a larger batch or a GPU with "
+                     "more memory bandwidth move it"
+                   : "GPU math bounds it: a faster GPU, a lower precision or more GPUs move it");
+        return f;
+      },
+      [](const summary& s, const ceilings&) -> std::optional<finding> {
+        if (s.cpu_cores_allowed <= 0) return std::nullopt;
+        const double share = s.cpu_cores_used / s.cpu_cores_allowed;
+        if (share < near_ceiling) return std::nullopt;
+        finding f{"cpu", share, {}, {}};
+        f.evidence.push_back("the job's processes used " + format_number(s.cpu_cores_used) +
+                             " of " + format_number(s.cpu_cores_allowed) + " allowed cores (" +
+                             pct(share) + ")");
+        if (s.gpu_busy) {
+          f.evidence.push_back("its GPUs ran kernels only " + pct(*s.gpu_busy) + " of the time");
+        }
+        f.advice.push_back(
+            "CPU data preparation bounds the job: more cores for the loader (a larger CPU "
+            "allocation or affinity, more DataLoader workers where cores are free), lighter "
+            "decoding (smaller stored images, GPU decoding such as DALI); `gpubench size "
+            "--workload W --set cpu.cores=N` predicts the rate with more");
+        return f;
+      },
+      [](const summary& s, const ceilings& c) -> std::optional<finding> {
+        double nearness = s.disk_busy;
+        std::vector<std::string> evidence;
+        if (!s.busiest_disk.empty()) {
+          evidence.push_back(s.busiest_disk + " read " + format_number(s.disk_read_GBps) +
+                             " GB/s, busy " + pct(s.disk_busy) + " of the time, " +
+                             format_number(s.disk_read_wait_ms) + " ms per read");
+        }
+        if (c.storage_read_GBps && c.storage_read_GBps->value > 0) {
+          const double share = s.disk_read_GBps / c.storage_read_GBps->value;
+          nearness = std::max(nearness, share);
+          evidence.push_back("storage read " + format_number(s.disk_read_GBps) + " of " +
+                             format_number(c.storage_read_GBps->value) + " GB/s" +
+                             basis_note(*c.storage_read_GBps));
+        }
+        double waiting = 0;
+        for (const auto& [state, share] : s.state_shares) {
+          if (state == "D") waiting = share;
+        }
+        if (waiting >= 0.5) {
+          nearness = std::max(nearness, waiting);
+          evidence.push_back("the job's processes waited in D state (uninterruptible, I/O) " +
+                             pct(waiting) + " of the time");
+        }
+        if (nearness < near_ceiling) return std::nullopt;
+        finding f{"storage", nearness, evidence, {}};
+        f.advice.push_back(
+            "storage bounds the job: faster storage or more devices, a dataset that fits in the "
+            "page cache, fewer and larger reads (packed shards), or local copies of remote data");
+        return f;
+      },
+      [](const summary& s, const ceilings& c) -> std::optional<finding> {
+        if (!s.pcie_rx_GBps || !c.pcie_h2d_GBps || c.pcie_h2d_GBps->value <= 0) {
+          return std::nullopt;
+        }
+        const double share = *s.pcie_rx_GBps / c.pcie_h2d_GBps->value;
+        if (share < near_ceiling) return std::nullopt;
+        finding f{"pcie", share, {}, {}};
+        f.evidence.push_back("host-to-GPU traffic " + format_number(*s.pcie_rx_GBps) + " of " +
+                             format_number(c.pcie_h2d_GBps->value) + " GB/s per GPU" +
+                             basis_note(*c.pcie_h2d_GBps));
+        f.advice.push_back(
+            "PCIe bounds the job: send compact data (uint8 images, decode and augment on the "
+            "GPU), pinned memory, or a machine with a faster host link");
+        return f;
+      },
+      [](const summary& s, const ceilings& c) -> std::optional<finding> {
+        std::optional<double> speed = s.link_speed_Gbps;
+        std::string basis = "reported by the link";
+        if (c.network_Gbps && c.network_Gbps->value > 0 && !speed) {
+          speed = c.network_Gbps->value;
+          basis = c.network_Gbps->basis;
+        }
+        if (!speed || s.busiest_link.empty()) return std::nullopt;
+        const double share = s.link_GBps * 8 / *speed;
+        if (share < near_ceiling) return std::nullopt;
+        finding f{"communication", share, {}, {}};
+        f.evidence.push_back(s.busiest_link + " moved " + format_number(s.link_GBps * 8) + " of " +
+                             format_number(*speed) + " Gb/s (" + basis + ")");
+        f.advice.push_back(
+            "the network between nodes bounds the job: a faster fabric, HSDP instead of FSDP "
+            "across nodes, gradient accumulation (fewer exchanges per sample); `gpubench size "
+            "--set network.gbps=N` predicts the rate with more");
+        return f;
+      },
+  };
+  return table;
+}
+
+}  // namespace
+
+summary summarize(const std::vector<json>& samples) {
+  summary s;
+  s.samples = static_cast<int>(samples.size());
+  if (samples.empty()) return s;
+  std::map<std::string, double> states;
+  double process_samples = 0;
+  std::vector<double> cpu;
+  std::vector<double> job_read;
+  std::vector<double> job_read_calls;
+  std::map<std::string, std::vector<double>> disk_read;
+  std::map<std::string, std::vector<double>> disk_busy;
+  std::map<std::string, std::vector<double>> disk_wait;
+  std::map<std::string, std::vector<double>> link_rate;
+  std::map<std::string, std::optional<double>> link_speed;
+  std::vector<double> gpu_busy;
+  std::vector<double> gpu_memory;
+  std::vector<double> pcie;
+  int gpu_samples = 0;
+  bool memory_known = false;
+  bool pcie_known = false;
+  std::map<unsigned, bool> job_gpu;
+  for (const json& sample : samples) {
+    s.duration_s += sample.at("interval_s").get<double>();
+    const json& job = sample.at("job");
+    cpu.push_back(job.at("cpu_cores_used").get<double>());
+    s.cpu_cores_allowed = job.at("cpu_cores_allowed").get<double>();
+    job_read.push_back(job.at("read_GBps").get<double>());
+    job_read_calls.push_back(job.at("read_call_GBps").get<double>());
+    for (const auto& [state, count] : job.at("states").items()) {
+      states[state] += count.get<double>();
+      process_samples += count.get<double>();
+    }
+    for (const json& d : sample.at("disks")) {
+      const std::string device = d.at("device").get<std::string>();
+      disk_read[device].push_back(d.at("read_GBps").get<double>());
+      disk_busy[device].push_back(d.at("busy_percent").get<double>() / 100);
+      disk_wait[device].push_back(d.at("read_wait_ms").get<double>());
+    }
+    for (const char* kind : {"network", "infiniband"}) {
+      for (const json& l : sample.at(kind)) {
+        const std::string name = l.contains("interface") ? l.at("interface").get<std::string>()
+                                                         : l.at("port").get<std::string>();
+        link_rate[name].push_back(
+            std::max(l.at("rx_GBps").get<double>(), l.at("tx_GBps").get<double>()));
+        if (!l.at("speed_Gbps").is_null()) link_speed[name] = l.at("speed_Gbps").get<double>();
+      }
+    }
+    s.machine_gpus = static_cast<int>(sample.at("gpus").size());
+    double busy = 0;
+    double memory = 0;
+    double rx = 0;
+    int used = 0;
+    for (const json& g : sample.at("gpus")) {
+      if (g.at("job_pids").empty() || g.at("utilization_percent").is_null()) continue;
+      job_gpu[g.at("index").get<unsigned>()] = true;
+      ++used;
+      busy += g.at("utilization_percent").get<double>() / 100;
+      if (!g.at("memory_utilization_percent").is_null()) {
+        memory_known = true;
+        memory += g.at("memory_utilization_percent").get<double>() / 100;
+      }
+      if (!g.at("pcie_rx_GBps").is_null()) {
+        pcie_known = true;
+        rx = std::max(rx, g.at("pcie_rx_GBps").get<double>());
+      }
+    }
+    // A sample in which the job held no GPU (starting up, exiting) counts as idle.
+    gpu_busy.push_back(used > 0 ? busy / used : 0.0);
+    gpu_memory.push_back(used > 0 ? memory / used : 0.0);
+    if (used > 0) {
+      ++gpu_samples;
+      pcie.push_back(rx);
+    }
+  }
+  s.cpu_cores_used = median(cpu);
+  s.job_read_GBps = median(job_read);
+  s.job_read_call_GBps = median(job_read_calls);
+  for (const auto& [state, count] : states) {
+    s.state_shares.emplace_back(state, process_samples > 0 ? count / process_samples : 0.0);
+  }
+  s.job_gpus = static_cast<int>(job_gpu.size());
+  if (gpu_samples > 0) {
+    s.gpu_busy = median(gpu_busy);
+    if (memory_known) s.gpu_memory_busy = median(gpu_memory);
+    if (pcie_known) s.pcie_rx_GBps = median(pcie);
+  }
+  for (const auto& [name, busy] : disk_busy) {
+    const double typical = median(busy);
+    if (typical >= s.disk_busy || s.busiest_disk.empty()) {
+      s.busiest_disk = name;
+      s.disk_busy = typical;
+      s.disk_read_GBps = median(disk_read[name]);
+      s.disk_read_wait_ms = median(disk_wait[name]);
+    }
+  }
+  for (const auto& [name, rates] : link_rate) {
+    const double typical = median(rates);
+    if (typical > s.link_GBps || s.busiest_link.empty()) {
+      s.busiest_link = name;
+      s.link_GBps = typical;
+      s.link_speed_Gbps = link_speed[name];
+    }
+  }
+  return s;
+}
+
+verdict judge(const summary& s, const ceilings& c) {
+  if (s.samples == 0) {
+    return {"none",
+            {"no sample: the job ended (or the watch stopped) within the first interval"},
+            {"watch a longer run, or sample more often (--interval)"}};
+  }
+  std::vector<finding> found;
+  for (const rule& r : rules()) {
+    if (auto f = r(s, c)) found.push_back(std::move(*f));
+  }
+  verdict v;
+  if (!found.empty()) {
+    const auto best =
+        std::max_element(found.begin(), found.end(),
+                         [](const auto& a, const auto& b) { return a.nearness < b.nearness; });
+    v.limiting_component = best->component;
+    v.evidence = best->evidence;
+    v.advice = best->advice;
+    for (const finding& other : found) {
+      if (&other == &*best) continue;
+      v.evidence.push_back("also near its ceiling, " + other.component + ": " +
+                           other.evidence.front());
+    }
+    return v;
+  }
+  v.limiting_component = "none";
+  v.evidence.push_back(
+      "nothing is near a ceiling: " +
+      (s.gpu_busy ? "GPUs busy " + pct(*s.gpu_busy) + ", " : std::string("no GPU in use, ")) +
+      format_number(s.cpu_cores_used) + " of " + format_number(s.cpu_cores_allowed) +
+      " allowed cores" +
+      (s.busiest_disk.empty() ? std::string()
+                              : ", " + s.busiest_disk + " busy " + pct(s.disk_busy)));
+  std::string waits;
+  for (const auto& [state, share] : s.state_shares) {
+    if (share < 0.05) continue;
+    const char* meaning = state == "S"   ? " asleep (S: a timer, a lock, a pipe, the network)"
+                          : state == "D" ? " in uninterruptible waits (D: mostly I/O)"
+                          : state == "R" ? " running or ready to run (R)"
+                                         : "";
+    waits +=
+        (waits.empty() ? "" : ", ") + pct(share) + meaning + (*meaning ? "" : " in state " + state);
+  }
+  if (!waits.empty()) v.evidence.push_back("the job's processes were " + waits);
+  v.advice.push_back(
+      "the job waits on something outside this machine's measured parts (sleep, locks, a "
+      "remote service, its own pacing): profile it (py-spy, torch.profiler) to see where");
+  return v;
+}
+
+json to_json(const summary& s) {
+  json states = json::object();
+  for (const auto& [state, share] : s.state_shares) states[state] = share;
+  const auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(); };
+  return {{"samples", s.samples},
+          {"duration_s", s.duration_s},
+          {"cpu_cores_used", s.cpu_cores_used},
+          {"cpu_cores_allowed", s.cpu_cores_allowed},
+          {"process_states", states},
+          {"job_gpus", s.job_gpus},
+          {"machine_gpus", s.machine_gpus},
+          {"gpu_busy", opt(s.gpu_busy)},
+          {"gpu_memory_busy", opt(s.gpu_memory_busy)},
+          {"pcie_rx_GBps", opt(s.pcie_rx_GBps)},
+          {"job_read_GBps", s.job_read_GBps},
+          {"job_read_call_GBps", s.job_read_call_GBps},
+          {"busiest_disk", s.busiest_disk},
+          {"disk_busy", s.disk_busy},
+          {"disk_read_GBps", s.disk_read_GBps},
+          {"disk_read_wait_ms", s.disk_read_wait_ms},
+          {"busiest_link", s.busiest_link},
+          {"link_GBps", s.link_GBps},
+          {"link_speed_Gbps", opt(s.link_speed_Gbps)}};
+}
+
+json to_json(const verdict& v) {
+  return {
+      {"limiting_component", v.limiting_component}, {"evidence", v.evidence}, {"advice", v.advice}};
+}
+
+json to_json(const ceilings& c) {
+  json out = json::object();
+  const auto add = [&](const char* key, const std::optional<ceiling>& v) {
+    if (v) out[key] = {{"value", v->value}, {"basis", v->basis}, {"source", v->source}};
+  };
+  add("storage.read_GBps", c.storage_read_GBps);
+  add("pcie.h2d_GBps", c.pcie_h2d_GBps);
+  add("network.gbps", c.network_Gbps);
+  return out;
+}
+
+}  // namespace gpubench::watch
