@@ -260,18 +260,15 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
     const process_counters* was = it == earlier.end() ? nullptr : it->second;
     // A process born within the interval: all its CPU time and reads fall in it.
     const double cpu = rate(p.cpu_seconds, was ? was->cpu_seconds : 0.0, dt);
-    const double read =
-        p.read_bytes
-            ? rate(static_cast<double>(*p.read_bytes),
-                   was && was->read_bytes ? static_cast<double>(*was->read_bytes) : 0.0, dt) /
-                  1e9
-            : 0.0;
-    const double read_calls =
-        p.read_chars
-            ? rate(static_cast<double>(*p.read_chars),
-                   was && was->read_chars ? static_cast<double>(*was->read_chars) : 0.0, dt) /
-                  1e9
-            : 0.0;
+    // GB/s of a byte counter /proc/PID/io may not give (another user's process).
+    const auto GBps = [&](std::optional<std::uint64_t> process_counters::*counter) {
+      if (!(p.*counter)) return 0.0;
+      const double earlier_bytes =
+          was && (was->*counter) ? static_cast<double>(*(was->*counter)) : 0.0;
+      return rate(static_cast<double>(*(p.*counter)), earlier_bytes, dt) / 1e9;
+    };
+    const double read = GBps(&process_counters::read_bytes);
+    const double read_calls = GBps(&process_counters::read_chars);
     cores_used += cpu;
     read_GBps += read;
     read_call_GBps += read_calls;
