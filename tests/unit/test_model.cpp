@@ -18,6 +18,15 @@ using namespace gpubench::model;
 
 namespace {
 
+// One part of a sizing's memory estimate, in bytes; a part that is missing fails the test.
+double memory_bytes(const sizing& s, const std::string& part) {
+  for (const memory_part& p : s.memory.parts) {
+    if (p.name == part) return p.GB * 1e9;
+  }
+  FAIL("no memory part " << part);
+  return 0.0;
+}
+
 // A one-GPU profile with round figures, for cases computed by hand.
 hardware_profile simple_gpu() {
   hardware_profile hw;
@@ -777,26 +786,19 @@ TEST_CASE("GPU memory: the training state, saved activations and buffers, by han
   run_options one;
   one.gpus = 1;
   const sizing s = predict(hw, w, c, one);
-  const auto part = [&](const std::string& name) {
-    for (const memory_part& p : s.memory.parts) {
-      if (p.name == name) return p.GB * 1e9;
-    }
-    FAIL("no memory part " << name);
-    return 0.0;
-  };
   // Parameters: 2 x (4 x 64^2 + 2 x 64 x 256 + 4 x 64) + 32 x 64 + 100 x 64 = 107,264.
-  CHECK(part("weights") == Approx(107264.0 * 4));
-  CHECK(part("gradients") == Approx(107264.0 * 4));
-  CHECK(part("optimizer_state") == Approx(107264.0 * 8));
+  CHECK(memory_bytes(s, "weights") == Approx(107264.0 * 4));
+  CHECK(memory_bytes(s, "gradients") == Approx(107264.0 * 4));
+  CHECK(memory_bytes(s, "optimizer_state") == Approx(107264.0 * 8));
   // Per layer, 64 tokens x 64: (8 x 4096 + 2 x 64 x 256) x 2 bytes + 2 x 4096 mask bytes + the
   // log-sum-exp 4 x (2 x 4 heads) x 32 = 140,288; 2 layers, the embedding output and final norm
   // input 2 x 4096 x 2, the logits 64 x 100 x (2 + 4): 335,360 bytes.
-  CHECK(part("activations") == Approx(335360.0));
+  CHECK(memory_bytes(s, "activations") == Approx(335360.0));
   // The loss's backward holds two fp32 gradients of the logits, 2 x 25,600, and autocast's bf16
   // weight copies 214,528 (one GPU: no DDP buckets).
-  CHECK(part("temporary") == Approx(51200.0 + 214528.0));
+  CHECK(memory_bytes(s, "temporary") == Approx(51200.0 + 214528.0));
   const double counted = 107264.0 * 16 + 335360.0 + 265728.0;
-  CHECK(part("framework") == Approx(0.05 * counted));
+  CHECK(memory_bytes(s, "framework") == Approx(0.05 * counted));
   CHECK(s.memory.per_gpu_GB * 1e9 == Approx(1.05 * counted));
   CHECK(s.memory.fits);
   REQUIRE(s.memory.capacity_GB);
@@ -806,10 +808,8 @@ TEST_CASE("GPU memory: the training state, saved activations and buffers, by han
   workload recomputed = w;
   recomputed.model.flags["activation_checkpointing"] = true;
   const sizing r = predict(hw, recomputed, c, one);
-  for (const memory_part& p : r.memory.parts) {
-    if (p.name == "activations") CHECK(p.GB * 1e9 == Approx(2 * 4096.0 * 2 + 16384 + 38400));
-    if (p.name == "temporary") CHECK(p.GB * 1e9 == Approx(140288.0 + 214528.0));
-  }
+  CHECK(memory_bytes(r, "activations") == Approx(2 * 4096.0 * 2 + 16384 + 38400));
+  CHECK(memory_bytes(r, "temporary") == Approx(140288.0 + 214528.0));
 
   // Without FlashAttention each layer also keeps the softmax output, the dropout output (bf16)
   // and the dropout mask over 2 x 4 heads x 32 x 32 scores, 5 x 8192 bytes, in place of the
@@ -819,10 +819,7 @@ TEST_CASE("GPU memory: the training state, saved activations and buffers, by han
   unfused.model.flags["flash_attention"] = false;
   const double outside_layers = 2 * 4096.0 * 2 + 64 * 100 * 6.0;
   const auto activations = [&](const workload& job) {
-    for (const memory_part& p : predict(hw, job, c, one).memory.parts) {
-      if (p.name == "activations") return p.GB * 1e9;
-    }
-    return 0.0;
+    return memory_bytes(predict(hw, job, c, one), "activations");
   };
   CHECK(activations(unfused) == Approx(2 * 180224.0 + outside_layers));
   workload selective = unfused;
@@ -906,9 +903,8 @@ TEST_CASE("GPU memory: Llama 3's shapes, against torchtitan's published peak", "
   w.strategy = "ddp";
   run_options one;
   one.gpus = 1;
-  for (const memory_part& p : predict(load_catalog("h100-sxm5-80gb"), w, c, one).memory.parts) {
-    if (p.name == "weights") CHECK(p.GB * 1e9 == Approx(4 * 8030519296.0));
-  }
+  CHECK(memory_bytes(predict(load_catalog("h100-sxm5-80gb"), w, c, one), "weights") ==
+        Approx(4 * 8030519296.0));
   // torchtitan docs/performance.md (commit d4c86e3, Table 2, first row): Llama 3.1 8B on 8 H100s
   // under FSDP with full activation checkpointing, local batch 1 at 32768 tokens: 83.9 GiB
   // (torch.cuda's max reserved). torch.compile and Float8 are not modelled.
@@ -933,9 +929,7 @@ TEST_CASE("GPU memory: ResNet-50's saved activations follow its layer shapes", "
   one.batch = 100;
   one.precision = "amp_fp16";
   const sizing s = predict(load_catalog("v100-sxm2-16gb"), w, c, one);
-  for (const memory_part& p : s.memory.parts) {
-    if (p.name == "activations") CHECK(p.GB * 1e9 == Approx(100 * 44957696.0));
-  }
+  CHECK(memory_bytes(s, "activations") == Approx(100 * 44957696.0));
   // DeepLearningExamples trains it at batch 256 under AMP on a 16 GB V100: it fits.
   one.batch = 256;
   CHECK(predict(load_catalog("v100-sxm2-16gb"), w, c, one).memory.fits);
@@ -984,16 +978,10 @@ TEST_CASE("a job that does not fit has no rate, says what makes it fit", "[unit]
   const sizing z1 = predict(hw, z, c, eight);
   z.strategy = "zero2";
   const sizing z2 = predict(hw, z, c, eight);
-  const auto gb = [](const sizing& x, const std::string& name) {
-    for (const memory_part& p : x.memory.parts) {
-      if (p.name == name) return p.GB;
-    }
-    return -1.0;
-  };
-  CHECK(gb(z1, "optimizer_state") == Approx(gb(fits, "optimizer_state")));
-  CHECK(gb(z1, "gradients") == Approx(8 * gb(fits, "gradients")));
-  CHECK(gb(z2, "gradients") == Approx(gb(fits, "gradients")));
-  CHECK(gb(z2, "weights") == Approx(8 * gb(fits, "weights")));
+  CHECK(memory_bytes(z1, "optimizer_state") == Approx(memory_bytes(fits, "optimizer_state")));
+  CHECK(memory_bytes(z1, "gradients") == Approx(8 * memory_bytes(fits, "gradients")));
+  CHECK(memory_bytes(z2, "gradients") == Approx(memory_bytes(fits, "gradients")));
+  CHECK(memory_bytes(z2, "weights") == Approx(8 * memory_bytes(fits, "weights")));
 }
 
 namespace {
@@ -1031,15 +1019,12 @@ TEST_CASE("tensor and pipeline parallelism, by hand", "[unit][model]") {
   CHECK(tp.step.pipeline_bubble_s == 0);
   // One GPU's parameters: 4 layers x 12,587,008 / 2 + positions 512 x 1024 + vocabulary
   // 1000 x 1024 / 2.
-  for (const memory_part& p : tp.memory.parts) {
-    if (p.name == "weights") CHECK(p.GB * 1e9 == Approx(26210304.0 * 4));
-    // Korthikanti et al.: s·b·h·(10 + 24/t) per layer, 23,068,672 bytes, plus FlashAttention's
-    // log-sum-exp 32,768; the embedding output and final norm input 2 x 2,097,152; the logits
-    // 1024 x 500 x 6.
-    if (p.name == "activations") {
-      CHECK(p.GB * 1e9 == Approx(4 * (23068672.0 + 32768) + 2 * 2097152.0 + 3072000));
-    }
-  }
+  CHECK(memory_bytes(tp, "weights") == Approx(26210304.0 * 4));
+  // Korthikanti et al.: s·b·h·(10 + 24/t) per layer, 23,068,672 bytes, plus FlashAttention's
+  // log-sum-exp 32,768; the embedding output and final norm input 2 x 2,097,152; the logits
+  // 1024 x 500 x 6.
+  CHECK(memory_bytes(tp, "activations") ==
+        Approx(4 * (23068672.0 + 32768) + 2 * 2097152.0 + 3072000));
   // Four replicas of 2 GPUs exchange gradients: data parallel over 4, 4 x batch per step.
   const sizing dp_only = predict(hw, split_gpt(1, 1, 1), c, eight);
   CHECK(tp.samples_per_s_if_it_fit * tp.step.gpu_step_s == Approx(4 * 2));
