@@ -4,6 +4,7 @@
 
 #include "reports/html_page.hpp"
 #include "reports/svg.hpp"
+#include "watch/sampler.hpp"
 
 namespace gpubench::watch {
 
@@ -24,6 +25,7 @@ std::vector<series> timelines(const std::vector<json>& samples, Parts parts) {
     }
   }
   std::vector<series> out;
+  out.reserve(by_name.size());
   for (auto& [name, s] : by_name) out.push_back(std::move(s));
   return out;
 }
@@ -96,9 +98,7 @@ std::string render_page(const json& summary_doc, const std::vector<json>& sample
           points p;
           for (const char* kind : {"network", "infiniband"}) {
             for (const json& l : s.at(kind)) {
-              const std::string name = l.contains("interface")
-                                           ? l.at("interface").get<std::string>()
-                                           : l.at("port").get<std::string>();
+              const std::string name = link_name(l);
               p.emplace_back(
                   name, std::max(l.at("rx_GBps").get<double>(), l.at("tx_GBps").get<double>()));
             }

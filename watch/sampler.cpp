@@ -368,6 +368,16 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
           {"gpus", gpus}};
 }
 
+std::string link_name(const json& link) {
+  return link.contains("interface") ? link.at("interface").get<std::string>()
+                                    : link.at("port").get<std::string>();
+}
+
+bool has_ended(pid_t pid) {
+  const auto p = read_stat(pid);
+  return !p || p->state == 'Z';
+}
+
 std::optional<std::string> why_not_watchable(pid_t pid) {
   if (pid <= 0) return "expected a process id above 0";
   const std::string dir = "/proc/" + std::to_string(pid);

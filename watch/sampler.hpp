@@ -79,8 +79,14 @@ class sampler {
 [[nodiscard]] json interval_sample(const snapshot& before, const snapshot& after,
                                    double allowed_cores);
 
+// A sample's network or InfiniBand entry by its name: the interface, or the port ("mlx5_0/1").
+[[nodiscard]] std::string link_name(const json& link);
+
 // Whether `pid` names a process this user may read (its /proc/PID/io is readable); the reason
 // when not.
 [[nodiscard]] std::optional<std::string> why_not_watchable(pid_t pid);
+
+// An attached process has ended when it is gone or a zombie (its parent has not reaped it yet).
+[[nodiscard]] bool has_ended(pid_t pid);
 
 }  // namespace gpubench::watch

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "gpubench/format.hpp"
+#include "watch/sampler.hpp"
 
 namespace gpubench::watch {
 
@@ -160,10 +162,9 @@ summary summarize(const std::vector<json>& samples) {
   std::vector<double> gpu_busy;
   std::vector<double> gpu_memory;
   std::vector<double> pcie;
-  int gpu_samples = 0;
   bool memory_known = false;
   bool pcie_known = false;
-  std::map<unsigned, bool> job_gpu;
+  std::set<unsigned> job_gpus;
   for (const json& sample : samples) {
     s.duration_s += sample.at("interval_s").get<double>();
     const json& job = sample.at("job");
@@ -183,8 +184,7 @@ summary summarize(const std::vector<json>& samples) {
     }
     for (const char* kind : {"network", "infiniband"}) {
       for (const json& l : sample.at(kind)) {
-        const std::string name = l.contains("interface") ? l.at("interface").get<std::string>()
-                                                         : l.at("port").get<std::string>();
+        const std::string name = link_name(l);
         link_rate[name].push_back(
             std::max(l.at("rx_GBps").get<double>(), l.at("tx_GBps").get<double>()));
         if (!l.at("speed_Gbps").is_null()) link_speed[name] = l.at("speed_Gbps").get<double>();
@@ -197,7 +197,7 @@ summary summarize(const std::vector<json>& samples) {
     int used = 0;
     for (const json& g : sample.at("gpus")) {
       if (g.at("job_pids").empty() || g.at("utilization_percent").is_null()) continue;
-      job_gpu[g.at("index").get<unsigned>()] = true;
+      job_gpus.insert(g.at("index").get<unsigned>());
       ++used;
       busy += g.at("utilization_percent").get<double>() / 100;
       if (!g.at("memory_utilization_percent").is_null()) {
@@ -213,7 +213,6 @@ summary summarize(const std::vector<json>& samples) {
     gpu_busy.push_back(used > 0 ? busy / used : 0.0);
     gpu_memory.push_back(used > 0 ? memory / used : 0.0);
     if (used > 0) {
-      ++gpu_samples;
       pcie.push_back(rx);
     }
   }
@@ -223,8 +222,8 @@ summary summarize(const std::vector<json>& samples) {
   for (const auto& [state, count] : states) {
     s.state_shares.emplace_back(state, process_samples > 0 ? count / process_samples : 0.0);
   }
-  s.job_gpus = static_cast<int>(job_gpu.size());
-  if (gpu_samples > 0) {
+  s.job_gpus = static_cast<int>(job_gpus.size());
+  if (!pcie.empty()) {  // one entry per sample in which the job held a GPU
     s.gpu_busy = median(gpu_busy);
     if (memory_known) s.gpu_memory_busy = median(gpu_memory);
     if (pcie_known) s.pcie_rx_GBps = median(pcie);

@@ -57,6 +57,7 @@ pid_t start_job(const std::vector<std::string>& command) {
   if (pid == 0) {
     setpgid(0, 0);
     std::vector<char*> argv;
+    argv.reserve(command.size() + 1);
     for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     execvp(argv[0], argv.data());
@@ -89,15 +90,6 @@ watch::ceilings ceilings_from(const std::optional<std::string>& spec) {
   c.pcie_h2d_GBps = take("pcie.h2d_GBps");
   c.network_Gbps = take("network.gbps");
   return c;
-}
-
-// An attached process has ended when it is gone or a zombie (its parent has not reaped it yet).
-bool has_ended(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  if (!std::getline(stat, text)) return true;
-  const auto close = text.rfind(')');
-  return close == std::string::npos || close + 2 >= text.size() || text[close + 2] == 'Z';
 }
 
 std::string status_line(const json& sample) {
@@ -148,8 +140,6 @@ int watch_job(const watch_args& args) {
   std::vector<std::string> watcher_errors;
   std::optional<int> job_status;
   std::ofstream lines(out / "watch.jsonl");
-  rusage usage_before{};
-  getrusage(RUSAGE_SELF, &usage_before);
   double sampling_cpu_s = 0;
   const auto cpu_now = [] {
     rusage u{};
@@ -162,32 +152,31 @@ int watch_job(const watch_args& args) {
     if (!sampler.gpu_why_not().empty())
       watcher_errors.push_back("no GPUs: " + sampler.gpu_why_not());
     const double cpu_start = cpu_now();
-    std::optional<watch::snapshot> previous = sampler.take(now_s());
+    watch::snapshot previous = sampler.take(now_s());
     const double allowed = sampler.allowed_cores();
     sampling_cpu_s += cpu_now() - cpu_start;
     while (true) {
       // Sleep until the next sample, waking early when the job ends.
-      const double next = previous->t + args.interval_s;
-      while (now_s() < next) {
+      const double next = previous.t + args.interval_s;
+      bool ended = false;
+      while (true) {
         if (!args.pid) {
           int status = 0;
-          if (waitpid(root, &status, WNOHANG) == root) {
-            job_status = status;
-            break;
-          }
-        } else if (has_ended(root)) {
-          break;
+          if (waitpid(root, &status, WNOHANG) == root) job_status = status;
+          ended = job_status.has_value();
+        } else {
+          ended = watch::has_ended(root);
         }
+        if (ended || now_s() >= next) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(
             std::max<long>(1, std::min<long>(50, static_cast<long>((next - now_s()) * 1000)))));
       }
-      const bool ended = job_status.has_value() || (args.pid && has_ended(root));
       if (ended || (args.duration_s && now_s() >= *args.duration_s)) {
         break;
       }
       const double cpu_before = cpu_now();
       watch::snapshot current = sampler.take(now_s());
-      json sample = watch::interval_sample(*previous, current, allowed);
+      json sample = watch::interval_sample(previous, current, allowed);
       sampling_cpu_s += cpu_now() - cpu_before;
       lines << sample.dump() << "\n" << std::flush;
       if (live) std::cerr << "\r\033[K" << status_line(sample) << std::flush;
