@@ -6,6 +6,7 @@
 
 #include "components.hpp"
 #include "gpubench/errors.hpp"
+#include "presets.hpp"
 
 namespace gpubench::model {
 
@@ -38,9 +39,7 @@ std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w
 
   const bool splits = w.family == "transformer" && !w.model.preset.empty();
   const std::int64_t heads = splits ? static_cast<std::int64_t>(w.model.params.at("heads")) : 1;
-  const std::int64_t kv_heads = splits && w.model.params.at("kv_heads") > 0
-                                    ? static_cast<std::int64_t>(w.model.params.at("kv_heads"))
-                                    : heads;
+  const std::int64_t kv_heads = splits ? detail::key_value_heads(w.model.params) : 1;
   const std::int64_t layers = splits ? static_cast<std::int64_t>(w.model.params.at("layers")) : 1;
   const bool can_recompute = w.model.flags.contains("activation_checkpointing");
   // Selective recomputation only changes anything where attention is not fused.

@@ -146,7 +146,7 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   const i64 keys = s + mem;
   const i64 d = h / heads;
   // Grouped-query attention (Llama 2 70B, Llama 3): K and V have kv_heads heads of width d.
-  const i64 kv_heads = p.at("kv_heads") > 0 ? static_cast<i64>(p.at("kv_heads")) : heads;
+  const i64 kv_heads = key_value_heads(p);
   const double kv_share = static_cast<double>(kv_heads) / static_cast<double>(heads);
   const i64 tokens = b * s;
   const bool flash = f.at("flash_attention");
@@ -369,6 +369,11 @@ const preset_info* find_preset(const std::string& name) {
   const auto& table = presets();
   const auto it = table.find(name);
   return it == table.end() ? nullptr : &it->second;
+}
+
+std::int64_t key_value_heads(const std::map<std::string, double>& params) {
+  const double kv = params.at("kv_heads");
+  return static_cast<std::int64_t>(kv > 0 ? kv : params.at("heads"));
 }
 
 const std::vector<std::string>& preset_names() {

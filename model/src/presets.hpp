@@ -2,6 +2,7 @@
 // GPU. Internal to the model library.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,6 +20,10 @@ struct preset_info {
 
 // nullptr for an unknown name.
 [[nodiscard]] const preset_info* find_preset(const std::string& name);
+// A transformer's key/value heads: `kv_heads`, or as many as `heads` when it is 0 (no
+// grouped-query attention).
+[[nodiscard]] std::int64_t key_value_heads(const std::map<std::string, double>& params);
+
 // Every preset's name, from the table (alphabetical).
 [[nodiscard]] const std::vector<std::string>& preset_names();
 

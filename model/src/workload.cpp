@@ -50,7 +50,7 @@ void check_model_parallel(const workload& w, const json_reader& p) {
     p.fail("tensor", "a divisor of the model's " + std::to_string(whole("heads")) +
                          " attention heads, got " + std::to_string(w.tensor));
   }
-  const std::int64_t kv_heads = whole("kv_heads") > 0 ? whole("kv_heads") : whole("heads");
+  const std::int64_t kv_heads = detail::key_value_heads(w.model.params);
   if (kv_heads % w.tensor != 0) {
     p.fail("tensor", "a divisor of the model's " + std::to_string(kv_heads) +
                          " key/value heads, got " + std::to_string(w.tensor));
