@@ -1,8 +1,9 @@
-// One cuBLASLt matrix multiply, D = A^T B in the "TN" layout every dtype supports (FP8 requires
-// it): A stored K x M, B stored K x N, D M x N, all column-major. Random inputs, the fastest of
-// cuBLASLt's heuristic candidates (autotuned on a warm GPU), and a sampled check of D against a
-// float64 reference computed on the GPU from the same inputs. All work goes to the stream it is
-// built with. Shared by `gemm` and `gpu.burn`.
+// One cuBLASLt matrix multiply D = op(A) op(B), column-major, in one of cuBLAS's transpose
+// layouts: "TN" (A stored K x M, B K x N; every dtype, and the only one FP8 allows), "NN" (A M x K,
+// B K x N: what a row-major framework's a @ b becomes) or "NT" (A M x K, B N x K). D is M x N.
+// Random inputs, the fastest of cuBLASLt's heuristic candidates (autotuned on a warm GPU), and a
+// sampled check of D against a float64 reference computed on the GPU from the same inputs. All work
+// goes to the stream it is built with. Shared by `gemm` and `gpu.burn`.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,15 @@ static_assert(static_cast<std::size_t>(gemm_dtype::fp8) + 1 == gemm_dtypes.size(
 // capability 8.9; GPU 0 has 8.0").
 void require_gemm_dtype(gemm_dtype dtype, int device);
 
+// In the order of gpubench::gemm_layouts, whose names these are.
+enum class gemm_layout { tn, nn, nt };
+static_assert(static_cast<std::size_t>(gemm_layout::nt) + 1 == gemm_layouts.size());
+// "NN" -> gemm_layout::nn; throws std::invalid_argument for an unknown name.
+[[nodiscard]] gemm_layout parse_gemm_layout(const std::string& name);
+[[nodiscard]] const char* gemm_layout_name(gemm_layout layout);
+// "TN: A stored KxM, B KxN, D MxN, column-major"
+[[nodiscard]] std::string gemm_layout_description(gemm_layout layout);
+
 struct gemm_check {
   int samples = 0;
   int wrong = 0;
@@ -44,6 +54,7 @@ struct gemm_tuning {
   int candidates_timed = 0;
   int candidates_failed = 0;  // offered by the heuristic but refused to run
   double warmup_s = 0;        // how long the GPU was loaded before the first candidate was timed
+  int chosen_rank = 0;        // the chosen candidate's place in the heuristic's order, from 0
 };
 
 class lt_gemm {
@@ -51,15 +62,19 @@ class lt_gemm {
   // Allocates and fills A and B on the stream's device and creates the cuBLASLt descriptors.
   // workspace_bytes: at least 32 MiB is what cuBLASLt's fastest kernels use. Throws skip_case
   // when cuBLASLt cannot be loaded or the GPU lacks the memory.
+  // Throws skip_case for a layout the dtype does not allow (FP8 other than TN).
   lt_gemm(const cuda::stream& stream, gemm_dtype dtype, std::int64_t m, std::int64_t n,
-          std::int64_t k, std::size_t workspace_bytes, std::uint32_t seed);
+          std::int64_t k, std::size_t workspace_bytes, std::uint32_t seed,
+          gemm_layout layout = gemm_layout::tn);
   lt_gemm(const lt_gemm&) = delete;
   lt_gemm& operator=(const lt_gemm&) = delete;
   ~lt_gemm();
 
   // Loads the GPU for `warmup_s` (clocks ramp up, kernels load), then times each of up to
-  // `candidates` heuristic algorithms for at least ~2 ms, three times, and keeps the one with
-  // the lowest median. Throws when cuBLASLt offers none that runs for this shape and dtype.
+  // `candidates` heuristic algorithms for at least ~2 ms, in rounds that take every candidate in
+  // turn (a power-capped GPU's clock swings, so each sees the same mix of clocks), and keeps the
+  // one with the lowest median. Throws when cuBLASLt offers none that runs for this shape and
+  // dtype.
   gemm_tuning autotune(int candidates, double warmup_s);
   // Queues one multiply with the chosen algorithm into this object's own D.
   void enqueue();

@@ -34,12 +34,13 @@ class gemm_benchmark final : public instance {
       : device_(static_cast<int>(values.get_int64("gpu"))),
         dtype_(kernels::parse_gemm_dtype(values.get_string("dtype"))),
         shape_(parse_gemm_shape(values.get_string("shape"))),
+        layout_(kernels::parse_gemm_layout(values.get_string("layout"))),
         stream_(device_),
         start_(device_),
         stop_(device_) {
     kernels::require_gemm_dtype(dtype_, device_);
     gemm_ = std::make_unique<kernels::lt_gemm>(stream_, dtype_, shape_.m, shape_.n, shape_.k,
-                                               workspace_bytes, 0x6e6du);
+                                               workspace_bytes, 0x6e6du, layout_);
     tuning_ = gemm_->autotune(autotune_candidates, autotune_warmup_s);
     // Several multiplies per timed iteration for small shapes, so events time >= ~2 ms.
     multiplies_ =
@@ -75,11 +76,12 @@ class gemm_benchmark final : public instance {
                 {"n", shape_.n},
                 {"k", shape_.k},
                 {"types", kernels::gemm_dtype_description(dtype_)},
-                {"layout", "TN: A stored KxM, B KxN, D MxN, column-major"},
+                {"layout", kernels::gemm_layout_description(layout_)},
                 {"library", "cuBLASLt"},
                 {"workspace_bytes", workspace_bytes},
                 {"algorithms_tried", tuning_.candidates_timed},
                 {"algorithms_refused", tuning_.candidates_failed},
+                {"algorithm_heuristic_rank", tuning_.chosen_rank},
                 {"autotune_warmup_s", tuning_.warmup_s},
                 {"multiplies_per_iteration", multiplies_},
                 {"flop_per_multiply", "2*M*N*K"}};
@@ -89,6 +91,7 @@ class gemm_benchmark final : public instance {
   int device_;
   kernels::gemm_dtype dtype_;
   gemm_shape shape_;
+  kernels::gemm_layout layout_;
   cuda::stream stream_;
   cuda::event start_;
   cuda::event stop_;
@@ -113,6 +116,17 @@ benchmark_definition gemm_definition() {
       .add_axis(gpu_axis())
       .add_choice_axis("dtype", {gemm_dtypes.begin(), gemm_dtypes.end()},
                        "input/math type (fp8 needs compute capability 8.9+)")
+      .add_axis(axis{
+          "layout", axis_kind::string,
+          "cuBLAS transpose letters: TN (default; FP8 allows only it), NN (a row-major "
+          "framework's a @ b), NT",
+          [](const context&) { return std::vector<axis_value>{std::string("TN")}; },
+          [](const axis_value& v) {
+            const auto& name = std::get<std::string>(v);
+            if (std::find(gemm_layouts.begin(), gemm_layouts.end(), name) == gemm_layouts.end()) {
+              throw std::invalid_argument("expected one of TN, NN, NT, got '" + name + "'");
+            }
+          }})
       .add_axis(axis{"shape", axis_kind::string, "MxNxK, or N for a square multiply",
                      [](const context&) { return square_shapes(); },
                      [](const axis_value& v) { (void)parse_gemm_shape(std::get<std::string>(v)); }})

@@ -1,6 +1,7 @@
 """PyTorch's figures for docs/validation/gpu_check.py, measured the way gpubench measures (CUDA
 events, warm-up excluded, median of repetitions) on one GPU. Prints one JSON object: matmul
-TFLOP/s per dtype at 8192^3 on random data, copy_ GB/s of 1 GiB (bytes read + written, as
+TFLOP/s per dtype at 8192^3 on random data, sustained (each repetition at least 0.2 s of back-to-
+back products, as gpubench's suites time: a power-capped GPU runs short bursts faster), copy_ GB/s of 1 GiB (bytes read + written, as
 hbm.copy counts), pinned host<->GPU GB/s at 256 MiB (each byte once, as pcie.* counts).
 Usage: python3 torch_reference.py [GPU]"""
 import json
@@ -10,10 +11,18 @@ import sys
 import torch
 
 
-def timed(fn, iterations, repetitions=10, warmup=3):
+def timed(fn, iterations, repetitions=10, warmup=3, min_time_s=None):
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
+    if min_time_s:  # as many calls per repetition as fill min_time_s, from one timed call
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        iterations = max(iterations, round(min_time_s / (start.elapsed_time(stop) / 1e3)))
     times = []
     for _ in range(repetitions):
         start = torch.cuda.Event(enable_timing=True)
@@ -29,9 +38,12 @@ def timed(fn, iterations, repetitions=10, warmup=3):
 
 def matmul_tflops(dtype, n=8192, tf32=False):
     torch.backends.cuda.matmul.allow_tf32 = tf32
-    a = torch.rand(n, n, device="cuda", dtype=dtype) * 2 - 1
-    b = torch.rand(n, n, device="cuda", dtype=dtype) * 2 - 1
-    t = timed(lambda: torch.matmul(a, b), iterations=10)
+    # Drawn in float32, then rounded, as gpubench's gemm draws: rand in a 16-bit dtype leaves few
+    # mantissa bits set, which draws less power and runs faster on a power-capped GPU
+    # (gemm_input_bits.py).
+    a = (torch.rand(n, n, device="cuda") * 2 - 1).to(dtype)
+    b = (torch.rand(n, n, device="cuda") * 2 - 1).to(dtype)
+    t = timed(lambda: torch.matmul(a, b), iterations=10, min_time_s=0.2)
     return 2 * n**3 / t / 1e12
 
 

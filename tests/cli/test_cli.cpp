@@ -314,6 +314,8 @@ TEST_CASE("axis values a benchmark cannot take are refused before the run", "[cl
   check_one_line_error(run_gpubench({"run", "--axis", "gemm:shape=12x34"}),
                        "--axis gemm:shape: expected a shape N (square) or MxNxK, got '12x34'");
   check_one_line_error(run_gpubench({"run", "--axis", "gemm:dtype=fp4"}), "got 'fp4'");
+  check_one_line_error(run_gpubench({"run", "--axis", "gemm:layout=TT"}),
+                       "--axis gemm:layout: expected one of TN, NN, NT, got 'TT'");
   check_one_line_error(run_gpubench({"run", "--axis", "p2p.copy:pair=1>1"}), "SRC>DST");
 }
 

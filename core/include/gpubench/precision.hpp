@@ -11,6 +11,9 @@
 namespace gpubench {
 
 inline constexpr std::array<std::string_view, 5> gemm_dtypes{"fp16", "bf16", "tf32", "fp32", "fp8"};
+// cuBLAS's op(A), op(B) letters for a column-major multiply (T = stored transposed). "NN" is what a
+// row-major framework's a @ b becomes; FP8 allows "TN" only.
+inline constexpr std::array<std::string_view, 3> gemm_layouts{"TN", "NN", "NT"};
 
 [[nodiscard]] constexpr bool is_gemm_dtype(std::string_view name) {
   for (const auto dtype : gemm_dtypes) {
