@@ -25,8 +25,8 @@ std::optional<std::string> slurp(const std::string& path) {
 
 // /proc/PID/stat: the name sits in parentheses and may hold spaces, so fields are counted from
 // the last ')'.
-std::optional<process_counters> read_stat(pid_t pid) {
-  const auto text = slurp("/proc/" + std::to_string(pid) + "/stat");
+std::optional<process_counters> read_stat(pid_t pid, const std::string& path) {
+  const auto text = slurp(path);
   if (!text) return std::nullopt;
   const auto open = text->find('(');
   const auto close = text->rfind(')');
@@ -45,6 +45,26 @@ std::optional<process_counters> read_stat(pid_t pid) {
   p.cpu_seconds = (std::stod(fields[11]) + std::stod(fields[12])) / ticks;  // utime + stime
   p.rss_GB = std::stod(fields[21]) * page_GB;
   return p;
+}
+
+std::optional<process_counters> read_stat(pid_t pid) {
+  return read_stat(pid, "/proc/" + std::to_string(pid) + "/stat");
+}
+
+std::vector<thread_counters> read_threads(pid_t pid) {
+  std::vector<thread_counters> threads;
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  if (DIR* dir = opendir(tasks.c_str())) {
+    while (const dirent* entry = readdir(dir)) {
+      if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+      const auto tid = static_cast<pid_t>(std::atol(entry->d_name));
+      if (auto t = read_stat(tid, tasks + "/" + entry->d_name + "/stat")) {
+        threads.push_back({tid, std::move(t->name), t->cpu_seconds});
+      }
+    }
+    closedir(dir);
+  }
+  return threads;
 }
 
 void read_status_and_io(process_counters& p) {
@@ -93,6 +113,7 @@ std::vector<process_counters> read_tree(pid_t root) {
   for (process_counters& p : all) {
     if (!in_tree.contains(p.pid)) continue;
     read_status_and_io(p);
+    p.threads = read_threads(p.pid);
     tree.push_back(std::move(p));
   }
   std::stable_partition(tree.begin(), tree.end(),
@@ -224,6 +245,7 @@ sampler::~sampler() = default;
 snapshot sampler::take(double t) const {
   snapshot s;
   s.t = t;
+  s.root = root_;
   s.processes = read_tree(root_);
   s.machine = read_machine();
   if (gpus_) s.gpus = gpus_->activity();
@@ -286,6 +308,33 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
   std::stable_sort(by_cpu.begin(), by_cpu.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::size_t i = 0; i < by_cpu.size() && i < 5; ++i) top.push_back(by_cpu[i].second);
+
+  // Threads: which ones ran flat out (a loader worker, the training loop's own thread).
+  std::vector<std::pair<double, json>> threads;
+  int saturated = 0;
+  for (const process_counters& p : after.processes) {
+    const auto it = earlier.find(p.pid);
+    std::map<pid_t, double> was;
+    if (it != earlier.end()) {
+      for (const thread_counters& t : it->second->threads) was[t.tid] = t.cpu_seconds;
+    }
+    for (const thread_counters& t : p.threads) {
+      const auto w = was.find(t.tid);
+      const double cpu = rate(t.cpu_seconds, w == was.end() ? 0.0 : w->second, dt);
+      if (cpu >= saturated_thread) ++saturated;
+      threads.emplace_back(cpu, json{{"pid", p.pid},
+                                     {"tid", t.tid},
+                                     {"name", t.name},
+                                     {"in_root", p.pid == after.root},
+                                     {"cpu_cores", cpu}});
+    }
+  }
+  std::stable_sort(threads.begin(), threads.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  json busiest_threads = json::array();
+  for (std::size_t i = 0; i < threads.size() && i < 5; ++i) {
+    busiest_threads.push_back(threads[i].second);
+  }
 
   json disks = json::array();
   for (const auto& [name, d] : after.machine.disks) {
@@ -361,7 +410,9 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
             {"read_GBps", read_GBps},
             {"read_call_GBps", read_call_GBps},
             {"context_switches_per_s", switches},
-            {"top", top}}},
+            {"top", top},
+            {"threads_saturated", saturated},
+            {"busiest_threads", busiest_threads}}},
           {"disks", disks},
           {"network", links(after.machine.interfaces, before.machine.interfaces, "interface")},
           {"infiniband", links(after.machine.infiniband, before.machine.infiniband, "port")},

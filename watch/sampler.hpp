@@ -16,6 +16,14 @@
 
 namespace gpubench::watch {
 
+// Cumulative CPU time of one thread (/proc/PID/task/TID/stat): a stage that runs on one thread
+// is bound at one core however many the job may use.
+struct thread_counters {
+  pid_t tid = 0;
+  std::string name;
+  double cpu_seconds = 0;
+};
+
 // Cumulative counters of one process (/proc/PID/stat, status, io).
 struct process_counters {
   pid_t pid = 0;
@@ -27,6 +35,7 @@ struct process_counters {
   std::uint64_t context_switches = 0;       // voluntary + involuntary
   std::optional<std::uint64_t> read_bytes;  // from the block device (io: read_bytes)
   std::optional<std::uint64_t> read_chars;  // through read() and friends (io: rchar)
+  std::vector<thread_counters> threads;
 };
 
 // Cumulative counters of the machine.
@@ -50,6 +59,7 @@ struct machine_counters {
 // A snapshot: the job's processes, the machine and the GPUs at one instant.
 struct snapshot {
   double t = 0;                             // seconds since the watch began (steady clock)
+  pid_t root = 0;                           // the job's first process
   std::vector<process_counters> processes;  // the job's tree, root first
   machine_counters machine;
   std::vector<gpu_activity> gpus;
@@ -74,6 +84,9 @@ class sampler {
   std::unique_ptr<gpu_monitor> gpus_;
   std::string gpu_why_not_;
 };
+
+// A thread that keeps a core this busy (share of one core) runs flat out.
+inline constexpr double saturated_thread = 0.85;
 
 // The interval between two snapshots as rates and shares: one line of watch.jsonl.
 [[nodiscard]] json interval_sample(const snapshot& before, const snapshot& after,

@@ -74,6 +74,52 @@ const std::vector<rule>& rules() {
             "--workload W --set cpu.cores=N` predicts the rate with more");
         return f;
       },
+      // Threads that run flat out while the machine's cores are mostly free: a loader with too
+      // few workers, or a training loop bound by its own thread (Python, kernel launches).
+      [](const summary& s, const ceilings&) -> std::optional<finding> {
+        if (s.threads_saturated == 0 || s.busiest_thread_cores < saturated_thread) {
+          return std::nullopt;
+        }
+        if (s.cpu_cores_allowed > 0 && s.cpu_cores_used / s.cpu_cores_allowed >= near_ceiling) {
+          return std::nullopt;  // the whole allocation is busy: the rule above names it
+        }
+        if (s.gpu_busy && *s.gpu_busy >= 0.85) return std::nullopt;  // the GPUs' rule names it
+        finding f{"cpu", s.busiest_thread_cores, {}, {}};
+        std::string names;
+        int in_root = 0;
+        int workers = 0;
+        for (const auto& t : s.saturated_threads) {
+          names += (names.empty() ? "" : ", ") + t.name + " (pid " + std::to_string(t.pid) + ") " +
+                   pct(t.cores);
+          (t.in_root ? in_root : workers) += 1;
+        }
+        f.evidence.push_back((s.threads_saturated == 1
+                                  ? std::string("one of the job's threads kept a core busy")
+                                  : std::to_string(s.threads_saturated) +
+                                        " of the job's threads each kept a core busy") +
+                             (names.empty() ? std::string() : ": " + names));
+        f.evidence.push_back("the job used " + format_number(s.cpu_cores_used) + " of " +
+                             format_number(s.cpu_cores_allowed) + " allowed cores" +
+                             (s.gpu_busy
+                                  ? "; its GPUs ran kernels " + pct(*s.gpu_busy) + " of the time"
+                                  : std::string()));
+        const double idle = std::max(0.0, s.cpu_cores_allowed - s.cpu_cores_used);
+        if (workers > 0) {
+          f.advice.push_back(
+              "worker processes each run flat out on one core while " + format_number(idle) +
+              " of " + format_number(s.cpu_cores_allowed) +
+              " allowed cores are idle: more workers (DataLoader num_workers) use them; lighter "
+              "per-sample work (smaller stored images, GPU decoding) helps as well");
+        }
+        if (in_root > 0) {
+          f.advice.push_back(
+              "the job's own process runs a thread flat out: the training loop (Python, kernel "
+              "launches, collation or pinning on the main thread) bounds it; CUDA graphs or "
+              "torch.compile (fewer launches), a larger batch per step, or moving per-sample "
+              "work to loader workers move it");
+        }
+        return f;
+      },
       [](const summary& s, const ceilings& c) -> std::optional<finding> {
         double nearness = s.disk_busy;
         std::vector<std::string> evidence;
@@ -152,6 +198,9 @@ summary summarize(const std::vector<json>& samples) {
   std::map<std::string, double> states;
   double process_samples = 0;
   std::vector<double> cpu;
+  std::vector<double> busiest_thread;
+  std::vector<double> saturated_counts;
+  std::vector<json> saturated_lists;
   std::vector<double> job_read;
   std::vector<double> job_read_calls;
   std::map<std::string, std::vector<double>> disk_read;
@@ -169,6 +218,10 @@ summary summarize(const std::vector<json>& samples) {
     s.duration_s += sample.at("interval_s").get<double>();
     const json& job = sample.at("job");
     cpu.push_back(job.at("cpu_cores_used").get<double>());
+    const json& threads = job.at("busiest_threads");
+    busiest_thread.push_back(threads.empty() ? 0.0 : threads.front().at("cpu_cores").get<double>());
+    saturated_counts.push_back(job.at("threads_saturated").get<double>());
+    saturated_lists.push_back(threads);
     s.cpu_cores_allowed = job.at("cpu_cores_allowed").get<double>();
     job_read.push_back(job.at("read_GBps").get<double>());
     job_read_calls.push_back(job.at("read_call_GBps").get<double>());
@@ -217,6 +270,19 @@ summary summarize(const std::vector<json>& samples) {
     }
   }
   s.cpu_cores_used = median(cpu);
+  s.busiest_thread_cores = median(busiest_thread);
+  s.threads_saturated = static_cast<int>(median(saturated_counts));
+  // The saturated threads of the last sample with the typical count, as the example to name.
+  for (std::size_t i = samples.size(); i-- > 0 && s.threads_saturated > 0;) {
+    if (static_cast<int>(saturated_counts[i]) != s.threads_saturated) continue;
+    for (const json& t : saturated_lists[i]) {
+      const double cores = t.at("cpu_cores").get<double>();
+      if (cores < saturated_thread) break;  // sorted, busiest first
+      s.saturated_threads.push_back({t.at("name").get<std::string>(), t.at("pid").get<pid_t>(),
+                                     cores, t.at("in_root").get<bool>()});
+    }
+    break;
+  }
   s.job_read_GBps = median(job_read);
   s.job_read_call_GBps = median(job_read_calls);
   for (const auto& [state, count] : states) {
@@ -307,6 +373,8 @@ json to_json(const summary& s) {
           {"cpu_cores_used", s.cpu_cores_used},
           {"cpu_cores_allowed", s.cpu_cores_allowed},
           {"process_states", states},
+          {"busiest_thread_cores", s.busiest_thread_cores},
+          {"threads_saturated", s.threads_saturated},
           {"job_gpus", s.job_gpus},
           {"machine_gpus", s.machine_gpus},
           {"gpu_busy", opt(s.gpu_busy)},

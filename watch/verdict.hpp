@@ -3,6 +3,8 @@
 // docs/watch.md.
 #pragma once
 
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +32,17 @@ struct summary {
   double cpu_cores_used = 0;
   double cpu_cores_allowed = 0;
   std::vector<std::pair<std::string, double>> state_shares;  // "S" -> share of process-samples
+  double busiest_thread_cores = 0;  // the busiest thread's share of one core
+  int threads_saturated = 0;        // threads at saturated_thread of a core or more
+  // The threads at saturated_thread or more in a typical sample: name, share of a core, whether
+  // they belong to the job's first process (the training loop) rather than a worker.
+  struct thread_load {
+    std::string name;
+    pid_t pid = 0;
+    double cores = 0;
+    bool in_root = false;
+  };
+  std::vector<thread_load> saturated_threads;
   int job_gpus = 0;  // GPUs the job's processes held contexts on
   int machine_gpus = 0;
   std::optional<double> gpu_busy;         // 0..1, the job's GPUs

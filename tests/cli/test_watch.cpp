@@ -62,6 +62,50 @@ TEST_CASE("watch: the project's own decode loop on every allowed core is CPU-bou
   CHECK(r.err.find('\r') == std::string::npos);
 }
 
+// What the H100 run showed a verdict must catch (docs/validation/gpu-h100-2026-11-24.md): a
+// DataLoader with too few workers leaves most cores idle, yet each worker runs flat out.
+TEST_CASE("watch: a worker process flat out on one core of several is CPU-bound, by its thread",
+          "[cli][watch]") {
+  temp_dir dir;
+  const auto out = dir.path / "w";
+  const auto r = run_gpubench({"watch", "--interval", "0.5", "--out", out.string(), "--", "sh",
+                               "-c", "timeout 3 sh -c 'while :; do :; done'; exit 0"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = watched(out);
+  const json& summary = doc.at("summary");
+  CHECK(doc.at("verdict").at("limiting_component") == "cpu");
+  CHECK(summary.at("busiest_thread_cores").get<double>() >= 0.85);
+  const auto lines = sample_lines(out);
+  REQUIRE(lines.size() >= 3);
+  const json& busiest = lines[lines.size() / 2].at("job").at("busiest_threads").at(0);
+  CHECK(busiest.at("name") == "sh");
+  CHECK_FALSE(busiest.at("in_root").get<bool>());  // the child, not the job's first process
+  if (summary.at("cpu_cores_allowed").get<double>() >= 2) {  // else the whole allocation is busy
+    CHECK(summary.at("threads_saturated") == 1);
+    const std::string text = doc.at("verdict").dump();
+    CHECK(text.find("one of the job's threads kept a core busy: sh (pid") != std::string::npos);
+    CHECK(text.find("worker processes each run flat out") != std::string::npos);
+  }
+}
+
+TEST_CASE("watch: a training loop bound by its own thread is CPU-bound, in the job's process",
+          "[cli][watch]") {
+  temp_dir dir;
+  const auto out = dir.path / "w";
+  const auto r = run_gpubench({"watch", "--interval", "0.5", "--out", out.string(), "--",
+                               GPUBENCH_EXE, "run", "--only", "cpu.augment", "--axis",
+                               "cpu.augment:threads=1", "--out", (dir.path / "results").string()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = watched(out);
+  CHECK(doc.at("verdict").at("limiting_component") == "cpu");
+  if (doc.at("summary").at("cpu_cores_allowed").get<double>() >= 2) {
+    CHECK(doc.at("verdict").dump().find("the job's own process runs a thread flat out") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("watch: O_DIRECT reads of a large file are storage-bound", "[cli][watch]") {
   // Beside the build, not in the temp folder: tmpfs has no O_DIRECT.
   const std::filesystem::path file =
