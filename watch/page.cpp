@@ -85,6 +85,16 @@ std::string render_page(const json& summary_doc, const std::vector<json>& sample
           }
           return p;
         }));
+  chart("chart-nvlink", "NVLink traffic, both directions", "GB/s",
+        timelines(samples, [](const json& s) {
+          points p;
+          for (const json& g : s.at("gpus")) {
+            if (g.at("nvlink_rx_GBps").is_null() || g.at("nvlink_tx_GBps").is_null()) continue;
+            p.emplace_back("GPU " + g.at("index").dump(), g.at("nvlink_rx_GBps").get<double>() +
+                                                              g.at("nvlink_tx_GBps").get<double>());
+          }
+          return p;
+        }));
   chart("chart-disk", "Disk reads", "GB/s", timelines(samples, [](const json& s) {
           points p;
           for (const json& d : s.at("disks")) {

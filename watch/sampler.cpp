@@ -375,14 +375,25 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
     return out;
   };
 
+  std::map<unsigned, const gpu_activity*> gpus_before;
+  for (const gpu_activity& g : before.gpus) gpus_before[g.index] = &g;
   json gpus = json::array();
   for (const gpu_activity& g : after.gpus) {
+    // NVLink GB/s from the cumulative counters; null without NVLink or an earlier reading.
+    const auto nvlink = [&](std::optional<std::uint64_t> gpu_activity::*counter) -> json {
+      const auto it = gpus_before.find(g.index);
+      if (!(g.*counter) || it == gpus_before.end() || !(it->second->*counter)) return json();
+      return rate(static_cast<double>(*(g.*counter)), static_cast<double>(*(it->second->*counter)),
+                  dt) /
+             1e9;
+    };
     json job_pids = json::array();
     for (const int pid : g.compute_pids) {
       if (pids.contains(pid)) job_pids.push_back(pid);
     }
     const auto opt = [](const auto& v) { return v ? json(*v) : json(); };
     gpus.push_back({{"index", g.index},
+                    {"name", g.name},
                     {"uuid", g.uuid},
                     {"pci_bus_id", g.pci_bus_id},
                     {"utilization_percent", opt(g.gpu_utilization_percent)},
@@ -395,6 +406,8 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
                     {"throttle_reasons", g.live.throttle_reasons},
                     {"pcie_rx_GBps", opt(g.pcie_rx_GBps)},
                     {"pcie_tx_GBps", opt(g.pcie_tx_GBps)},
+                    {"nvlink_rx_GBps", nvlink(&gpu_activity::nvlink_rx_bytes)},
+                    {"nvlink_tx_GBps", nvlink(&gpu_activity::nvlink_tx_bytes)},
                     {"job_pids", job_pids}});
   }
 

@@ -34,7 +34,7 @@ struct finding {
 using rule = std::function<std::optional<finding>(const summary&, const ceilings&)>;
 
 std::string basis_note(const ceiling& c) {
-  return " (" + c.basis + (c.source.empty() ? "" : ": " + c.source) + ")";
+  return " (" + c.basis + (c.origin.empty() ? "" : ", " + c.origin) + ")";
 }
 
 // One row per component: a new one is a new row.
@@ -185,6 +185,24 @@ const std::vector<rule>& rules() {
             "--set network.gbps=N` predicts the rate with more");
         return f;
       },
+      // NVLink between the GPUs of a node. NCCL's kernels keep a GPU "busy" while they wait on
+      // the links, so this often shows beside a GPU verdict, as evidence that the GPUs exchange.
+      [](const summary& s, const ceilings& c) -> std::optional<finding> {
+        if (!s.nvlink_GBps || !c.nvlink_bidir_GBps || c.nvlink_bidir_GBps->value <= 0) {
+          return std::nullopt;
+        }
+        const double share = *s.nvlink_GBps / c.nvlink_bidir_GBps->value;
+        if (share < near_ceiling) return std::nullopt;
+        finding f{"communication", share, {}, {}};
+        f.evidence.push_back("NVLink moved " + format_number(*s.nvlink_GBps) + " of " +
+                             format_number(c.nvlink_bidir_GBps->value) +
+                             " GB/s per GPU, both directions" + basis_note(*c.nvlink_bidir_GBps));
+        f.advice.push_back(
+            "NVLink between the GPUs bounds the job: less exchanged per step (a larger batch per "
+            "GPU, gradient accumulation, less tensor parallelism), or overlap of the exchanges "
+            "with compute; `gpubench size --set nvlink.bidir_GBps=N` predicts the rate with more");
+        return f;
+      },
   };
   return table;
 }
@@ -211,6 +229,7 @@ summary summarize(const std::vector<json>& samples) {
   std::vector<double> gpu_busy;
   std::vector<double> gpu_memory;
   std::vector<double> pcie;
+  std::vector<double> nvlink;
   bool memory_known = false;
   bool pcie_known = false;
   std::set<unsigned> job_gpus;
@@ -247,6 +266,7 @@ summary summarize(const std::vector<json>& samples) {
     double busy = 0;
     double memory = 0;
     double rx = 0;
+    std::optional<double> link;
     int used = 0;
     for (const json& g : sample.at("gpus")) {
       if (g.at("job_pids").empty() || g.at("utilization_percent").is_null()) continue;
@@ -261,12 +281,17 @@ summary summarize(const std::vector<json>& samples) {
         pcie_known = true;
         rx = std::max(rx, g.at("pcie_rx_GBps").get<double>());
       }
+      if (!g.at("nvlink_rx_GBps").is_null() && !g.at("nvlink_tx_GBps").is_null()) {
+        link = std::max(link.value_or(0), g.at("nvlink_rx_GBps").get<double>() +
+                                              g.at("nvlink_tx_GBps").get<double>());
+      }
     }
     // A sample in which the job held no GPU (starting up, exiting) counts as idle.
     gpu_busy.push_back(used > 0 ? busy / used : 0.0);
     gpu_memory.push_back(used > 0 ? memory / used : 0.0);
     if (used > 0) {
       pcie.push_back(rx);
+      if (link) nvlink.push_back(*link);
     }
   }
   s.cpu_cores_used = median(cpu);
@@ -293,6 +318,7 @@ summary summarize(const std::vector<json>& samples) {
     s.gpu_busy = median(gpu_busy);
     if (memory_known) s.gpu_memory_busy = median(gpu_memory);
     if (pcie_known) s.pcie_rx_GBps = median(pcie);
+    if (!nvlink.empty()) s.nvlink_GBps = median(nvlink);
   }
   for (const auto& [name, busy] : disk_busy) {
     const double typical = median(busy);
@@ -380,6 +406,7 @@ json to_json(const summary& s) {
           {"gpu_busy", opt(s.gpu_busy)},
           {"gpu_memory_busy", opt(s.gpu_memory_busy)},
           {"pcie_rx_GBps", opt(s.pcie_rx_GBps)},
+          {"nvlink_GBps", opt(s.nvlink_GBps)},
           {"job_read_GBps", s.job_read_GBps},
           {"job_read_call_GBps", s.job_read_call_GBps},
           {"busiest_disk", s.busiest_disk},
@@ -399,11 +426,15 @@ json to_json(const verdict& v) {
 json to_json(const ceilings& c) {
   json out = json::object();
   const auto add = [&](const char* key, const std::optional<ceiling>& v) {
-    if (v) out[key] = {{"value", v->value}, {"basis", v->basis}, {"source", v->source}};
+    if (v) {
+      out[key] = {
+          {"value", v->value}, {"basis", v->basis}, {"origin", v->origin}, {"source", v->source}};
+    }
   };
   add("storage.read_GBps", c.storage_read_GBps);
   add("pcie.h2d_GBps", c.pcie_h2d_GBps);
   add("network.gbps", c.network_Gbps);
+  add("nvlink.bidir_GBps", c.nvlink_bidir_GBps);
   return out;
 }
 

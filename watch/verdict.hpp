@@ -16,13 +16,15 @@ namespace gpubench::watch {
 // A ceiling the verdict compares with, and where it came from.
 struct ceiling {
   double value = 0;
-  std::string basis;  // measured | catalog | set | reported (by the machine itself)
-  std::string source;
+  std::string basis;   // measured | catalog | set | reported (by the machine itself)
+  std::string origin;  // the --results given, or the catalog entry chosen for the GPU
+  std::string source;  // where the figure itself came from
 };
 struct ceilings {
   std::optional<ceiling> storage_read_GBps;
-  std::optional<ceiling> pcie_h2d_GBps;  // per GPU
-  std::optional<ceiling> network_Gbps;   // per node
+  std::optional<ceiling> pcie_h2d_GBps;      // per GPU
+  std::optional<ceiling> network_Gbps;       // per node
+  std::optional<ceiling> nvlink_bidir_GBps;  // per GPU, both directions together
 };
 
 // Medians over the samples (the job's typical interval), the figures the verdict reads.
@@ -48,6 +50,7 @@ struct summary {
   std::optional<double> gpu_busy;         // 0..1, the job's GPUs
   std::optional<double> gpu_memory_busy;  // 0..1
   std::optional<double> pcie_rx_GBps;     // the busiest job GPU's
+  std::optional<double> nvlink_GBps;      // the busiest job GPU's, both directions together
   double job_read_GBps = 0;               // from devices
   double job_read_call_GBps = 0;          // through read(): the page cache included
   std::string busiest_disk;

@@ -77,19 +77,34 @@ pid_t start_job(const std::vector<std::string>& command) {
   return pid;
 }
 
-watch::ceilings ceilings_from(const std::optional<std::string>& spec) {
+watch::ceilings ceilings_of(const model::hardware_profile& hw, const std::string& origin) {
   watch::ceilings c;
-  if (!spec) return c;
-  const model::hardware_profile hw = model::load_hardware(*spec);
   const auto take = [&](const char* key) -> std::optional<watch::ceiling> {
     const model::figure* f = hw.find(key);
     if (f == nullptr) return std::nullopt;
-    return watch::ceiling{f->value, std::string(model::to_string(f->from)), f->source};
+    return watch::ceiling{f->value, std::string(model::to_string(f->from)), origin, f->source};
   };
   c.storage_read_GBps = take("storage.read_GBps");
   c.pcie_h2d_GBps = take("pcie.h2d_GBps");
   c.network_Gbps = take("network.gbps");
+  c.nvlink_bidir_GBps = take("nvlink.bidir_GBps");
   return c;
+}
+
+watch::ceilings ceilings_from(const std::optional<std::string>& spec) {
+  if (!spec) return {};
+  return ceilings_of(model::load_hardware(*spec), *spec);
+}
+
+// Without --results: the catalog's figures for the GPU that NVML names (the first, as a node's
+// GPUs are alike), each marked catalog; none when the catalog has no entry for it.
+watch::ceilings catalog_ceilings(const std::vector<gpu_activity>& gpus) {
+  if (gpus.empty()) return {};
+  const gpu_activity& g = gpus.front();
+  const auto name = model::catalog_gpu_for_device(g.name, g.memory_total_GB.value_or(0));
+  if (!name) return {};
+  return ceilings_of(model::load_catalog(*name),
+                     "catalog:" + *name + ", matched to '" + g.name + "'");
 }
 
 std::string status_line(const json& sample) {
@@ -116,7 +131,7 @@ int watch_job(const watch_args& args) {
   if (args.pid) {
     if (const auto why = watch::why_not_watchable(*args.pid)) throw input_error("--pid: " + *why);
   }
-  const watch::ceilings limits = ceilings_from(args.results);  // bad --results: exit 2 first
+  watch::ceilings limits = ceilings_from(args.results);  // bad --results: exit 2 first
   const std::filesystem::path out(args.out);
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
@@ -153,6 +168,7 @@ int watch_job(const watch_args& args) {
       watcher_errors.push_back("no GPUs: " + sampler.gpu_why_not());
     const double cpu_start = cpu_now();
     watch::snapshot previous = sampler.take(now_s());
+    if (!args.results) limits = catalog_ceilings(previous.gpus);
     const double allowed = sampler.allowed_cores();
     sampling_cpu_s += cpu_now() - cpu_start;
     while (true) {

@@ -20,6 +20,7 @@ gpu_monitor::gpu_monitor(std::unique_ptr<detail::nvml_session> session)
     const detail::nvml_device_state state = session_->query(i);
     bus_ids_.push_back(state.pci_bus_id);
     uuids_.push_back(state.uuid);
+    names_.push_back(state.name);
     memory_total_GB_.push_back(static_cast<double>(state.memory_bytes) / 1e9);
     devices_.push_back(session_->device(i));
   }
@@ -59,6 +60,7 @@ std::vector<gpu_activity> gpu_monitor::activity() const {
     gpu_activity g;
     g.index = static_cast<unsigned>(i);
     g.uuid = uuids_[i];
+    g.name = names_[i];
     g.pci_bus_id = bus_ids_[i];
     g.live = to_sample(session_->sample(devices_[i]));
     g.gpu_utilization_percent = a.gpu_utilization_percent;
@@ -67,6 +69,8 @@ std::vector<gpu_activity> gpu_monitor::activity() const {
     if (memory_total_GB_[i] > 0) g.memory_total_GB = memory_total_GB_[i];
     if (a.pcie_rx_MBps) g.pcie_rx_GBps = *a.pcie_rx_MBps / 1000.0;
     if (a.pcie_tx_MBps) g.pcie_tx_GBps = *a.pcie_tx_MBps / 1000.0;
+    g.nvlink_rx_bytes = a.nvlink_rx_bytes;
+    g.nvlink_tx_bytes = a.nvlink_tx_bytes;
     g.compute_pids = a.compute_pids;
     out.push_back(std::move(g));
   }

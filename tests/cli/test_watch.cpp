@@ -207,6 +207,28 @@ TEST_CASE("watch: GPU counters through NVML (the stand-in library)", "[cli][watc
   doc = watched(dir.path / "pcie");
   CHECK(doc.at("verdict").at("limiting_component") == "pcie");
   CHECK(doc.at("ceilings").at("pcie.h2d_GBps").at("basis") == "catalog");
+
+  // NVLink at 400 GB/s each way on an H100 with no --results: 800 of the catalog's 900 GB/s
+  // (both directions) for the GPU NVML names, so communication bounds it, marked catalog.
+  r = run_gpubench(
+      {"watch", "--interval", "0.3", "--out", (dir.path / "nvlink").string(), "--", "sleep", "2"},
+      {},
+      {fake, "FAKE_NVML_NAME=NVIDIA H100 80GB HBM3", "FAKE_NVML_UTILIZATION=40",
+       "FAKE_NVML_NVLINK_GBPS=400"});
+  REQUIRE(r.exit_code == 0);
+  doc = watched(dir.path / "nvlink");
+  CHECK(doc.at("verdict").at("limiting_component") == "communication");
+  CHECK(doc.at("verdict").at("evidence").at(0).get<std::string>().rfind("NVLink moved 8", 0) == 0);
+  CHECK(doc.at("summary").at("nvlink_GBps").get<double>() == Approx(800).epsilon(0.05));
+  const json& nvlink = doc.at("ceilings").at("nvlink.bidir_GBps");
+  CHECK(nvlink.at("value") == 900.0);
+  CHECK(nvlink.at("basis") == "catalog");
+  CHECK(nvlink.at("origin") == "catalog:h100-sxm5-80gb, matched to 'NVIDIA H100 80GB HBM3'");
+  const auto nvlink_lines = sample_lines(dir.path / "nvlink");
+  REQUIRE(!nvlink_lines.empty());
+  CHECK(nvlink_lines.back().at("gpus").at(1).at("nvlink_rx_GBps").is_null());  // no NVLink
+  CHECK(read_file(dir.path / "nvlink" / "watch.html").find("id=\"chart-nvlink\"") !=
+        std::string::npos);
 }
 
 TEST_CASE("watch: bad input is exit 2 with one line, and the job is never started",

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef int nvmlReturn_t;
@@ -25,6 +26,14 @@ typedef struct {
   unsigned long long usedGpuMemory;
   unsigned gpuInstanceId, computeInstanceId;
 } nvmlProcessInfo_t;
+
+typedef struct {
+  unsigned fieldId, scopeId;
+  long long timestamp, latencyUsec;
+  int valueType;
+  nvmlReturn_t nvmlReturn;
+  unsigned long long value;
+} nvmlFieldValue_t;
 
 enum { SUCCESS = 0, ERROR_INVALID_ARGUMENT = 2, ERROR_NOT_SUPPORTED = 3 };
 static struct fake_device { int index; } devices[2] = {{0}, {1}};
@@ -52,7 +61,12 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t* d) {
   return SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char* name, unsigned n) {
-  snprintf(name, n, "Fake GPU %d", d->index);
+  const char* real = getenv("FAKE_NVML_NAME"); /* a catalog GPU's name, for catalog ceilings */
+  if (real) {
+    snprintf(name, n, "%s", real);
+  } else {
+    snprintf(name, n, "Fake GPU %d", d->index);
+  }
   return SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char* uuid, unsigned n) {
@@ -171,6 +185,28 @@ nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t* u)
 nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, int counter, unsigned* kB_per_s) {
   if (counter != 0 && counter != 1) return ERROR_INVALID_ARGUMENT;
   *kB_per_s = d->index == 0 && counter == 1 ? env_number("FAKE_NVML_PCIE_RX_MBPS") * 1000 : 0;
+  return SUCCESS;
+}
+/* NVLink: GPU 0 has four links that together move FAKE_NVML_NVLINK_GBPS (GB/s) each way since
+ * the library was first asked; links 4 and up, and GPU 1, have none. Counters in KiB. */
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int count, nvmlFieldValue_t* values) {
+  static struct timespec first;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (first.tv_sec == 0 && first.tv_nsec == 0) first = now;
+  const double seconds = (double)(now.tv_sec - first.tv_sec) + (now.tv_nsec - first.tv_nsec) / 1e9;
+  const double per_link_KiB = env_number("FAKE_NVML_NVLINK_GBPS") * 1e9 / 1024 / 4 * seconds;
+  for (int i = 0; i < count; ++i) {
+    nvmlFieldValue_t* v = &values[i];
+    const int throughput = v->fieldId == 138 || v->fieldId == 139;
+    if (!throughput || d->index != 0 || v->scopeId >= 4) {
+      v->nvmlReturn = ERROR_NOT_SUPPORTED;
+      continue;
+    }
+    v->nvmlReturn = SUCCESS;
+    v->valueType = 3; /* unsigned long long */
+    v->value = (unsigned long long)per_link_KiB;
+  }
   return SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned* count,

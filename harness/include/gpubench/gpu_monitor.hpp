@@ -30,6 +30,7 @@ struct gpu_sample {
 // One GPU as a watcher sees it each interval (gpubench watch).
 struct gpu_activity {
   unsigned index = 0;  // NVML's
+  std::string name;    // "NVIDIA H100 80GB HBM3"
   std::string uuid;
   std::string pci_bus_id;
   gpu_sample live;
@@ -39,6 +40,8 @@ struct gpu_activity {
   std::optional<double> memory_total_GB;
   std::optional<double> pcie_rx_GBps;  // host to GPU
   std::optional<double> pcie_tx_GBps;
+  std::optional<std::uint64_t> nvlink_rx_bytes;  // since the driver loaded, all links; no NVLink:
+  std::optional<std::uint64_t> nvlink_tx_bytes;  // nullopt
   std::vector<int> compute_pids;
 };
 
@@ -60,6 +63,7 @@ class gpu_monitor {
   std::unique_ptr<detail::nvml_session> session_;
   std::vector<std::string> bus_ids_;                  // by NVML index
   std::vector<std::string> uuids_;                    // by NVML index
+  std::vector<std::string> names_;                    // by NVML index
   std::vector<double> memory_total_GB_;               // by NVML index
   std::vector<detail::nvml_device_opaque*> devices_;  // NVML's handles, by NVML index
 };

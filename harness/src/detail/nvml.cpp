@@ -36,6 +36,19 @@ struct nvml_process_info {  // nvmlProcessInfo_t (v2 and v3 share this layout)
   unsigned gpu_instance_id;
   unsigned compute_instance_id;
 };
+// nvmlFieldValue_t; the value is an 8-byte union, read here as unsigned long long (the type of
+// the NVLink throughput fields).
+struct nvml_field_value {
+  unsigned field_id;
+  unsigned scope_id;  // the link, for per-link fields
+  long long timestamp;
+  long long latency_usec;
+  int value_type;
+  nvml_return nvml_return_code;
+  unsigned long long value;
+};
+constexpr unsigned nvml_fi_nvlink_throughput_data_tx = 138;
+constexpr unsigned nvml_fi_nvlink_throughput_data_rx = 139;
 constexpr int nvml_pcie_util_tx_bytes = 0;
 constexpr int nvml_pcie_util_rx_bytes = 1;
 constexpr int nvml_error_insufficient_size = 7;
@@ -81,6 +94,7 @@ struct nvml_session::functions {
   nvml_return (*device_get_pcie_throughput)(nvml_device, int, unsigned*) = nullptr;
   nvml_return (*device_get_compute_running_processes)(nvml_device, unsigned*,
                                                       nvml_process_info*) = nullptr;
+  nvml_return (*device_get_field_values)(nvml_device, int, nvml_field_value*) = nullptr;
 };
 
 std::unique_ptr<nvml_session> nvml_session::open(std::string& why_not) {
@@ -127,6 +141,7 @@ std::unique_ptr<nvml_session> nvml_session::open(std::string& why_not) {
   bind_optional("nvmlDeviceGetPcieThroughput", fns->device_get_pcie_throughput);
   bind_optional("nvmlDeviceGetComputeRunningProcesses_v3",
                 fns->device_get_compute_running_processes);
+  bind_optional("nvmlDeviceGetFieldValues", fns->device_get_field_values);
 
   if (const nvml_return rc = fns->init(); rc != nvml_success) {
     const char* text = fns->error_string(rc);
@@ -323,6 +338,25 @@ nvml_activity nvml_session::activity(nvml_device_opaque* device) const {
       fns_->device_get_pcie_throughput(device, nvml_pcie_util_tx_bytes, &kB_per_s) ==
           nvml_success) {
     out.pcie_tx_MBps = kB_per_s / 1000.0;
+  }
+  if (fns_->device_get_field_values) {
+    // Every link's TX and RX counter in one call; a link that is absent or down says so in its
+    // own return code.
+    std::array<nvml_field_value, 2 * nvml_nvlink_max_links> fields{};
+    for (unsigned link = 0; link < nvml_nvlink_max_links; ++link) {
+      fields[2 * link].field_id = nvml_fi_nvlink_throughput_data_tx;
+      fields[2 * link + 1].field_id = nvml_fi_nvlink_throughput_data_rx;
+      fields[2 * link].scope_id = fields[2 * link + 1].scope_id = link;
+    }
+    if (fns_->device_get_field_values(device, static_cast<int>(fields.size()), fields.data()) ==
+        nvml_success) {
+      for (const nvml_field_value& f : fields) {
+        if (f.nvml_return_code != nvml_success) continue;
+        auto& total = f.field_id == nvml_fi_nvlink_throughput_data_tx ? out.nvlink_tx_bytes
+                                                                      : out.nvlink_rx_bytes;
+        total = total.value_or(0) + f.value * 1024;
+      }
+    }
   }
   if (fns_->device_get_compute_running_processes) {
     // Asked with room for 64; a GPU with more contexts than that reports the first 64.

@@ -33,6 +33,10 @@ struct nvml_activity {
   std::optional<std::uint64_t> memory_used_bytes;
   std::optional<double> pcie_rx_MBps;  // to the GPU, over NVML's last 20 ms
   std::optional<double> pcie_tx_MBps;
+  // NVLink data bytes since the driver loaded, summed over the links that report them (NVML's
+  // NVLINK_THROUGHPUT_DATA fields, KiB); nullopt on a GPU without NVLink.
+  std::optional<std::uint64_t> nvlink_rx_bytes;
+  std::optional<std::uint64_t> nvlink_tx_bytes;
   std::vector<int> compute_pids;  // processes with a compute context on it
 };
 
