@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "gpubench/format.hpp"
 #include "reports/html_page.hpp"
 #include "reports/svg.hpp"
 #include "watch/sampler.hpp"
@@ -41,8 +42,9 @@ std::string render_page(const json& summary_doc, const std::vector<json>& sample
   std::string target = summary_doc.contains("command") ? summary_doc.at("command").dump()
                                                        : "pid " + summary_doc.at("pid").dump();
   page.raw("<p id=\"watched\">" +
-           reports::escape_html("watched " + target + " for " +
-                                summary_doc.at("summary").at("duration_s").dump() + " s") +
+           reports::escape_html(
+               "watched " + target + " for " +
+               format_number(summary_doc.at("summary").at("duration_s").get<double>()) + " s") +
            "</p>");
   page.heading(2, "Verdict: " + verdict.at("limiting_component").get<std::string>());
   std::string list = "<ul id=\"evidence\">";

@@ -5,9 +5,12 @@ Renders report.html (from the fixture, sizing two workloads whose names are HTML
 and a compare report, then checks in the DOM Chromium built: the summary, every chart, every
 table; that the payloads show as text and no script ran; that the page made no network request;
 and that a screenshot is not blank. Also renders the committed real report example and writes
-its screenshot (README's docs/report-screenshot.png is that file).
+its screenshot (README's docs/report-screenshot.png is that file), and the watch.html of a real
+`gpubench watch` run (GPU counters from the stand-in NVML in FAKE_NVML_DIR) whose command line
+carries a payload.
 
-usage: check_report.py GPUBENCH SOURCE_DIR OUT_DIR       exit 77 (skip) without Chromium
+usage: check_report.py GPUBENCH SOURCE_DIR OUT_DIR [FAKE_NVML_DIR]
+       exit 77 (skip) without Chromium
 """
 import json
 import os
@@ -73,6 +76,40 @@ def write_workload(path, name, preset):
     json.dump({"schema": "gpubench.workload/1", "name": name, "model": {"preset": preset},
                "precision": "amp_bf16", "batch_per_gpu": 8, "optimizer": "adamw",
                "data": {"source": "synthetic"}}, open(path, "w"))
+
+
+def check_watch_page(exe, gpubench, fake_nvml_dir, out):
+    """A real watch of a 2-second job on the stand-in NVML (busy GPU 0 with NVLink traffic): the
+    page's verdict, every timeline, the payload in the command shown as text, nothing fetched."""
+    watch_dir = os.path.join(out, "watch")
+    shutil.rmtree(watch_dir, ignore_errors=True)
+    env = dict(os.environ, LD_LIBRARY_PATH=fake_nvml_dir, FAKE_NVML_UTILIZATION="95",
+               FAKE_NVML_PCIE_RX_MBPS="2000", FAKE_NVML_NVLINK_GBPS="100",
+               FAKE_NVML_NAME="NVIDIA H100 80GB HBM3")
+    subprocess.run([gpubench, "watch", "--interval", "0.3", "--out", watch_dir, "--", "sh", "-c",
+                    "sleep 2", XSS_MARK], check=True, env=env, stderr=subprocess.DEVNULL)
+    page = os.path.join(watch_dir, "watch.html")
+    netlog = os.path.join(out, "netlog-watch.json")
+    dom = browser(exe, out, "file://" + page, "--dump-dom", "--log-net-log=" + netlog).stdout
+    for element in ["watched", "evidence", "advice", "chart-cpu", "chart-gpu", "chart-pcie",
+                    "chart-nvlink", "chart-disk", "chart-network"]:
+        check(re.search(r'id="%s"' % re.escape(element), dom) is not None,
+              "watch page has #" + element)
+    charts = re.findall(r'<figure class="chart" id="(chart-[a-z0-9-]+)"><figcaption>[^<]*'
+                        r'</figcaption><svg', dom)
+    check(len(charts) == 6, "watch page draws 6 SVG timelines, got %d" % len(charts))
+    check("Verdict: gpu_compute" in dom, "the watch page gives the verdict (gpu_compute)")
+    check("&lt;img src=x onerror=" in dom and "<img" not in dom,
+          "the payload in the watched command shows as text")
+    check("data-pwned" not in dom.replace("data-pwned','1')", ""), "no script ran on the watch page")
+    blank_log = os.path.join(out, "netlog-blank.json")
+    page_hosts = network_hosts(netlog) - network_hosts(blank_log)
+    check(os.path.exists(netlog) and not page_hosts,
+          "the watch page made no network request (hosts: %s)" % sorted(page_hosts))
+    check("default-src 'none'" in open(page).read(), "the watch page's CSP forbids fetching")
+    shot = os.path.join(out, "watch.png")
+    browser(exe, out, "file://" + page, "--screenshot=" + shot, "--window-size=1000,1400")
+    check(os.path.exists(shot) and not png_is_blank(shot), "the watch screenshot is not blank")
 
 
 def main():
@@ -153,6 +190,9 @@ def main():
     shot = os.path.join(out, "report-screenshot.png")
     browser(exe, out, "file://" + real, "--screenshot=" + shot, "--window-size=1000,1500")
     check(os.path.exists(shot) and not png_is_blank(shot), "the example screenshot is not blank")
+
+    if len(sys.argv) > 4:
+        check_watch_page(exe, gpubench, sys.argv[4], out)
     print("screenshots in " + out)
     return 1 if failures else 0
 
