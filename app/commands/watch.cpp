@@ -19,7 +19,11 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/format.hpp"
 #include "gpubench/model/hardware.hpp"
+#include "gpubench/model/model.hpp"
+#include "gpubench/model/workload.hpp"
 #include "gpubench/output_file.hpp"
+#include "gpubench/text.hpp"
+#include "reports/report.hpp"
 #include "watch/page.hpp"
 #include "watch/sampler.hpp"
 #include "watch/verdict.hpp"
@@ -32,6 +36,7 @@ struct watch_args {
   std::vector<std::string> command;  // after --
   std::optional<int> pid;
   std::optional<std::string> results;
+  std::optional<std::string> workload;  // what the job trains, for gpubench size's prediction
   double interval_s = 1.0;
   std::optional<double> duration_s;
   std::string out = "gpubench-watch";
@@ -96,15 +101,95 @@ watch::ceilings ceilings_from(const std::optional<std::string>& spec) {
   return ceilings_of(model::load_hardware(*spec), *spec);
 }
 
-// Without --results: the catalog's figures for the GPU that NVML names (the first, as a node's
-// GPUs are alike), each marked catalog; none when the catalog has no entry for it.
-watch::ceilings catalog_ceilings(const std::vector<gpu_activity>& gpus) {
-  if (gpus.empty()) return {};
+// The catalog entry for the GPU that NVML names (the first, as a node's GPUs are alike).
+struct catalog_match {
+  std::string entry;   // "h100-sxm5-80gb"
+  std::string device;  // "NVIDIA H100 80GB HBM3"
+  [[nodiscard]] std::string origin() const {
+    return "catalog:" + entry + ", matched to '" + device + "'";
+  }
+};
+std::optional<catalog_match> catalog_gpu(const std::vector<gpu_activity>& gpus) {
+  if (gpus.empty()) return std::nullopt;
   const gpu_activity& g = gpus.front();
   const auto name = model::catalog_gpu_for_device(g.name, g.memory_total_GB.value_or(0));
-  if (!name) return {};
-  return ceilings_of(model::load_catalog(*name),
-                     "catalog:" + *name + ", matched to '" + g.name + "'");
+  if (!name) return std::nullopt;
+  return catalog_match{*name, g.name};
+}
+
+// What a watched limit is made of in the model: lifting it doubles these figures.
+struct lift {
+  std::string_view component;
+  std::vector<std::string_view> figures;
+};
+const std::vector<lift>& lifts() {
+  static const std::vector<lift> table{
+      {"cpu", {"cpu.cores"}},
+      {"storage", {"storage.read_GBps"}},
+      {"pcie", {"pcie.h2d_GBps"}},
+      {"communication", {"network.gbps", "nvlink.bidir_GBps"}},
+  };
+  return table;
+}
+
+// gpubench size for the watched job: the machine's figures (--results, else the catalog entry
+// of its GPU) with the job's own allocation (its allowed cores, the GPUs it held), the rate and
+// limit the model predicts, and the rate with the watched limit doubled. Adds one advice line.
+json predict_for_job(const std::string& workload_name, const model::hardware_profile* profile,
+                     const std::string& origin, const watch::summary& s, watch::verdict& v) {
+  json out{{"workload", workload_name}, {"hardware", origin}};
+  if (profile == nullptr) {
+    out["skipped"] = "no --results, and no catalog entry for the GPUs NVML names";
+    return out;
+  }
+  if (s.job_gpus == 0) {
+    out["skipped"] = "the job held no GPU while watched";
+    return out;
+  }
+  model::hardware_profile hw = *profile;
+  const int cores = std::max(1, static_cast<int>(s.cpu_cores_allowed));
+  model::apply_setting(hw, "cpu.cores=" + std::to_string(cores));
+  const model::constants constants = model::load_constants();
+  const model::workload w = model::load_workload(workload_name);
+  model::run_options options;
+  options.gpus = s.job_gpus;
+  try {
+    const model::sizing now = model::predict(hw, w, constants, options);
+    out["cpu_cores"] = cores;
+    out["gpus"] = s.job_gpus;
+    out["sample_unit"] = now.sample_unit;
+    out["predicted_samples_per_s"] = now.predicted_samples_per_s;
+    out["limiting_component"] = now.limiting_component;
+    out["recommendations"] = now.recommendations;
+    const std::string unit = reports::samples_unit(now);
+    std::string line = "gpubench size predicts " + format_number(now.predicted_samples_per_s) +
+                       " " + unit + " for " + workload_name + " on " + origin + " with the job's " +
+                       std::to_string(cores) + " cores and " + std::to_string(s.job_gpus) +
+                       " GPU(s), limited by " + now.limiting_component;
+    for (const lift& l : lifts()) {
+      if (l.component != v.limiting_component) continue;
+      model::hardware_profile lifted = hw;
+      std::vector<std::string> settings;
+      for (const std::string_view key : l.figures) {
+        if (const auto value = lifted.value(key)) {
+          settings.push_back(std::string(key) + "=" + format_number(2 * *value));
+          model::apply_setting(lifted, settings.back());
+        }
+      }
+      if (settings.empty()) break;
+      const model::sizing more = model::predict(lifted, w, constants, options);
+      out["lifted"] = {{"settings", settings},
+                       {"predicted_samples_per_s", more.predicted_samples_per_s},
+                       {"limiting_component", more.limiting_component}};
+      line += "; with " + join(settings, ", ") + ": " +
+              format_number(more.predicted_samples_per_s) + " " + unit + ", limited by " +
+              more.limiting_component;
+    }
+    v.advice.push_back(line);
+  } catch (const std::exception& e) {
+    out["skipped"] = e.what();
+  }
+  return out;
 }
 
 std::string status_line(const json& sample) {
@@ -131,7 +216,9 @@ int watch_job(const watch_args& args) {
   if (args.pid) {
     if (const auto why = watch::why_not_watchable(*args.pid)) throw input_error("--pid: " + *why);
   }
-  watch::ceilings limits = ceilings_from(args.results);  // bad --results: exit 2 first
+  watch::ceilings limits = ceilings_from(args.results);           // bad --results: exit 2 first
+  if (args.workload) (void)model::load_workload(*args.workload);  // likewise a bad --workload
+  std::optional<catalog_match> matched_gpu;
   const std::filesystem::path out(args.out);
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
@@ -168,7 +255,12 @@ int watch_job(const watch_args& args) {
       watcher_errors.push_back("no GPUs: " + sampler.gpu_why_not());
     const double cpu_start = cpu_now();
     watch::snapshot previous = sampler.take(now_s());
-    if (!args.results) limits = catalog_ceilings(previous.gpus);
+    if (!args.results) {
+      matched_gpu = catalog_gpu(previous.gpus);
+      if (matched_gpu) {
+        limits = ceilings_of(model::load_catalog(matched_gpu->entry), matched_gpu->origin());
+      }
+    }
     const double allowed = sampler.allowed_cores();
     sampling_cpu_s += cpu_now() - cpu_start;
     while (true) {
@@ -214,7 +306,21 @@ int watch_job(const watch_args& args) {
   }
 
   const watch::summary summary = watch::summarize(samples);
-  const watch::verdict verdict = watch::judge(summary, limits);
+  watch::verdict verdict = watch::judge(summary, limits);
+  json prediction;
+  if (args.workload) {
+    std::optional<model::hardware_profile> profile;
+    std::string origin;
+    if (args.results) {
+      profile = model::load_hardware(*args.results);
+      origin = *args.results;
+    } else if (matched_gpu) {
+      profile = model::load_catalog(matched_gpu->entry);
+      origin = matched_gpu->origin();
+    }
+    prediction =
+        predict_for_job(*args.workload, profile ? &*profile : nullptr, origin, summary, verdict);
+  }
   json doc = {{"schema", "gpubench.watch/1"}, {"kind", "summary"}};
   if (args.pid) {
     doc["pid"] = *args.pid;
@@ -237,6 +343,7 @@ int watch_job(const watch_args& args) {
   doc["ceilings"] = watch::to_json(limits);
   doc["summary"] = watch::to_json(summary);
   doc["verdict"] = watch::to_json(verdict);
+  doc["prediction"] = prediction;  // null without --workload
   try {
     write_file_atomically(out / "watch.json", doc.dump(2) + "\n");
     write_file_atomically(out / "watch.html", watch::render_page(doc, samples));
@@ -259,6 +366,9 @@ command add_watch(CLI::App& app, const command_line& /*line*/) {
   sub->add_option("--pid", args->pid, "watch this running process and its children");
   sub->add_option("--results", args->results,
                   "ceilings: a results.json, catalog:NAME or a gpubench.hardware/1 file");
+  sub->add_option("--workload", args->workload,
+                  "what the job trains (a workload name or file): gpubench size's rate for it "
+                  "here, and with the watched limit lifted");
   sub->add_option("--interval", args->interval_s, "seconds between samples")
       ->check(CLI::Range(0.05, 3600.0));
   sub->add_option("--duration", args->duration_s, "stop watching after this many seconds")

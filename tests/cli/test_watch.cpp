@@ -229,6 +229,31 @@ TEST_CASE("watch: GPU counters through NVML (the stand-in library)", "[cli][watc
   CHECK(nvlink_lines.back().at("gpus").at(1).at("nvlink_rx_GBps").is_null());  // no NVLink
   CHECK(read_file(dir.path / "nvlink" / "watch.html").find("id=\"chart-nvlink\"") !=
         std::string::npos);
+
+  // --workload: gpubench size's rate for the job's allocation on the GPU's catalog entry, and
+  // with the watched limit (a worker's thread: cpu) doubled.
+  r = run_gpubench({"watch", "--workload", "resnet50", "--interval", "0.3", "--out",
+                    (dir.path / "predict").string(), "--", "sh", "-c",
+                    "timeout 2 sh -c 'while :; do :; done'; exit 0"},
+                   {}, {fake, "FAKE_NVML_NAME=NVIDIA H100 80GB HBM3", "FAKE_NVML_UTILIZATION=10"});
+  REQUIRE(r.exit_code == 0);
+  doc = watched(dir.path / "predict");
+  CHECK(doc.at("verdict").at("limiting_component") == "cpu");
+  const json& p = doc.at("prediction");
+  INFO(p.dump());
+  CHECK(p.at("workload") == "resnet50");
+  CHECK(p.at("hardware") == "catalog:h100-sxm5-80gb, matched to 'NVIDIA H100 80GB HBM3'");
+  CHECK(p.at("gpus") == 1);
+  const int cores = p.at("cpu_cores").get<int>();
+  CHECK(cores == static_cast<int>(doc.at("summary").at("cpu_cores_allowed").get<double>()));
+  CHECK(p.at("predicted_samples_per_s").get<double>() > 0);
+  CHECK(p.at("lifted").at("settings") == json::array({"cpu.cores=" + std::to_string(2 * cores)}));
+  if (p.at("limiting_component") == "cpu") {  // more cores, more images, while cpu bounds it
+    CHECK(p.at("lifted").at("predicted_samples_per_s").get<double>() >
+          p.at("predicted_samples_per_s").get<double>());
+  }
+  CHECK(doc.at("verdict").at("advice").back().get<std::string>().rfind("gpubench size predicts ",
+                                                                       0) == 0);
 }
 
 TEST_CASE("watch: bad input is exit 2 with one line, and the job is never started",
@@ -239,6 +264,7 @@ TEST_CASE("watch: bad input is exit 2 with one line, and the job is never starte
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"watch", "--interval", "0", "--", "sh", "-c", touch},
         std::vector<std::string>{"watch", "--results", "catalog:nosuch", "--", "sh", "-c", touch},
+        std::vector<std::string>{"watch", "--workload", "nosuch", "--", "sh", "-c", touch},
         std::vector<std::string>{"watch"}, std::vector<std::string>{"watch", "--pid", "999999999"},
         std::vector<std::string>{"watch", "--", "/nonexistent/program"}}) {
     const auto r = run_gpubench(args, dir.path);
