@@ -5,36 +5,11 @@
 #include <string>
 #include <string_view>
 
+#include "gpubench/format.hpp"
 #include "reports/report.hpp"
 
 namespace gpubench::reports {
 namespace {
-
-// A cell a spreadsheet would run as a formula: text (host names, GPU names, errors come from
-// the machine and the results file) starting with = + - @ or a tab or carriage return. A number
-// ("-3.5", "+1e5") is a number and stays one.
-bool formula_like(const std::string& text) {
-  if (text.empty() || std::string_view("=+-@\t\r").find(text.front()) == std::string_view::npos) {
-    return false;
-  }
-  char* end = nullptr;
-  (void)std::strtod(text.c_str(), &end);
-  return end != text.c_str() + text.size();
-}
-
-// RFC 4180: quote a field holding a comma, quote or line break; double the quotes inside. A
-// formula-like cell gets a leading ' first, as OWASP's CSV-injection advice has it, so it shows
-// as the text it is.
-std::string field(const std::string& value) {
-  std::string text = formula_like(value) ? "'" + value : value;
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 std::string number(double v) {
   char b[32];
@@ -43,7 +18,7 @@ std::string number(double v) {
 }
 
 void line(std::ostream& out, const std::vector<std::string>& fields) {
-  for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << field(fields[i]);
+  for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << csv_field(fields[i]);
   out << "\r\n";
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 namespace gpubench {
 
@@ -58,6 +60,33 @@ std::string text_table::render() const {
     out += line + "\n";
   }
   return out;
+}
+
+namespace {
+
+// A cell a spreadsheet would run as a formula: text (host names, GPU names, errors come from
+// the machine and the results file) starting with = + - @ or a tab or carriage return. A number
+// ("-3.5", "+1e5") is a number and stays one.
+bool formula_like(const std::string& text) {
+  if (text.empty() || std::string_view("=+-@\t\r").find(text.front()) == std::string_view::npos) {
+    return false;
+  }
+  char* end = nullptr;
+  (void)std::strtod(text.c_str(), &end);
+  return end != text.c_str() + text.size();
+}
+
+}  // namespace
+
+std::string csv_field(const std::string& value) {
+  std::string text = formula_like(value) ? "'" + value : value;
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
 }
 
 }  // namespace gpubench

@@ -18,6 +18,11 @@ namespace gpubench {
 // "kernel=triad threads=8" from a results file's axes object.
 [[nodiscard]] std::string format_axes(const json& axes);
 
+// One CSV cell (RFC 4180): quoted when it holds a comma, quote or line break, quotes doubled; a
+// formula-like cell gets a leading ' first (OWASP's CSV-injection advice), so it shows as the text
+// it is.
+[[nodiscard]] std::string csv_field(const std::string& value);
+
 // A plain text table: columns padded to the widest cell, two spaces apart.
 class text_table {
  public:

@@ -1,0 +1,61 @@
+// gpubench fleet: many servers' results at once: each node against its spec, each figure against
+// the fleet's median of it; exit 1 when a node fails or a figure stands out.
+#include <fstream>
+#include <iostream>
+
+#include "../command.hpp"
+#include "acceptance/fleet.hpp"
+#include "gpubench/errors.hpp"
+#include "gpubench/output_file.hpp"
+#include "gpubench/text.hpp"
+
+namespace gpubench::app {
+
+namespace {
+
+struct fleet_args {
+  std::vector<std::string> paths;
+  std::optional<std::string> spec;
+  acceptance::fleet_settings settings;
+  bool as_json = false;
+  std::optional<std::string> csv;
+};
+
+int fleet(const fleet_args& args) {
+  const std::vector<std::string> files = acceptance::fleet_files(args.paths);
+  if (args.spec) (void)acceptance::load_spec(*args.spec);  // a bad --spec: exit 2 before reading
+  const acceptance::fleet_report report = acceptance::check_fleet(files, args.spec, args.settings);
+  if (args.csv) write_file_atomically(*args.csv, acceptance::to_csv(report));
+  if (args.as_json) {
+    std::cout << acceptance::to_json(report).dump(2) << "\n";
+  } else {
+    std::cout << acceptance::to_text(report);
+  }
+  return report.passed() ? exit_ok : exit_failure;
+}
+
+}  // namespace
+
+command add_fleet(CLI::App& app, const command_line& /*line*/) {
+  auto args = std::make_shared<fleet_args>();
+  CLI::App* sub = app.add_subcommand(
+      "fleet",
+      "Check many servers' results at once: each node against its spec, each GPU's figures "
+      "against the fleet's median (exit 1 on a failed node or an outlier)");
+  sub->add_option("results", args->paths, "results.json files, or folders of them")->required();
+  sub->add_option("--spec", args->spec,
+                  "spec name (configs/specs/) or file for every node; default: each node's own");
+  sub->add_option("--min-deviation", args->settings.min_deviation,
+                  "a figure closer to the fleet median than this share never stands out")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+  sub->add_option("--mad-multiple", args->settings.mad_multiple,
+                  "robust standard deviations (1.4826 x MAD) from the median that stand out")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  sub->add_option("--csv", args->csv, "also write one row per node and per outlier to this file");
+  sub->add_flag("--json", args->as_json, "gpubench.fleet/1 on stdout");
+  return {sub, [args] { return fleet(*args); }};
+}
+
+}  // namespace gpubench::app

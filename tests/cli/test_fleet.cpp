@@ -1,0 +1,123 @@
+// `gpubench fleet` end to end: fleets made from the 2-GPU fixture, each node's figures moved by
+// run-to-run noise within +-2%, one GPU made 12% slower at bf16; folders, CSV, exit codes.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "process.hpp"
+
+using namespace gpubench::testing;
+using nlohmann::json;
+
+namespace {
+
+// Writes `nodes` results files into `dir`: node-N with GPU UUIDs of its own and every median
+// moved by a fixed pseudo-random factor in [0.98, 1.02]; `slow` names the node whose GPU 1 runs
+// bf16 GEMMs 12% slower.
+void write_fleet(const std::filesystem::path& dir, int nodes, int slow) {
+  const json base =
+      json::parse(read_file(std::string(GPUBENCH_TEST_DATA_DIR) + "/results-2gpu-fixture.json"));
+  for (int n = 0; n < nodes; ++n) {
+    json doc = base;
+    doc["system"]["host"] = "node-" + std::to_string(n);
+    for (json& g : doc["system"]["gpus"]) {
+      g["uuid"] = "GPU-" + std::to_string(n) + "-" + g["index"].dump();
+    }
+    int k = 0;
+    for (json& r : doc["results"]) {
+      if (!r.contains("metrics")) continue;
+      const bool slow_gpu = n == slow && r["id"] == "gemm" && r["axes"].value("gpu", -1) == 1 &&
+                            r["axes"].value("dtype", "") == "bf16";
+      for (auto& [name, m] : r["metrics"].items()) {
+        const double noise = 1 + 0.02 * std::sin(1.7 * (++k) + 2.3 * n);
+        m["median"] = m["median"].get<double>() * noise * (slow_gpu ? 0.88 : 1.0);
+      }
+    }
+    write_file(dir / ("node-" + std::to_string(n) + ".json"), doc.dump());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("fleet: a GPU 12% slower than its fleet stands out; noise of +-2% does not",
+          "[cli][fleet]") {
+  temp_dir dir;
+  write_fleet(dir.path, 4, 2);
+  const auto r = run_gpubench(
+      {"fleet", dir.path.string(), "--json", "--csv", (dir.path / "fleet.csv").string()});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  const json f = json::parse(r.out);
+  CHECK(f.at("schema") == "gpubench.fleet/1");
+  CHECK(f.at("passed") == false);
+  REQUIRE(f.at("nodes").size() == 4);
+  CHECK(f.at("nodes").at(0).at("host") == "node-0");
+  CHECK(f.at("figures_compared").get<int>() >= 20);
+  // Only the slow GPU's bf16 GEMMs (one per shape in the fixture), each about 12% under.
+  REQUIRE(!f.at("outliers").empty());
+  for (const json& o : f.at("outliers")) {
+    INFO(o.dump());
+    CHECK(o.at("host") == "node-2");
+    CHECK(o.at("gpu") == 1);
+    CHECK(o.at("uuid") == "GPU-2-1");
+    CHECK(o.at("figure").get<std::string>().rfind("gemm dtype=bf16 ", 0) == 0);
+    CHECK(o.at("worse") == true);
+    CHECK(o.at("deviation").get<double>() == Approx(-0.12).margin(0.03));
+    CHECK(o.at("threshold").get<double>() >= 0.05);
+  }
+  // The same rows for a ticket.
+  const std::string csv = read_file(dir.path / "fleet.csv");
+  CHECK(csv.rfind("kind,host,gpu,uuid,subject,verdict,value,fleet_median,", 0) == 0);
+  CHECK(csv.find("\noutlier,node-2,1,GPU-2-1,gemm dtype=bf16 ") != std::string::npos);
+  CHECK(csv.find("\nnode,node-3,") != std::string::npos);
+
+  // The text names the node and the figure.
+  const auto text = run_gpubench({"fleet", dir.path.string()});
+  CHECK(text.exit_code == 1);
+  CHECK(text.out.find("node-2  GPU 1  gemm dtype=bf16") != std::string::npos);
+}
+
+TEST_CASE("fleet: every node passing its spec and nothing standing out is exit 0", "[cli][fleet]") {
+  temp_dir dir;
+  const auto results = dir.path / "results";
+  std::filesystem::create_directories(results);
+  write_fleet(results, 5, -1);
+  // A spec the fixture meets (its bf16 GEMM is under the shipped H100 spec's floor).
+  write_file(dir.path / "spec.json",
+             R"({"schema": "gpubench.spec/1", "name": "fleet-test", "description": "",
+                 "figures": [{"name": "hbm copy", "benchmark": "hbm.copy", "metric": "GBps",
+                              "per": "gpu", "expected": 2540.0, "floor": 0.75}]})");
+  auto r = run_gpubench(
+      {"fleet", results.string(), "--spec", (dir.path / "spec.json").string(), "--json"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  const json f = json::parse(r.out);
+  CHECK(f.at("passed") == true);
+  CHECK(f.at("outliers").empty());
+  for (const json& n : f.at("nodes")) CHECK(n.at("verdict") == "pass");
+
+  // Files named one by one count as the folder does; the shipped spec fails the fixture's bf16.
+  r = run_gpubench({"fleet", (results / "node-0.json").string(), (results / "node-1.json").string(),
+                    (results / "node-2.json").string()});
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.rfind("FAIL: 3 nodes, 0 pass their spec", 0) == 0);
+}
+
+TEST_CASE("fleet: bad input is exit 2 with one line", "[cli][fleet]") {
+  temp_dir dir;
+  write_file(dir.path / "notes.txt", "not results");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"fleet"},
+        std::vector<std::string>{"fleet", (dir.path / "absent").string()},
+        std::vector<std::string>{"fleet", dir.path.string()},  // no results file in it
+        std::vector<std::string>{"fleet", (dir.path / "notes.txt").string()},
+        std::vector<std::string>{"fleet",
+                                 std::string(GPUBENCH_TEST_DATA_DIR) + "/results-2gpu-fixture.json",
+                                 "--spec", "nosuch"}}) {
+    const auto r = run_gpubench(args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+}
