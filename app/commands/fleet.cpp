@@ -8,6 +8,7 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/output_file.hpp"
 #include "gpubench/text.hpp"
+#include "reports/fleet_page.hpp"
 
 namespace gpubench::app {
 
@@ -19,6 +20,7 @@ struct fleet_args {
   acceptance::fleet_settings settings;
   bool as_json = false;
   std::optional<std::string> csv;
+  std::optional<std::string> html;
 };
 
 int fleet(const fleet_args& args) {
@@ -26,6 +28,7 @@ int fleet(const fleet_args& args) {
   if (args.spec) (void)acceptance::load_spec(*args.spec);  // a bad --spec: exit 2 before reading
   const acceptance::fleet_report report = acceptance::check_fleet(files, args.spec, args.settings);
   if (args.csv) write_file_atomically(*args.csv, acceptance::to_csv(report));
+  if (args.html) write_file_atomically(*args.html, reports::render_fleet_page(report));
   if (args.as_json) {
     std::cout << acceptance::to_json(report).dump(2) << "\n";
   } else {
@@ -54,6 +57,7 @@ command add_fleet(CLI::App& app, const command_line& /*line*/) {
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
   sub->add_option("--csv", args->csv, "also write one row per node and per outlier to this file");
+  sub->add_option("--html", args->html, "also write the check as one self-contained page");
   sub->add_flag("--json", args->as_json, "gpubench.fleet/1 on stdout");
   return {sub, [args] { return fleet(*args); }};
 }

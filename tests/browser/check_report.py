@@ -7,7 +7,7 @@ table; that the payloads show as text and no script ran; that the page made no n
 and that a screenshot is not blank. Also renders the committed real report example and writes
 its screenshot (README's docs/report-screenshot.png is that file), and the watch.html of a real
 `gpubench watch` run (GPU counters from the stand-in NVML in FAKE_NVML_DIR) whose command line
-carries a payload.
+carries a payload, and the fleet.html of four nodes, one named by a payload.
 
 usage: check_report.py GPUBENCH SOURCE_DIR OUT_DIR [FAKE_NVML_DIR]
        exit 77 (skip) without Chromium
@@ -76,6 +76,36 @@ def write_workload(path, name, preset):
     json.dump({"schema": "gpubench.workload/1", "name": name, "model": {"preset": preset},
                "precision": "amp_bf16", "batch_per_gpu": 8, "optimizer": "adamw",
                "data": {"source": "synthetic"}}, open(path, "w"))
+
+
+def check_fleet_page(exe, gpubench, source, out):
+    """fleet.html of four nodes made from the fixture, one named by a payload, one with a slow
+    GPU: the summary, the nodes, the outliers and their chart, the payload as text."""
+    fleet_dir = os.path.join(out, "fleet")
+    shutil.rmtree(fleet_dir, ignore_errors=True)
+    os.makedirs(fleet_dir)
+    base = json.load(open(os.path.join(source, "tests", "data", "results-2gpu-fixture.json")))
+    for n in range(4):
+        doc = json.loads(json.dumps(base))
+        doc["system"]["host"] = XSS_MARK if n == 3 else "node-%d" % n
+        for r in doc["results"]:
+            slow = n == 2 and r["id"] == "gemm" and r["axes"].get("gpu") == 1
+            for m in r.get("metrics", {}).values():
+                m["median"] *= 0.85 if slow else 1.0
+        json.dump(doc, open(os.path.join(fleet_dir, "node-%d.json" % n), "w"))
+    page = os.path.join(out, "fleet.html")
+    subprocess.run([gpubench, "fleet", fleet_dir, "--html", page], stdout=subprocess.DEVNULL)
+    dom = browser(exe, out, "file://" + page, "--dump-dom").stdout
+    for element in ["summary", "nodes", "failures", "outliers", "chart-outliers", "method"]:
+        check(re.search(r'id="%s"' % re.escape(element), dom) is not None,
+              "fleet page has #" + element)
+    check("node-2 GPU 1" in dom, "the fleet page names the slow GPU")
+    check("&lt;img src=x onerror=" in dom and "<img" not in dom,
+          "a payload host name shows as text on the fleet page")
+    check("data-pwned" not in dom.replace("data-pwned','1')", ""), "no script ran on the fleet page")
+    shot = os.path.join(out, "fleet.png")
+    browser(exe, out, "file://" + page, "--screenshot=" + shot, "--window-size=1200,1400")
+    check(os.path.exists(shot) and not png_is_blank(shot), "the fleet screenshot is not blank")
 
 
 def check_watch_page(exe, gpubench, fake_nvml_dir, out):
@@ -191,6 +221,7 @@ def main():
     browser(exe, out, "file://" + real, "--screenshot=" + shot, "--window-size=1000,1500")
     check(os.path.exists(shot) and not png_is_blank(shot), "the example screenshot is not blank")
 
+    check_fleet_page(exe, gpubench, source, out)
     if len(sys.argv) > 4:
         check_watch_page(exe, gpubench, sys.argv[4], out)
     print("screenshots in " + out)
