@@ -39,6 +39,7 @@ command add_report(CLI::App& app, const command_line& line);
 command add_compare(CLI::App& app, const command_line& line);
 command add_validate(CLI::App& app, const command_line& line);
 command add_fleet(CLI::App& app, const command_line& line);
+command add_export(CLI::App& app, const command_line& line);
 command add_watch(CLI::App& app, const command_line& line);
 
 // "a,b" "c" -> {"a", "b", "c"}: flags that take comma-separated lists and may repeat.

@@ -57,7 +57,7 @@ bool open_standard_streams() {
 // Every command, in the order `gpubench --help` lists them.
 constexpr command_adder commands[] = {add_run,       add_list,   add_info,    add_size,
                                       add_calibrate, add_report, add_compare, add_validate,
-                                      add_fleet,     add_watch};
+                                      add_fleet,     add_export, add_watch};
 }  // namespace
 
 }  // namespace gpubench::app

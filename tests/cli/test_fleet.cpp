@@ -121,3 +121,25 @@ TEST_CASE("fleet: bad input is exit 2 with one line", "[cli][fleet]") {
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("export --prometheus: bad input is exit 2 with one line", "[cli][export]") {
+  temp_dir dir;
+  write_file(dir.path / "other.json", R"({"schema": "gpubench.suite/1"})");
+  const std::string fixture = std::string(GPUBENCH_TEST_DATA_DIR) + "/results-2gpu-fixture.json";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"export", fixture},  // no format named
+        std::vector<std::string>{"export", "--prometheus", (dir.path / "absent.json").string()},
+        std::vector<std::string>{"export", "--prometheus", (dir.path / "other.json").string()}}) {
+    const auto r = run_gpubench(args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  // --out writes the file whole; standard output then stays empty.
+  const auto r = run_gpubench(
+      {"export", "--prometheus", fixture, "--out", (dir.path / "gpubench.prom").string()});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.empty());
+  CHECK(read_file(dir.path / "gpubench.prom").find("# TYPE gpubench_gemm_tflops gauge\n") !=
+        std::string::npos);
+}
