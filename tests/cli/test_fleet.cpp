@@ -40,7 +40,7 @@ void write_fleet(const std::filesystem::path& dir, int nodes, int slow) {
 
 }  // namespace
 
-TEST_CASE("fleet: a GPU 12% slower than its fleet stands out; noise of +-2% does not",
+TEST_CASE("fleet: a GPU 12% slower than its fleet stands out while noise of 2% does not",
           "[cli][fleet]") {
   temp_dir dir;
   write_fleet(dir.path, 4, 2);
