@@ -93,8 +93,10 @@ void add_measurements(const results_document& doc, const std::vector<std::string
     const std::string where = format_axes(axes);
     for (const auto& [name, m] : r.metrics) {
       if (!std::isfinite(m.median)) continue;
-      figures[r.id + (where.empty() ? "" : " " + where) + " " + name].push_back(
-          {host, gpu, uuid, m.median, m.unit.unit, m.unit.direction});
+      std::string key = r.id;
+      if (!where.empty()) key.append(" ").append(where);
+      key.append(" ").append(name);
+      figures[key].push_back({host, gpu, uuid, m.median, m.unit.unit, m.unit.direction});
     }
   }
 }
@@ -110,7 +112,8 @@ std::string gpu_text(const std::optional<int>& gpu) {
 }
 
 std::string percent(double share) {
-  return (share > 0 ? "+" : "") + format_number(share * 100) + "%";
+  std::string text = share > 0 ? "+" : "";
+  return text.append(format_number(share * 100)).append("%");
 }
 
 }  // namespace
@@ -154,13 +157,17 @@ fleet_report check_fleet(const std::vector<std::string>& files,
   for (const std::string& file : files) {
     const results_document doc = read_results(file);
     const std::vector<std::string> hosts = hosts_of(doc, file);
-    std::vector<fleet_node> nodes;
-    for (const std::string& host : hosts)
-      nodes.push_back(fleet_node{host, file, {}, {}, {}, 0, 0, 0, {}});
+    std::vector<fleet_node> nodes(hosts.size());
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+      nodes[i].host = hosts[i];
+      nodes[i].file = file;
+    }
     std::string why_not;
     const std::optional<std::string> name = spec ? spec : spec_for(doc, why_not);
     if (!name) {
-      report.spec_notes.push_back(file + ": no spec applies (" + why_not + ")");
+      std::string note = file;
+      note.append(": no spec applies (").append(why_not).append(")");
+      report.spec_notes.push_back(std::move(note));
       for (fleet_node& n : nodes) {
         n.verdict = rule_status::missing;
         n.missing_rules.push_back("no spec applies: " + why_not);
@@ -331,7 +338,10 @@ std::string to_csv(const fleet_report& f) {
       "kind,host,gpu,uuid,subject,verdict,value,fleet_median,deviation_pct,threshold_pct,unit,"
       "detail\n";
   const auto row = [&out](const std::vector<std::string>& cells) {
-    for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_field(cells[i]);
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i > 0) out += ',';
+      out += csv_field(cells[i]);
+    }
     out += "\n";
   };
   for (const fleet_node& n : f.nodes) {

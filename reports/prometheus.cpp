@@ -17,7 +17,7 @@ std::string sanitize(std::string_view text) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     out += ok ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : '_';
   }
-  if (out.empty() || (out.front() >= '0' && out.front() <= '9')) out.insert(0, "_");
+  if (out.empty() || (out.front() >= '0' && out.front() <= '9')) return '_' + out;
   return out;
 }
 
@@ -58,11 +58,14 @@ class exposition {
     if (!l.empty()) {
       line += "{";
       for (std::size_t i = 0; i < l.size(); ++i) {
-        line += (i ? "," : "") + sanitize(l[i].first) + "=\"" + escape_value(l[i].second) + "\"";
+        if (i > 0) line += ',';
+        line.append(sanitize(l[i].first)).append("=\"").append(escape_value(l[i].second));
+        line += '"';
       }
       line += "}";
     }
-    m.samples.push_back(line + " " + number(value));
+    line.append(" ").append(number(value));
+    m.samples.push_back(std::move(line));
   }
 
   [[nodiscard]] std::string text() const {

@@ -342,11 +342,11 @@ nvml_activity nvml_session::activity(nvml_device_opaque* device) const {
   if (fns_->device_get_field_values) {
     // Every link's TX and RX counter in one call; a link that is absent or down says so in its
     // own return code.
-    std::array<nvml_field_value, 2 * nvml_nvlink_max_links> fields{};
-    for (unsigned link = 0; link < nvml_nvlink_max_links; ++link) {
+    std::array<nvml_field_value, std::size_t{2} * nvml_nvlink_max_links> fields{};
+    for (std::size_t link = 0; link < nvml_nvlink_max_links; ++link) {
       fields[2 * link].field_id = nvml_fi_nvlink_throughput_data_tx;
       fields[2 * link + 1].field_id = nvml_fi_nvlink_throughput_data_rx;
-      fields[2 * link].scope_id = fields[2 * link + 1].scope_id = link;
+      fields[2 * link].scope_id = fields[2 * link + 1].scope_id = static_cast<unsigned>(link);
     }
     if (fns_->device_get_field_values(device, static_cast<int>(fields.size()), fields.data()) ==
         nvml_success) {
