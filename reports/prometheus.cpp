@@ -71,8 +71,9 @@ class exposition {
   [[nodiscard]] std::string text() const {
     std::string out;
     for (const auto& [name, m] : metrics_) {
-      out += "# HELP " + name + " " + m.help + "\n# TYPE " + name + " gauge\n";
-      for (const std::string& s : m.samples) out += s + "\n";
+      out.append("# HELP ").append(name).append(" ").append(m.help);
+      out.append("\n# TYPE ").append(name).append(" gauge\n");
+      for (const std::string& s : m.samples) out.append(s).append("\n");
     }
     return out;
   }
