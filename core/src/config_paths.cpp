@@ -23,7 +23,10 @@ fs::path config_dir() {
   }
   const fs::path exe_dir = executable_dir();
   std::error_code ec;
-  for (const fs::path& candidate : {exe_dir / "configs", exe_dir.parent_path() / "configs"}) {
+  // Beside the binary (a copied folder), one up (a build tree), or an installed tree's
+  // share/gpubench/configs (cmake --install, relocatable).
+  for (const fs::path& candidate : {exe_dir / "configs", exe_dir.parent_path() / "configs",
+                                    exe_dir.parent_path() / "share" / "gpubench" / "configs"}) {
     if (!exe_dir.empty() && fs::is_directory(candidate / "suites", ec)) {
       return candidate;
     }

@@ -6,8 +6,8 @@
 
 namespace gpubench {
 
-// $GPUBENCH_CONFIG_DIR, else configs/ beside or above the executable, else the source tree the
-// binary was built from.
+// $GPUBENCH_CONFIG_DIR, else configs/ beside or above the executable or share/gpubench/configs
+// of an installed tree, else the source tree the binary was built from.
 [[nodiscard]] std::filesystem::path config_dir();
 
 }  // namespace gpubench
