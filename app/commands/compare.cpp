@@ -15,6 +15,7 @@ struct compare_args {
   std::vector<std::string> workloads;
   std::string html;
   bool as_json = false;
+  reports::compare_options options;
 };
 
 int compare(const compare_args& args) {
@@ -24,7 +25,7 @@ int compare(const compare_args& args) {
     check_output_files({{"--html", args.html}}, input_files(inputs));
   }
   const reports::comparison c =
-      reports::compare_machines(args.machines, split_commas(args.workloads));
+      reports::compare_machines(args.machines, split_commas(args.workloads), args.options);
   if (!args.html.empty()) {
     write_file_atomically(args.html, reports::to_html(c));
   }
@@ -47,6 +48,23 @@ command add_compare(CLI::App& app, const command_line& /*line*/) {
       ->required();
   sub->add_option("--workload", args->workloads,
                   "workloads to size (default: configs/workloads/default.json)");
+  sub->add_option("--nodes", args->options.nodes, "nodes of each machine")
+      ->check(CLI::Range(1, 100000));
+  sub->add_option("--gpus", args->options.gpus, "GPUs per node")->check(CLI::Range(1, 1024));
+  sub->add_option("--set", args->options.settings,
+                  "KEY=VALUE for every machine, MACHINE:KEY=VALUE for one (a spot or reserved "
+                  "price: catalog:aws-p5.48xlarge:price.usd_per_hour=40)");
+  auto* tokens = sub->add_option("--tokens", args->options.tokens,
+                                 "a budget: days and $ to train this many tokens (2e12)")
+                     ->check(CLI::PositiveNumber);
+  auto* epochs =
+      sub->add_option("--epochs", args->options.epochs, "a budget: days and $ for this many epochs")
+          ->check(CLI::PositiveNumber);
+  tokens->excludes(epochs);
+  sub->add_option("--dataset-samples", args->options.dataset_samples,
+                  "samples per epoch for --epochs (default: the workload's dataset)")
+      ->check(CLI::PositiveNumber)
+      ->needs(epochs);
   sub->add_option("--html", args->html, "self-contained HTML comparison to write");
   sub->add_flag("--json", args->as_json, "gpubench.compare/1 on stdout");
   return {sub, [args] { return compare(*args); }};

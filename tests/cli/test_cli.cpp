@@ -686,6 +686,72 @@ TEST_CASE("compare: ratios, cost per million samples, epoch time and the best ch
   CHECK(saw_ratio);
 }
 
+TEST_CASE("compare: the rental question, nodes, a price override, cost per token and a budget",
+          "[cli][report]") {
+  // 4 nodes of each, one price overridden, Llama 2 7B (a sequence model) for 2e12 tokens.
+  auto r = run_gpubench({"compare", "catalog:aws-p5.48xlarge", "catalog:aws-p4d.24xlarge",
+                         "catalog:azure-nd96isr-h100-v5", "--workload", "llama2-7b", "--nodes", "4",
+                         "--tokens", "2e12", "--set",
+                         "catalog:aws-p5.48xlarge:price.usd_per_hour=40", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  json doc = json::parse(r.out);
+  CHECK(doc.at("options").at("nodes") == 4);
+  CHECK(doc.at("machines").at(0).at("usd_per_hour") == 40.0);
+  for (const json& m : doc.at("machines")) {
+    CHECK(m.at("network").at("basis") == "catalog");  // every machine's network basis shown
+  }
+  const json& w = doc.at("workloads").at(0);
+  const double tokens_per_sequence = 4096;  // llama2-7b's sequence length
+  CHECK(w.at("budget_samples").get<double>() == Approx(2e12 / tokens_per_sequence));
+  const json& p5 = w.at("machines").at(0);
+  CHECK(p5.at("nodes") == 4);
+  CHECK(p5.at("fits") == true);
+  const double rate = p5.at("predicted_samples_per_s").get<double>();
+  const double per_hour = 40.0 * 4;  // the price is per node
+  CHECK(p5.at("usd_per_million_samples").get<double>() == Approx(per_hour / (rate * 3600) * 1e6));
+  CHECK(p5.at("usd_per_million_tokens").get<double>() ==
+        Approx(p5.at("usd_per_million_samples").get<double>() / tokens_per_sequence));
+  const double hours = 2e12 / tokens_per_sequence / rate / 3600;
+  CHECK(p5.at("budget_hours").get<double>() == Approx(hours));
+  CHECK(p5.at("budget_usd").get<double>() == Approx(hours * per_hour));
+  // The A100 40GB does not hold the model: it is shown so, with no rate or cost.
+  const json& p4d = w.at("machines").at(1);
+  CHECK(p4d.at("fits") == false);
+  CHECK(p4d.at("predicted_samples_per_s") == 0.0);
+  CHECK(p4d.at("usd_per_million_samples").is_null());
+  // The two H100 machines run at the same predicted rate: a tie for fastest, not a winner.
+  CHECK(w.at("ties").at("fastest") == json::array({0, 2}));
+  CHECK(w.at("ties").at("cheapest") == json::array({0}));
+  r = run_gpubench({"compare", "catalog:aws-p5.48xlarge", "catalog:azure-nd96isr-h100-v5",
+                    "--workload", "llama2-7b", "--nodes", "4"});
+  CHECK_THAT(r.out, Catch::Contains("fastest (tie), cheapest"));
+  CHECK_THAT(r.out, Catch::Contains("3200 Gb/s (catalog)"));
+
+  // --epochs over --dataset-samples; an image model has no cost per token.
+  r = run_gpubench({"compare", "catalog:aws-p5.48xlarge", "catalog:aws-p4d.24xlarge", "--workload",
+                    "resnet50", "--gpus", "4", "--epochs", "90", "--dataset-samples", "1281167",
+                    "--json"});
+  REQUIRE(r.exit_code == 0);
+  doc = json::parse(r.out);
+  const json& images = doc.at("workloads").at(0);
+  CHECK(images.at("budget_samples").get<double>() == Approx(90.0 * 1281167));
+  for (const json& cell : images.at("machines")) {
+    CHECK(cell.at("gpus_per_node") == 4);
+    CHECK(cell.at("usd_per_million_tokens").is_null());
+    CHECK(cell.at("budget_hours").get<double>() ==
+          Approx(90.0 * 1281167 / cell.at("predicted_samples_per_s").get<double>() / 3600));
+  }
+
+  // Bad input: one clear line, exit 2.
+  check_one_line_error(run_gpubench({"compare", "catalog:dgx-h100", "catalog:aws-p5.48xlarge",
+                                     "--set", "catalog:nosuch:price.usd_per_hour=1"}),
+                       "no machine 'catalog:nosuch' in the comparison");
+  CHECK(
+      run_gpubench({"compare", "catalog:dgx-h100", "--tokens", "1e9", "--epochs", "1"}).exit_code ==
+      2);
+}
+
 TEST_CASE("run writes report.html and report.md beside results.json", "[cli][report]") {
   temp_dir dir;
   const auto r = run_gpubench({"run", "--only", "cpu.augment", "--axis", "cpu.augment:threads=1",
