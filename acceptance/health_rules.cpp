@@ -375,6 +375,45 @@ void check_host_memory(const health_rules& h, const results_document& doc,
                               h.memory_floor, "GB"));
 }
 
+// Every node's InfiniBand/RoCE ports: enough of them ACTIVE at the spec's rate, and which are not.
+void check_network_ports(const health_rules& h, const results_document& doc,
+                         std::vector<rule_outcome>& out) {
+  if (!h.network_ports) return;
+  std::vector<std::pair<std::string, const system_info*>> machines;
+  if (doc.nodes.size() > 1) {
+    for (const node_entry& n : doc.nodes) machines.emplace_back(n.host + " ports", &n.system);
+  } else {
+    machines.emplace_back("machine", &doc.system);
+  }
+  const std::string expected = std::to_string(*h.network_ports) + " up at " +
+                               with_unit(h.network_port_Gbps, "Gb/s") + " or more";
+  for (const auto& [subject, machine] : machines) {
+    if (machine->network_ports.empty()) {
+      out.push_back(simple("network ports", subject, rule_status::missing, "", expected,
+                           "no InfiniBand or RoCE port in the results (none under "
+                           "/sys/class/infiniband, or a file from before gpubench read them)"));
+      continue;
+    }
+    int good = 0;
+    std::string bad;
+    for (const network_port& p : machine->network_ports) {
+      const bool up = p.state == "ACTIVE" && p.rate_Gbps.value_or(0) >= h.network_port_Gbps;
+      if (up) {
+        ++good;
+        continue;
+      }
+      bad += (bad.empty() ? "" : "; ") + p.device + "/" + std::to_string(p.port) + " " + p.state +
+             " (" + p.physical_state + ")" +
+             (p.rate_Gbps ? ", " + with_unit(*p.rate_Gbps, "Gb/s") : std::string());
+    }
+    out.push_back(simple("network ports", subject,
+                         good >= *h.network_ports ? rule_status::pass : rule_status::fail,
+                         std::to_string(good) + " of " +
+                             std::to_string(machine->network_ports.size()) + " up at rate",
+                         expected, bad));
+  }
+}
+
 // ---- reading each key of "health" -------------------------------------------------------------
 
 using catalog = model::hardware_profile;
@@ -447,6 +486,13 @@ void read_memory(const json_reader& h, const std::string& key, const catalog* fi
                  health_rules& out) {
   std::tie(out.memory_GB, out.memory_floor) = read_expected_with_floor(h, key, figures, 1e7, 0.9);
 }
+void read_network_ports(const json_reader& h, const std::string& key, const catalog*,
+                        health_rules& out) {
+  const json_reader p = h.member(key);
+  p.expect_object({"count", "rate_Gbps", "source"});
+  out.network_ports = static_cast<int>(p.get_int("count", 1, 64));
+  out.network_port_Gbps = p.find_number("rate_Gbps", 0, 1e5).value_or(0);
+}
 
 // ---- the table --------------------------------------------------------------------------------
 
@@ -488,6 +534,7 @@ constexpr health_rule health_table[] = {
     {"burn", read_burn, nullptr, check_burn},
     {"cpu_cores", read_cpu_cores, nullptr, nullptr, check_cpu_cores},
     {"memory_GB", read_memory, nullptr, nullptr, check_host_memory},
+    {"network_ports", read_network_ports, nullptr, nullptr, check_network_ports},
 };
 
 }  // namespace

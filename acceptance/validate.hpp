@@ -59,6 +59,9 @@ struct health_rules {
   std::optional<expectation> cpu_cores;
   std::optional<expectation> memory_GB;
   double memory_floor = 0.9;
+  // InfiniBand/RoCE ports every node must have up (ACTIVE) at this rate or more.
+  std::optional<int> network_ports;
+  double network_port_Gbps = 0;
 };
 
 struct spec {

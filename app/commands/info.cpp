@@ -52,6 +52,13 @@ int info(bool as_json) {
     std::cout << "fs       " << f.mount_point << ": " << f.type << " on " << f.device << ", "
               << format_bytes(f.free_bytes) << " free of " << format_bytes(f.size_bytes) << "\n";
   }
+  for (const auto& p : info.network_ports) {
+    std::cout << "port     " << p.device << "/" << p.port << ": " << p.link_layer << " " << p.state
+              << " (" << p.physical_state << ")"
+              << (p.rate_Gbps ? ", " + format_number(*p.rate_Gbps) + " Gb/s" : std::string())
+              << (p.width.empty() ? "" : " " + p.width) << (p.netdev.empty() ? "" : ", " + p.netdev)
+              << (p.firmware.empty() ? "" : ", firmware " + p.firmware) << "\n";
+  }
   if (info.gpus.empty()) {
     std::cout << "gpus     none: " << info.gpu_status.reason << "\n";
   }

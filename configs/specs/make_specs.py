@@ -113,6 +113,13 @@ def system_spec(name):
         health["cpu_cores"] = {"expected": {"catalog": ["cpu.cores"]}}
     if known(fig, "memory.GB"):
         health["memory_GB"] = {"expected": {"catalog": ["memory.GB"]}, "floor": 0.9}
+    network = entry.get("network", {})
+    # InfiniBand adapters show their ports under /sys/class/infiniband; cloud Ethernet (ENA, EFA,
+    # VPC) is not checked this way.
+    if (network.get("fabric") or "").startswith("InfiniBand") and network.get("nics") and \
+            network.get("nic_gbps"):
+        health["network_ports"] = {"count": network["nics"], "rate_Gbps": network["nic_gbps"],
+                                   "source": "; ".join(network.get("source", []))}
     figures = []
     gpu = entry["gpu_model"]
     if gpus == 8 and gpu in ALLREDUCE_MEASURED:

@@ -264,6 +264,60 @@ void discover_gpus(system_info& info) {
 
 }  // namespace
 
+namespace {
+
+// "4: ACTIVE" -> "ACTIVE" (sysfs gives the number and the name).
+std::string after_colon(const std::string& text) {
+  const auto colon = text.find(':');
+  std::string out = colon == std::string::npos ? text : text.substr(colon + 1);
+  out.erase(0, out.find_first_not_of(' '));
+  return out;
+}
+
+// InfiniBand and RoCE ports. GPUBENCH_INFINIBAND_DIR stands in for /sys/class/infiniband (tests).
+void discover_network_ports(system_info& info) {
+  const char* dir = std::getenv("GPUBENCH_INFINIBAND_DIR");
+  const fs::path root = dir != nullptr && *dir != '\0' ? fs::path(dir) : "/sys/class/infiniband";
+  std::error_code ec;
+  for (const auto& device : fs::directory_iterator(root, ec)) {
+    const std::string firmware = read_first_line(device.path() / "fw_ver");
+    std::string netdev;
+    for (const auto& net : fs::directory_iterator(device.path() / "device" / "net", ec)) {
+      netdev = net.path().filename().string();
+    }
+    for (const auto& p : fs::directory_iterator(device.path() / "ports", ec)) {
+      network_port port;
+      port.device = device.path().filename().string();
+      try {
+        port.port = std::stoi(p.path().filename().string());
+      } catch (const std::exception&) {
+        continue;
+      }
+      port.link_layer = read_first_line(p.path() / "link_layer");
+      port.state = after_colon(read_first_line(p.path() / "state"));
+      port.physical_state = after_colon(read_first_line(p.path() / "phys_state"));
+      // "400 Gb/sec (4X NDR)"
+      const std::string rate = read_first_line(p.path() / "rate");
+      try {
+        if (!rate.empty()) port.rate_Gbps = std::stod(rate);
+      } catch (const std::exception&) {
+      }
+      if (const auto open = rate.find('('); open != std::string::npos) {
+        port.width = rate.substr(open + 1, rate.find(' ', open) - open - 1);
+      }
+      port.firmware = firmware;
+      port.netdev = netdev;
+      info.network_ports.push_back(std::move(port));
+    }
+  }
+  std::sort(info.network_ports.begin(), info.network_ports.end(),
+            [](const network_port& a, const network_port& b) {
+              return std::tie(a.device, a.port) < std::tie(b.device, b.port);
+            });
+}
+
+}  // namespace
+
 system_info discover_system() {
   system_info info;
   char host[256] = {};
@@ -293,6 +347,7 @@ system_info discover_system() {
   }
   discover_disks(info);
   discover_filesystems(info);
+  discover_network_ports(info);
   discover_gpus(info);
   return info;
 }

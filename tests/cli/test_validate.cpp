@@ -3,6 +3,7 @@
 // the health fields the stand-in NVML reports for a real run on this machine.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -123,6 +124,74 @@ TEST_CASE("validate: a system spec adds the system's rules to its GPU's", "[cli]
   CHECK(rules_with(v, "fail").count("gpu count machine") == 1);
   CHECK(rules_with(v, "n/a").count("allreduce busbw machine") == 1);  // needs 8 GPUs
   CHECK(rules_with(v, "pass").count("hbm copy GPU 0") == 1);          // from h100-sxm5-80gb
+}
+
+// The InfiniBand ports of a system spec (dgx-h100: 8 at 400 Gb/s): all up, one down, none read.
+TEST_CASE("validate: every network port up at the expected rate", "[cli][validate]") {
+  temp_dir dir;
+  json doc = json::parse(read_file(data + "/validate-healthy.json"));
+  json ports = json::array();
+  for (int i = 0; i < 8; ++i) {
+    ports.push_back({{"device", "mlx5_" + std::to_string(i)},
+                     {"port", 1},
+                     {"link_layer", "InfiniBand"},
+                     {"state", "ACTIVE"},
+                     {"physical_state", "LinkUp"},
+                     {"rate_Gbps", 400.0},
+                     {"width", "4X"},
+                     {"firmware", "28.39.1002"},
+                     {"netdev", ""}});
+  }
+  doc["system"]["network_ports"] = ports;
+  write_file(dir.path / "up.json", doc.dump());
+  json v = validate_json({(dir.path / "up.json").string(), "--spec", "dgx-h100"}, 1);
+  CHECK(rules_with(v, "pass").count("network ports machine") == 1);
+
+  doc["system"]["network_ports"][3]["state"] = "DOWN";
+  doc["system"]["network_ports"][3]["physical_state"] = "Polling";
+  doc["system"]["network_ports"][5]["rate_Gbps"] = 200.0;  // trained down to HDR
+  write_file(dir.path / "down.json", doc.dump());
+  v = validate_json({(dir.path / "down.json").string(), "--spec", "dgx-h100"}, 1);
+  CHECK(rules_with(v, "fail").count("network ports machine") == 1);
+  for (const json& rule : v["rules"]) {
+    if (rule["rule"] != "network ports") continue;
+    CHECK(rule["measured"] == "6 of 8 up at rate");
+    CHECK(rule["detail"] ==
+          "mlx5_3/1 DOWN (Polling), 400 Gb/s; mlx5_5/1 ACTIVE (LinkUp), 200 Gb/s");
+  }
+  // The healthy fixture records no port: missing, not passed.
+  v = validate_json({data + "/validate-healthy.json", "--spec", "dgx-h100"}, 1);
+  CHECK(rules_with(v, "missing").count("network ports machine") == 1);
+}
+
+TEST_CASE("info reads InfiniBand ports: state, rate, width, firmware, interface", "[cli]") {
+  temp_dir dir;
+  const auto port = dir.path / "mlx5_0" / "ports" / "1";
+  std::filesystem::create_directories(port);
+  std::filesystem::create_directories(dir.path / "mlx5_0" / "device" / "net" / "ibp12s0");
+  write_file(dir.path / "mlx5_0" / "fw_ver", "28.39.1002\n");
+  write_file(port / "link_layer", "InfiniBand\n");
+  write_file(port / "state", "4: ACTIVE\n");
+  write_file(port / "phys_state", "5: LinkUp\n");
+  write_file(port / "rate", "400 Gb/sec (4X NDR)\n");
+  const auto r =
+      run_gpubench({"info", "--json"}, {}, {"GPUBENCH_INFINIBAND_DIR=" + dir.path.string()});
+  REQUIRE(r.exit_code == 0);
+  const json ports = json::parse(r.out).at("network_ports");
+  REQUIRE(ports.size() == 1);
+  CHECK(ports[0] == json{{"device", "mlx5_0"},
+                         {"port", 1},
+                         {"link_layer", "InfiniBand"},
+                         {"state", "ACTIVE"},
+                         {"physical_state", "LinkUp"},
+                         {"rate_Gbps", 400.0},
+                         {"width", "4X"},
+                         {"firmware", "28.39.1002"},
+                         {"netdev", "ibp12s0"}});
+  const auto text = run_gpubench({"info"}, {}, {"GPUBENCH_INFINIBAND_DIR=" + dir.path.string()});
+  CHECK_THAT(text.out,
+             Catch::Contains("port     mlx5_0/1: InfiniBand ACTIVE (LinkUp), 400 Gb/s 4X, ibp12s0, "
+                             "firmware 28.39.1002"));
 }
 
 TEST_CASE("validate: every shipped spec loads", "[cli][validate]") {

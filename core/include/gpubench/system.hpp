@@ -125,6 +125,22 @@ GPUBENCH_JSON_FIELDS(gpu_discovery, nvml, cuda, driver_version, cuda_driver_vers
                      cuda_runtime_version, reason, nvml_gpu_count, cuda_visible_devices, cublaslt,
                      nccl)
 
+// A port for traffic between nodes: InfiniBand, or RoCE (link layer Ethernet), as the adapter
+// reports it under /sys/class/infiniband.
+struct network_port {
+  std::string device;  // "mlx5_0"
+  int port = 1;
+  std::string link_layer;      // "InfiniBand" | "Ethernet" (RoCE)
+  std::string state;           // "ACTIVE", "DOWN", "INIT", ...
+  std::string physical_state;  // "LinkUp", "Polling", "Disabled", ...
+  std::optional<double> rate_Gbps;
+  std::string width;     // "4X"
+  std::string firmware;  // the adapter's fw_ver
+  std::string netdev;    // its Ethernet interface, where it has one ("ens1f0np0")
+};
+GPUBENCH_JSON_FIELDS(network_port, device, port, link_layer, state, physical_state, rate_Gbps,
+                     width, firmware, netdev)
+
 struct system_info {
   std::string host;
   std::string os;
@@ -134,6 +150,7 @@ struct system_info {
   std::uint64_t memory_bytes = 0;
   std::vector<disk_info> disks;
   std::vector<filesystem_info> filesystems;
+  std::vector<network_port> network_ports;
   std::vector<gpu_info> gpus;
   gpu_discovery gpu_status;
 
@@ -141,6 +158,6 @@ struct system_info {
   [[nodiscard]] std::uint64_t last_level_cache_bytes() const;
 };
 GPUBENCH_JSON_FIELDS(system_info, host, os, kernel, cpu, numa, memory_bytes, disks, filesystems,
-                     gpus, gpu_status)
+                     network_ports, gpus, gpu_status)
 
 }  // namespace gpubench
