@@ -126,22 +126,25 @@ TEST_CASE("validate: a system spec adds the system's rules to its GPU's", "[cli]
   CHECK(rules_with(v, "pass").count("hbm copy GPU 0") == 1);          // from h100-sxm5-80gb
 }
 
+// One InfiniBand NDR port, up, as the results file records it.
+json ndr_port(const std::string& device, const std::string& netdev) {
+  return {{"device", device},
+          {"port", 1},
+          {"link_layer", "InfiniBand"},
+          {"state", "ACTIVE"},
+          {"physical_state", "LinkUp"},
+          {"rate_Gbps", 400.0},
+          {"width", "4X"},
+          {"firmware", "28.39.1002"},
+          {"netdev", netdev}};
+}
+
 // The InfiniBand ports of a system spec (dgx-h100: 8 at 400 Gb/s): all up, one down, none read.
 TEST_CASE("validate: every network port up at the expected rate", "[cli][validate]") {
   temp_dir dir;
   json doc = json::parse(read_file(data + "/validate-healthy.json"));
   json ports = json::array();
-  for (int i = 0; i < 8; ++i) {
-    ports.push_back({{"device", "mlx5_" + std::to_string(i)},
-                     {"port", 1},
-                     {"link_layer", "InfiniBand"},
-                     {"state", "ACTIVE"},
-                     {"physical_state", "LinkUp"},
-                     {"rate_Gbps", 400.0},
-                     {"width", "4X"},
-                     {"firmware", "28.39.1002"},
-                     {"netdev", ""}});
-  }
+  for (int i = 0; i < 8; ++i) ports.push_back(ndr_port("mlx5_" + std::to_string(i), ""));
   doc["system"]["network_ports"] = ports;
   write_file(dir.path / "up.json", doc.dump());
   json v = validate_json({(dir.path / "up.json").string(), "--spec", "dgx-h100"}, 1);
@@ -179,15 +182,7 @@ TEST_CASE("info reads InfiniBand ports: state, rate, width, firmware, interface"
   REQUIRE(r.exit_code == 0);
   const json ports = json::parse(r.out).at("network_ports");
   REQUIRE(ports.size() == 1);
-  CHECK(ports[0] == json{{"device", "mlx5_0"},
-                         {"port", 1},
-                         {"link_layer", "InfiniBand"},
-                         {"state", "ACTIVE"},
-                         {"physical_state", "LinkUp"},
-                         {"rate_Gbps", 400.0},
-                         {"width", "4X"},
-                         {"firmware", "28.39.1002"},
-                         {"netdev", "ibp12s0"}});
+  CHECK(ports[0] == ndr_port("mlx5_0", "ibp12s0"));
   const auto text = run_gpubench({"info"}, {}, {"GPUBENCH_INFINIBAND_DIR=" + dir.path.string()});
   CHECK_THAT(text.out,
              Catch::Contains("port     mlx5_0/1: InfiniBand ACTIVE (LinkUp), 400 Gb/s 4X, ibp12s0, "
