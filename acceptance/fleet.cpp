@@ -34,12 +34,6 @@ std::string family_of(const std::string& rule) {
   return rule.substr(0, rule.find(' '));
 }
 
-std::string upper(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Fail outranks missing, missing outranks warn and pass: a node's or a family's worst outcome.
 int severity(rule_status s) {
   switch (s) {
@@ -99,12 +93,6 @@ void add_measurements(const results_document& doc, const std::vector<std::string
       figures[key].push_back({host, gpu, uuid, m.median, m.unit.unit, m.unit.direction});
     }
   }
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t mid = v.size() / 2;
-  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
 std::string gpu_text(const std::optional<int>& gpu) {
@@ -196,7 +184,7 @@ fleet_report check_fleet(const std::vector<std::string>& files,
           const bool failed = o.status == rule_status::fail;
           (failed ? node->failed : node->missing) += 1;
           (failed ? node->failures : node->missing_rules)
-              .push_back(o.rule + " " + o.subject + ": " + upper(to_string(o.status)) +
+              .push_back(o.rule + " " + o.subject + ": " + upper_case(to_string(o.status)) +
                          (o.measured.empty() ? "" : ", " + o.measured) +
                          (o.floor.empty() ? "" : ", floor " + o.floor) +
                          (o.detail.empty() ? "" : " (" + o.detail + ")"));
@@ -217,13 +205,13 @@ fleet_report check_fleet(const std::vector<std::string>& files,
     std::vector<double> v;
     v.reserve(values.size());
     for (const measurement& m : values) v.push_back(m.value);
-    const double median = median_of(v);
+    const double median = summarize(v).median;  // v: min_members or more finite values
     if (median == 0) continue;
     ++report.figures_compared;
     std::vector<double> distance;
     distance.reserve(v.size());
     for (const double x : v) distance.push_back(std::abs(x - median));
-    const double spread = mad_to_sd * median_of(distance) / std::abs(median);
+    const double spread = mad_to_sd * summarize(distance).median / std::abs(median);
     const double threshold = std::max(settings.min_deviation, settings.mad_multiple * spread);
     for (const measurement& m : values) {
       const double deviation = (m.value - median) / median;
@@ -294,14 +282,14 @@ std::string to_text(const fleet_report& f) {
                     std::to_string(f.outliers.size()) + " figure(s) stand out of " +
                     std::to_string(f.figures_compared) + " compared across the fleet\n\n";
   std::vector<std::string> header{"NODE", "SPEC", "VERDICT"};
-  for (const std::string& family : f.families) header.push_back(upper(family));
+  for (const std::string& family : f.families) header.push_back(upper_case(family));
   text_table nodes(header);
   for (const fleet_node& n : f.nodes) {
     std::vector<std::string> row{n.host, n.spec_name.empty() ? "-" : n.spec_name,
-                                 upper(to_string(n.verdict))};
+                                 upper_case(to_string(n.verdict))};
     for (const std::string& family : f.families) {
       const auto it = n.families.find(family);
-      row.push_back(it == n.families.end() ? "-" : upper(to_string(it->second)));
+      row.push_back(it == n.families.end() ? "-" : upper_case(to_string(it->second)));
     }
     nodes.add_row(row);
   }

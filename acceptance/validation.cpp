@@ -1,6 +1,5 @@
 // Validation: a results file against a spec; its verdict, JSON and text.
 #include <algorithm>
-#include <cctype>
 
 #include "acceptance/rules.hpp"
 #include "gpubench/format.hpp"
@@ -113,10 +112,8 @@ std::string to_text(const validation& v) {
   out += "\n\n";
   text_table table({"RULE", "SUBJECT", "MEASURED", "EXPECTED", "FLOOR", "RESULT", "DETAIL"});
   for (const rule_outcome& r : v.rules) {
-    std::string result(to_string(r.status));
-    std::transform(result.begin(), result.end(), result.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-    table.add_row({r.rule, r.subject, r.measured, r.expected, r.floor, result, r.detail});
+    table.add_row({r.rule, r.subject, r.measured, r.expected, r.floor,
+                   upper_case(to_string(r.status)), r.detail});
   }
   out += table.render();
   out += '\n';

@@ -3,18 +3,13 @@
 #include <cmath>
 
 #include "gpubench/format.hpp"
+#include "gpubench/text.hpp"
 #include "reports/html_page.hpp"
 #include "reports/svg.hpp"
 
 namespace gpubench::reports {
 
 namespace {
-
-std::string upper(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string subject(const acceptance::fleet_outlier& o) {
   return o.host + (o.gpu ? " GPU " + std::to_string(*o.gpu) : std::string(" (node)"));
@@ -41,12 +36,12 @@ std::string render_fleet_page(const acceptance::fleet_report& fleet) {
   header.emplace_back("failures");
   html_table nodes(header, "nodes");
   for (const auto& n : fleet.nodes) {
-    std::vector<std::string> row{n.host, n.spec_name, upper(to_string(n.verdict))};
+    std::vector<std::string> row{n.host, n.spec_name, upper_case(to_string(n.verdict))};
     std::vector<int> emphasis(3, 0);
     emphasis[2] = n.verdict == acceptance::rule_status::pass ? 0 : 1;
     for (const std::string& family : fleet.families) {
       const auto it = n.families.find(family);
-      row.push_back(it == n.families.end() ? "-" : upper(to_string(it->second)));
+      row.push_back(it == n.families.end() ? "-" : upper_case(to_string(it->second)));
       emphasis.push_back(it != n.families.end() && it->second == acceptance::rule_status::fail);
     }
     std::vector<std::string> failed;  // "gemm bf16 GPU 1": the details are in the table below

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "gpubench/format.hpp"
+#include "gpubench/statistics.hpp"
 #include "watch/sampler.hpp"
 
 namespace gpubench::watch {
@@ -17,11 +18,8 @@ std::string pct(double share) {
 }
 
 // The job's typical interval: a start-up or a final phase does not move it as it moves a mean.
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t mid = v.size() / 2;
-  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+double median(const std::vector<double>& v) {
+  return v.empty() ? 0 : gpubench::summarize(v).median;  // not watch::summarize
 }
 
 struct finding {

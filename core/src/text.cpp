@@ -1,5 +1,6 @@
 #include "gpubench/text.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <stdexcept>
 
@@ -87,6 +88,12 @@ std::string printable(std::string_view text) {
       out += text[i];
     }
   }
+  return out;
+}
+
+std::string upper_case(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return out;
 }
 

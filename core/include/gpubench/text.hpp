@@ -36,4 +36,7 @@ struct gemm_shape {
 // or GPU name in a results file cannot move the cursor, retitle the window or hide a line.
 [[nodiscard]] std::string printable(std::string_view text);
 
+// ASCII letters in upper case: "fail" -> "FAIL".
+[[nodiscard]] std::string upper_case(std::string_view text);
+
 }  // namespace gpubench
