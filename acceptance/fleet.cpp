@@ -106,6 +106,24 @@ std::string percent(double share) {
 
 }  // namespace
 
+std::string outcome_text(const rule_outcome& o) {
+  return o.rule + " " + o.subject + ": " + upper_case(to_string(o.status)) +
+         (o.measured.empty() ? "" : ", " + o.measured) +
+         (o.floor.empty() ? "" : ", floor " + o.floor) +
+         (o.detail.empty() ? "" : " (" + o.detail + ")");
+}
+
+std::string failures_line(const fleet_node& n, bool names_only) {
+  std::vector<std::string> parts;
+  for (const rule_outcome& o : n.failures) {
+    parts.push_back(names_only ? o.rule + " " + o.subject : outcome_text(o));
+  }
+  if (!n.missing_rules.empty()) {
+    parts.push_back(std::to_string(n.missing_rules.size()) + " rule(s) lack a measurement");
+  }
+  return join(parts, "; ");
+}
+
 bool fleet_report::passed() const {
   return !nodes.empty() && outliers.empty() &&
          std::all_of(nodes.begin(), nodes.end(),
@@ -180,14 +198,10 @@ fleet_report check_fleet(const std::vector<std::string>& files,
         rule_status& worst = node->families.try_emplace(family, rule_status::pass).first->second;
         if (severity(o.status) > severity(worst)) worst = o.status;
         if (severity(o.status) > severity(node->verdict)) node->verdict = o.status;
-        if (o.status == rule_status::fail || o.status == rule_status::missing) {
-          const bool failed = o.status == rule_status::fail;
-          (failed ? node->failed : node->missing) += 1;
-          (failed ? node->failures : node->missing_rules)
-              .push_back(o.rule + " " + o.subject + ": " + upper_case(to_string(o.status)) +
-                         (o.measured.empty() ? "" : ", " + o.measured) +
-                         (o.floor.empty() ? "" : ", floor " + o.floor) +
-                         (o.detail.empty() ? "" : " (" + o.detail + ")"));
+        if (o.status == rule_status::fail) {
+          node->failures.push_back(o);
+        } else if (o.status == rule_status::missing) {
+          node->missing_rules.push_back(outcome_text(o));
         } else {
           ++node->passed;
         }
@@ -233,15 +247,17 @@ json to_json(const fleet_report& f) {
   for (const fleet_node& n : f.nodes) {
     json families = json::object();
     for (const auto& [family, status] : n.families) families[family] = to_string(status);
+    json failures = json::array();
+    for (const rule_outcome& o : n.failures) failures.push_back(outcome_text(o));
     nodes.push_back({{"host", n.host},
                      {"file", n.file},
                      {"spec", n.spec_name},
                      {"verdict", to_string(n.verdict)},
                      {"rules_passed", n.passed},
-                     {"rules_failed", n.failed},
-                     {"rules_missing", n.missing},
+                     {"rules_failed", n.failures.size()},
+                     {"rules_missing", n.missing_rules.size()},
                      {"families", families},
-                     {"failures", n.failures},
+                     {"failures", failures},
                      {"missing", n.missing_rules}});
   }
   json outliers = json::array();
@@ -298,7 +314,7 @@ std::string to_text(const fleet_report& f) {
   // Failures one per line; rules that lack a measurement only counted (the table shows their
   // families, --json lists them), so a rack of nodes stays readable.
   for (const fleet_node& n : f.nodes) {
-    for (const std::string& failure : n.failures) out += n.host + ": " + failure + "\n";
+    for (const rule_outcome& o : n.failures) out += n.host + ": " + outcome_text(o) + "\n";
     if (!n.missing_rules.empty()) {
       out += n.host + ": " + std::to_string(n.missing_rules.size()) +
              " rule(s) lack a measurement (--json lists them)\n";
@@ -334,11 +350,7 @@ std::string to_csv(const fleet_report& f) {
   };
   for (const fleet_node& n : f.nodes) {
     row({"node", n.host, "", "", n.spec_name, std::string(to_string(n.verdict)), "", "", "", "", "",
-         join(n.failures, "; ") +
-             (n.missing_rules.empty()
-                  ? ""
-                  : std::string(n.failures.empty() ? "" : "; ") +
-                        std::to_string(n.missing_rules.size()) + " rule(s) lack a measurement")});
+         failures_line(n, false)});
   }
   for (const fleet_outlier& o : f.outliers) {
     row({"outlier", o.host, o.gpu ? std::to_string(*o.gpu) : "", o.uuid, o.figure,

@@ -21,11 +21,15 @@ struct fleet_node {
   rule_status verdict = rule_status::pass;  // fail, else missing, else pass
   std::map<std::string, rule_status> families;
   std::size_t passed = 0;
-  std::size_t failed = 0;
-  std::size_t missing = 0;
-  std::vector<std::string> failures;  // "gemm bf16 GPU 1: FAIL, 700 TFLOP/s, floor 716 TFLOP/s"
-  std::vector<std::string> missing_rules;  // rules without the measurement they need
+  std::vector<rule_outcome> failures;      // the rules it failed
+  std::vector<std::string> missing_rules;  // rules without the measurement they need, as text
 };
+
+// "gemm bf16 GPU 1: FAIL, 700 TFLOP/s, floor 716 TFLOP/s (88% of expected, ...)"
+[[nodiscard]] std::string outcome_text(const rule_outcome& o);
+// A node's failures on one line ("; " between them), each in full or by rule and subject only,
+// then how many rules lack a measurement.
+[[nodiscard]] std::string failures_line(const fleet_node& n, bool names_only);
 
 // One figure far from the fleet's median of it.
 struct fleet_outlier {

@@ -44,13 +44,7 @@ std::string render_fleet_page(const acceptance::fleet_report& fleet) {
       row.push_back(it == n.families.end() ? "-" : upper_case(to_string(it->second)));
       emphasis.push_back(it != n.families.end() && it->second == acceptance::rule_status::fail);
     }
-    std::vector<std::string> failed;  // "gemm bf16 GPU 1": the details are in the table below
-    for (const std::string& f : n.failures) failed.push_back(f.substr(0, f.find(": ")));
-    row.push_back(join(failed, "; ") +
-                  (n.missing_rules.empty()
-                       ? ""
-                       : (n.failures.empty() ? "" : "; ") + std::to_string(n.missing_rules.size()) +
-                             " rule(s) lack a measurement"));
+    row.push_back(acceptance::failures_line(n, true));  // the details: the table below
     emphasis.push_back(0);
     nodes.row(row, emphasis);
   }
@@ -58,8 +52,8 @@ std::string render_fleet_page(const acceptance::fleet_report& fleet) {
   html_table failures({"node", "failure"}, "failures");
   bool any = false;
   for (const auto& n : fleet.nodes) {
-    for (const std::string& f : n.failures) {
-      failures.row({n.host, f});
+    for (const auto& o : n.failures) {
+      failures.row({n.host, acceptance::outcome_text(o)});
       any = true;
     }
   }
