@@ -96,25 +96,21 @@ watch::ceilings ceilings_of(const model::hardware_profile& hw, const std::string
   return c;
 }
 
-watch::ceilings ceilings_from(const std::optional<std::string>& spec) {
-  if (!spec) return {};
-  return ceilings_of(model::load_hardware(*spec), *spec);
-}
-
-// The catalog entry for the GPU that NVML names (the first, as a node's GPUs are alike).
-struct catalog_match {
-  std::string entry;   // "h100-sxm5-80gb"
-  std::string device;  // "NVIDIA H100 80GB HBM3"
-  [[nodiscard]] std::string origin() const {
-    return "catalog:" + entry + ", matched to '" + device + "'";
-  }
+// The machine's figures, read once for the ceilings and the prediction, and where they came from.
+struct machine_figures {
+  model::hardware_profile profile;
+  std::string origin;  // the --results given, or "catalog:NAME, matched to 'GPU name'"
 };
-std::optional<catalog_match> catalog_gpu(const std::vector<gpu_activity>& gpus) {
+
+// Without --results: the catalog entry for the GPU that NVML names (the first, as a node's GPUs
+// are alike).
+std::optional<machine_figures> catalog_figures(const std::vector<gpu_activity>& gpus) {
   if (gpus.empty()) return std::nullopt;
   const gpu_activity& g = gpus.front();
   const auto name = model::catalog_gpu_for_device(g.name, g.memory_total_GB.value_or(0));
   if (!name) return std::nullopt;
-  return catalog_match{*name, g.name};
+  return machine_figures{model::load_catalog(*name),
+                         "catalog:" + *name + ", matched to '" + g.name + "'"};
 }
 
 // What a watched limit is made of in the model: lifting it doubles these figures.
@@ -135,10 +131,12 @@ const std::vector<lift>& lifts() {
 // gpubench size for the watched job: the machine's figures (--results, else the catalog entry
 // of its GPU) with the job's own allocation (its allowed cores, the GPUs it held), the rate and
 // limit the model predicts, and the rate with the watched limit doubled. Adds one advice line.
-json predict_for_job(const std::string& workload_name, const model::hardware_profile* profile,
-                     const std::string& origin, const watch::summary& s, watch::verdict& v) {
+json predict_for_job(const std::string& workload_name, const model::workload& w,
+                     const std::optional<machine_figures>& machine, const watch::summary& s,
+                     watch::verdict& v) {
+  const std::string origin = machine ? machine->origin : "";
   json out{{"workload", workload_name}, {"hardware", origin}};
-  if (profile == nullptr) {
+  if (!machine) {
     out["skipped"] = "no --results, and no catalog entry for the GPUs NVML names";
     return out;
   }
@@ -146,11 +144,10 @@ json predict_for_job(const std::string& workload_name, const model::hardware_pro
     out["skipped"] = "the job held no GPU while watched";
     return out;
   }
-  model::hardware_profile hw = *profile;
+  model::hardware_profile hw = machine->profile;
   const int cores = std::max(1, static_cast<int>(s.cpu_cores_allowed));
   model::apply_setting(hw, "cpu.cores=" + std::to_string(cores));
   const model::constants constants = model::load_constants();
-  const model::workload w = model::load_workload(workload_name);
   model::run_options options;
   options.gpus = s.job_gpus;
   try {
@@ -216,9 +213,11 @@ int watch_job(const watch_args& args) {
   if (args.pid) {
     if (const auto why = watch::why_not_watchable(*args.pid)) throw input_error("--pid: " + *why);
   }
-  watch::ceilings limits = ceilings_from(args.results);           // bad --results: exit 2 first
-  if (args.workload) (void)model::load_workload(*args.workload);  // likewise a bad --workload
-  std::optional<catalog_match> matched_gpu;
+  // Bad --results or --workload: exit 2 before the job starts.
+  std::optional<machine_figures> machine;
+  if (args.results) machine = machine_figures{model::load_hardware(*args.results), *args.results};
+  std::optional<model::workload> workload;
+  if (args.workload) workload = model::load_workload(*args.workload);
   const std::filesystem::path out(args.out);
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
@@ -255,12 +254,7 @@ int watch_job(const watch_args& args) {
       watcher_errors.push_back("no GPUs: " + sampler.gpu_why_not());
     const double cpu_start = cpu_now();
     watch::snapshot previous = sampler.take(now_s());
-    if (!args.results) {
-      matched_gpu = catalog_gpu(previous.gpus);
-      if (matched_gpu) {
-        limits = ceilings_of(model::load_catalog(matched_gpu->entry), matched_gpu->origin());
-      }
-    }
+    if (!machine) machine = catalog_figures(previous.gpus);
     const double allowed = sampler.allowed_cores();
     sampling_cpu_s += cpu_now() - cpu_start;
     while (true) {
@@ -306,21 +300,11 @@ int watch_job(const watch_args& args) {
   }
 
   const watch::summary summary = watch::summarize(samples);
+  const watch::ceilings limits =
+      machine ? ceilings_of(machine->profile, machine->origin) : watch::ceilings{};
   watch::verdict verdict = watch::judge(summary, limits);
   json prediction;
-  if (args.workload) {
-    std::optional<model::hardware_profile> profile;
-    std::string origin;
-    if (args.results) {
-      profile = model::load_hardware(*args.results);
-      origin = *args.results;
-    } else if (matched_gpu) {
-      profile = model::load_catalog(matched_gpu->entry);
-      origin = matched_gpu->origin();
-    }
-    prediction =
-        predict_for_job(*args.workload, profile ? &*profile : nullptr, origin, summary, verdict);
-  }
+  if (workload) prediction = predict_for_job(*args.workload, *workload, machine, summary, verdict);
   json doc = {{"schema", "gpubench.watch/1"}, {"kind", "summary"}};
   if (args.pid) {
     doc["pid"] = *args.pid;
