@@ -9,15 +9,15 @@ use. Prints a table; writes it to $OUT/gemm_duty_cycle.txt when OUT is set.
 Usage: gemm_duty_cycle.py [GPU]"""
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
+from gpu_check import find_binaries, gpubench_env
+from torch_reference import timed
+
 DTYPES = {"fp16": (torch.float16, False), "bf16": (torch.bfloat16, False),
           "tf32": (torch.float32, True), "fp32": (torch.float32, False)}
 N = 8192
@@ -28,25 +28,9 @@ def torch_tflops(name, sustained):
     torch.backends.cuda.matmul.allow_tf32 = tf32
     a = (torch.rand(N, N, device="cuda") * 2 - 1).to(dtype)  # as gemm draws (gemm_input_bits.py)
     b = (torch.rand(N, N, device="cuda") * 2 - 1).to(dtype)
-    for _ in range(3):
-        torch.matmul(a, b)
-    torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    torch.matmul(a, b)
-    stop.record()
-    stop.synchronize()
-    per = start.elapsed_time(stop) / 1e3
-    iterations = max(1, round(0.2 / per)) if sustained else 10
-    times = []
-    for _ in range(10):
-        start.record()
-        for _ in range(iterations):
-            torch.matmul(a, b)
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / 1e3 / iterations)
-    return 2 * N**3 / statistics.median(times) / 1e12
+    seconds = timed(lambda: torch.matmul(a, b), iterations=10,
+                    min_time_s=0.2 if sustained else None)
+    return 2 * N**3 / seconds / 1e12
 
 
 def gpubench_tflops(gpubench, env, name, sustained, gpu, layout):
@@ -81,18 +65,10 @@ def gpubench_tflops(gpubench, env, name, sustained, gpu, layout):
 def main():
     gpu = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     torch.cuda.set_device(gpu)
-    bundle = os.path.join(REPO, ".carry", "gpubench-bundle")
-    env = dict(os.environ)
-    if os.path.isfile(os.path.join(bundle, "bin", "gpubench")):
-        gpubench = os.path.join(bundle, "bin", "gpubench")
-        env["LD_LIBRARY_PATH"] = os.path.join(bundle, "lib") + ":" + env.get("LD_LIBRARY_PATH", "")
-    else:
-        gpubench = os.path.join(REPO, "build", "gpubench")
-    nvidia = os.path.join(os.path.dirname(os.path.dirname(torch.__file__)), "nvidia")
-    for sub in ("cu13/lib", "nccl/lib", "cublas/lib"):
-        if os.path.isdir(os.path.join(nvidia, sub)):
-            env["LD_LIBRARY_PATH"] += ":" + os.path.join(nvidia, sub)
-    env["GPUBENCH_CONFIG_DIR"] = os.path.join(REPO, "configs")
+    binaries = find_binaries()
+    if binaries is None:
+        sys.exit("no gpubench: make gpu-bundle or make build")
+    gpubench, env = binaries["gpubench"], gpubench_env(binaries)
     lines = [f"# gemm {N}^3 TFLOP/s by duty cycle on {torch.cuda.get_device_name(gpu)}",
              "dtype  mode       torch(NN)  layout  gpubench  ratio  gpubench note"]
     for name in DTYPES:

@@ -119,6 +119,18 @@ def wheel_library_dirs():
     return sorted(set(dirs))
 
 
+def gpubench_env(binaries):
+    """The environment gpubench runs in: the bundle's libraries, then the system's, then torch's
+    cuBLASLt and NCCL (last: a system copy comes first), and the repository's configs."""
+    env = dict(os.environ)
+    libs = binaries["libs"] + [p for p in env.get("LD_LIBRARY_PATH", "").split(":") if p]
+    libs += wheel_library_dirs()
+    env["LD_LIBRARY_PATH"] = ":".join(libs)
+    env["GPUBENCH_CONFIG_DIR"] = os.path.join(REPO, "configs")
+    env["GPUBENCH_TEST_EXE"] = binaries["gpubench"]
+    return env
+
+
 def median(results, id_, metric=None, **axes):
     for r in results:
         if r["id"] != id_ or r["status"] != "ok":
@@ -163,13 +175,7 @@ def main():
     work = tempfile.mkdtemp(prefix="gpu-check-")
 
     binaries = find_binaries()
-    env = dict(os.environ)
-    if binaries:
-        libs = binaries["libs"] + [p for p in env.get("LD_LIBRARY_PATH", "").split(":") if p]
-        libs += wheel_library_dirs()  # last: a system cuBLASLt or NCCL comes first
-        env["LD_LIBRARY_PATH"] = ":".join(libs)
-        env["GPUBENCH_CONFIG_DIR"] = os.path.join(REPO, "configs")
-        env["GPUBENCH_TEST_EXE"] = binaries["gpubench"]
+    env = gpubench_env(binaries) if binaries else dict(os.environ)
     ok = report.check("start: a gpubench to run", binaries is not None,
                       binaries["from"] if binaries else
                       "no bundle (make gpu-bundle) and no build/ (make build)")
