@@ -48,13 +48,6 @@ int severity(rule_status s) {
   }
 }
 
-// A folder may hold other JSON (watch.json, a fleet's own output): only results files count.
-bool is_results_file(const fs::path& path) {
-  std::ifstream in(path);
-  const json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  return doc.is_object() && doc.value("schema", "") == "gpubench.results/1";
-}
-
 // The hosts of a results file: every node of a multi-node run, else the machine's own name.
 std::vector<std::string> hosts_of(const results_document& doc, const std::string& file) {
   std::vector<std::string> hosts;
@@ -130,38 +123,46 @@ bool fleet_report::passed() const {
                      [](const fleet_node& n) { return n.verdict == rule_status::pass; });
 }
 
-std::vector<std::string> fleet_files(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
+std::vector<fleet_input> read_fleet(const std::vector<std::string>& paths) {
+  std::vector<fleet_input> inputs;
   for (const std::string& path : paths) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
       std::vector<std::string> found;
       for (const auto& entry : fs::directory_iterator(path, ec)) {
-        if (entry.path().extension() == ".json" && entry.is_regular_file(ec) &&
-            is_results_file(entry.path())) {
+        if (entry.path().extension() == ".json" && entry.is_regular_file(ec)) {
           found.push_back(entry.path().string());
         }
       }
-      if (found.empty()) throw input_error(path + ": no gpubench.results/1 file in this folder");
       std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
+      const std::size_t before = inputs.size();
+      for (const std::string& file : found) {
+        // A folder may hold other JSON (watch.json, a fleet's own output): only results count.
+        std::ifstream in(file);
+        const json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
+        if (doc.is_object() && doc.value("schema", "") == "gpubench.results/1") {
+          inputs.push_back({file, parse_results(doc, file)});
+        }
+      }
+      if (inputs.size() == before) {
+        throw input_error(path + ": no gpubench.results/1 file in this folder");
+      }
     } else if (fs::is_regular_file(path, ec)) {
-      files.push_back(path);
+      inputs.push_back({path, read_results(path)});
     } else {
       throw input_error(path + ": no such results file or folder");
     }
   }
-  return files;
+  return inputs;
 }
 
-fleet_report check_fleet(const std::vector<std::string>& files,
+fleet_report check_fleet(const std::vector<fleet_input>& inputs,
                          const std::optional<std::string>& spec, const fleet_settings& settings) {
   fleet_report report;
   report.settings = settings;
   std::map<std::string, acceptance::spec> specs;
   std::map<std::string, std::vector<measurement>> figures;
-  for (const std::string& file : files) {
-    const results_document doc = read_results(file);
+  for (const auto& [file, doc] : inputs) {
     const std::vector<std::string> hosts = hosts_of(doc, file);
     std::vector<fleet_node> nodes(hosts.size());
     for (std::size_t i = 0; i < hosts.size(); ++i) {

@@ -66,12 +66,18 @@ struct fleet_report {
   [[nodiscard]] bool passed() const;
 };
 
-// Results files, and folders of them (every *.json whose schema is gpubench.results/1), sorted.
-// Throws input_error for a path that is neither.
-[[nodiscard]] std::vector<std::string> fleet_files(const std::vector<std::string>& paths);
+// One results file of the fleet, read.
+struct fleet_input {
+  std::string file;
+  results_document doc;
+};
+
+// Results files, and folders of them (every *.json whose schema is gpubench.results/1, sorted),
+// each read once. Throws input_error for a path that is neither, or a file that does not parse.
+[[nodiscard]] std::vector<fleet_input> read_fleet(const std::vector<std::string>& paths);
 
 // `spec`: a spec name or file for every node; else each node's own (spec_for).
-[[nodiscard]] fleet_report check_fleet(const std::vector<std::string>& files,
+[[nodiscard]] fleet_report check_fleet(const std::vector<fleet_input>& inputs,
                                        const std::optional<std::string>& spec,
                                        const fleet_settings& settings = {});
 

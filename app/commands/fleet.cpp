@@ -24,9 +24,9 @@ struct fleet_args {
 };
 
 int fleet(const fleet_args& args) {
-  const std::vector<std::string> files = acceptance::fleet_files(args.paths);
+  const std::vector<acceptance::fleet_input> inputs = acceptance::read_fleet(args.paths);
   if (args.spec) (void)acceptance::load_spec(*args.spec);  // a bad --spec: exit 2 before reading
-  const acceptance::fleet_report report = acceptance::check_fleet(files, args.spec, args.settings);
+  const acceptance::fleet_report report = acceptance::check_fleet(inputs, args.spec, args.settings);
   if (args.csv) write_file_atomically(*args.csv, acceptance::to_csv(report));
   if (args.html) write_file_atomically(*args.html, reports::render_fleet_page(report));
   if (args.as_json) {
