@@ -359,8 +359,8 @@ std::string to_html(const comparison& c) {
     html_table t({"machine", "from", "description", "$/hour per node", "network between nodes"},
                  "machines");
     for (const auto& m : c.machines) {
-      t.row({m.name, m.spec, m.hw.description,
-             m.usd_per_hour ? "$" + format_number(*m.usd_per_hour) : "no price", network_text(m)});
+      t.row({m.name, m.spec, m.hw.description, m.usd_per_hour ? money(m.usd_per_hour) : "no price",
+             network_text(m)});
     }
     page.raw(t.render());
   }
