@@ -43,10 +43,13 @@ PCIE_GEN_NOTE = "not in the reference; Gen{} assumed for this GPU generation"
 GEMM_EFF = {
     # cuBLAS/cuBLASLt large square GEMM / datasheet dense peak
     "a100": {"fp16": 275 / 312, "bf16": 261 / 312, "tf32": 127 / 156, "fp32": 18.4 / 19.5},
-    "h100": {"fp16": 760 / 989.4, "bf16": 795 / 989.4, "tf32": 402 / 494.7, "fp32": 52 / 66.9},
+    # H100: sustained 8192^3 products at the 700 W power cap, measured on an H100 SXM
+    # (docs/validation/gpu-h100-2026-11-24.md: torch.matmul and gpubench agree within 3-5%).
+    "h100": {"fp16": 670 / 989.4, "bf16": 699 / 989.4, "tf32": 361 / 494.7, "fp32": 51.6 / 66.9},
 }
-GEMM_EFF_SOURCE = ("superbench-results v0.4.0 Azure-NDmv4-A100 baseline (A100) and stas00/ml-engineering "
-                   "compute/accelerator/README.md (H100), via docs/sources.md")
+GEMM_EFF_SOURCE = ("superbench-results v0.4.0 Azure-NDmv4-A100 baseline (A100); H100: sustained torch.matmul "
+                   "rate at 8192^3 measured on an H100 SXM at its power cap (docs/validation/gpu-h100-2026-11-24.md); "
+                   "docs/sources.md")
 DEFAULT_GEMM_EFF = 0.80
 HBM_EFF = 0.80
 HBM_EFF_SOURCE = ("assumed typical: H100 ~2,540 of 3,350 GB/s (dcgmproftester, 0.76) and BabelStream-class copy "

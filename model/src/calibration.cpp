@@ -163,6 +163,7 @@ std::vector<prepared_row> prepare(const std::vector<calibration_set>& sets) {
       const std::string gpu = e.get_string("gpu");
       const std::string precision = e.get_string("precision");
       const std::string system = e.find_string("system").value_or("");
+      const std::string data = e.find_string("data").value_or("");
       auto reject = [&](std::string why) {
         r.why_not = std::move(why);
         rows.push_back(p);
@@ -170,7 +171,7 @@ std::vector<prepared_row> prepare(const std::vector<calibration_set>& sets) {
       if (auto it = std::find_if(map.unusable.begin(), map.unusable.end(),
                                  [&](const auto& u) {
                                    return contains(r.model, u.first) ||
-                                          contains(r.framework, u.first);
+                                          contains(r.framework, u.first) || contains(data, u.first);
                                  });
           it != map.unusable.end()) {
         reject(it->second);
@@ -297,15 +298,17 @@ double naive_utilization(const std::vector<prepared_row>& rows, const std::strin
   return log_ratios.empty() ? 0 : std::exp(median(log_ratios));
 }
 
-// The first-principles error of a fit: the mean over families of each family's median absolute
-// log error, so a family with many rows does not outvote the others.
+// The first-principles error of a fit: the mean over (family, source group) cells of each cell's
+// median absolute log error, so neither a family nor a source with many rows outvotes the others:
+// one source's rows share its systematic errors (its loader, its padding), so they are one voice.
 double fit_objective(const std::vector<const prepared_row*>& rows, const constants& c) {
-  std::map<std::string, std::vector<double>> errors;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> errors;
   for (const prepared_row* p : rows) {
-    errors[p->row.family].push_back(std::abs(std::log(predict_row(*p, c) / p->row.published)));
+    errors[{p->row.family, p->row.source_group}].push_back(
+        std::abs(std::log(predict_row(*p, c) / p->row.published)));
   }
   double total = 0;
-  for (const auto& [family, e] : errors) total += median(e);
+  for (const auto& [cell, e] : errors) total += median(e);
   return errors.empty() ? 0 : total / static_cast<double>(errors.size());
 }
 
@@ -317,7 +320,8 @@ struct fit_range {
 constexpr fit_range fit_ranges[] = {
     {"matmul_efficiency", 0.2, 1.0},     {"conv_efficiency", 0.1, 1.0},
     {"memory_efficiency", 0.1, 1.0},     {"comm_overlap", 0.0, 1.0},
-    {"memory_pass_fraction", 0.05, 1.0}, {"nchw_conv_passes", 0.0, 16.0}};
+    {"memory_pass_fraction", 0.05, 1.0}, {"nchw_conv_passes", 0.0, 16.0},
+    {"kernel_overhead_us", 0.0, 40.0}};
 
 const fit_range& range_of(const std::string& name) {
   for (const fit_range& r : fit_ranges) {

@@ -50,7 +50,8 @@ bool is_constant(const std::string& name) {
 
 const std::vector<std::string>& constants::fitted_names() {
   static const std::vector<std::string> names{"matmul_efficiency", "conv_efficiency",
-                                              "memory_efficiency", "nchw_conv_passes"};
+                                              "memory_efficiency", "nchw_conv_passes",
+                                              "kernel_overhead_us"};
   return names;
 }
 
