@@ -35,6 +35,15 @@ std::string basis_note(const ceiling& c) {
   return " (" + c.basis + (c.origin.empty() ? "" : ", " + c.origin) + ")";
 }
 
+// The share of `limit` that `measured` reached, when both are known and it is near the ceiling.
+std::optional<double> near_share(const std::optional<double>& measured,
+                                 const std::optional<ceiling>& limit) {
+  if (!measured || !limit || limit->value <= 0) return std::nullopt;
+  const double share = *measured / limit->value;
+  if (share < near_ceiling) return std::nullopt;
+  return share;
+}
+
 // One row per component: a new one is a new row.
 const std::vector<rule>& rules() {
   static const std::vector<rule> table{
@@ -150,12 +159,9 @@ const std::vector<rule>& rules() {
         return f;
       },
       [](const summary& s, const ceilings& c) -> std::optional<finding> {
-        if (!s.pcie_rx_GBps || !c.pcie_h2d_GBps || c.pcie_h2d_GBps->value <= 0) {
-          return std::nullopt;
-        }
-        const double share = *s.pcie_rx_GBps / c.pcie_h2d_GBps->value;
-        if (share < near_ceiling) return std::nullopt;
-        finding f{"pcie", share, {}, {}};
+        const std::optional<double> share = near_share(s.pcie_rx_GBps, c.pcie_h2d_GBps);
+        if (!share) return std::nullopt;
+        finding f{"pcie", *share, {}, {}};
         f.evidence.push_back("host-to-GPU traffic " + format_number(*s.pcie_rx_GBps) + " of " +
                              format_number(c.pcie_h2d_GBps->value) + " GB/s per GPU" +
                              basis_note(*c.pcie_h2d_GBps));
@@ -186,12 +192,9 @@ const std::vector<rule>& rules() {
       // NVLink between the GPUs of a node. NCCL's kernels keep a GPU "busy" while they wait on
       // the links, so this often shows beside a GPU verdict, as evidence that the GPUs exchange.
       [](const summary& s, const ceilings& c) -> std::optional<finding> {
-        if (!s.nvlink_GBps || !c.nvlink_bidir_GBps || c.nvlink_bidir_GBps->value <= 0) {
-          return std::nullopt;
-        }
-        const double share = *s.nvlink_GBps / c.nvlink_bidir_GBps->value;
-        if (share < near_ceiling) return std::nullopt;
-        finding f{"communication", share, {}, {}};
+        const std::optional<double> share = near_share(s.nvlink_GBps, c.nvlink_bidir_GBps);
+        if (!share) return std::nullopt;
+        finding f{"communication", *share, {}, {}};
         f.evidence.push_back("NVLink moved " + format_number(*s.nvlink_GBps) + " of " +
                              format_number(c.nvlink_bidir_GBps->value) +
                              " GB/s per GPU, both directions" + basis_note(*c.nvlink_bidir_GBps));
