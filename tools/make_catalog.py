@@ -54,6 +54,20 @@ DEFAULT_GEMM_EFF = 0.80
 HBM_EFF = 0.80
 HBM_EFF_SOURCE = ("assumed typical: H100 ~2,540 of 3,350 GB/s (dcgmproftester, 0.76) and BabelStream-class copy "
                   "kernels at 0.8-0.9 of datasheet; docs/sources.md")
+# Device-to-device copy rates measured on the card itself (read + write bytes over time), where a
+# measurement exists; a training step's memory-bound kernels stream like a copy.
+GPUINSPECTOR = ("github:pc2/GPUInspector.jl docs/src/devices/{} (memory_bandwidth(): {} GB/s device copy, "
+                "CUDA.jl, cuBLAS {})")
+HBM_MEASURED = {
+    "v100-sxm2-16gb": (795 / 900, GPUINSPECTOR.format("v100_sxm2.md", "794.6 (740.02 GiB/s, 1.4 GiB buffers) on a "
+                                                      "V100-SXM2-32GB; same HBM2 stack and clocks as the 16 GB part",
+                                                      "11.8")),
+    "v100-sxm2-32gb": (795 / 900, GPUINSPECTOR.format("v100_sxm2.md", "794.6 (740.02 GiB/s, 1.4 GiB buffers)", "11.8")),
+    "a100-sxm4-40gb": (1311 / 1555, GPUINSPECTOR.format("a100_sxm2.md", "1310.7 (1220.7 GiB/s) on a DGX A100",
+                                                        "11.7")),
+    "h100-sxm5-80gb": (2958 / 3350, "gpubench hbm.copy 2953-2962 GB/s on an H100 SXM 80GB HBM3 (torch copy_ "
+                                    "2994-2999); docs/validation/gpu-h100-2026-11-24.md"),
+}
 # Pinned copy-engine H2D per GPU by PCIe generation (x16), GB/s: superbench 25.9 (Gen4), nvbandwidth ~55 (Gen5);
 # Gen3 x16 is half of Gen4.
 PCIE_H2D = {3: 12.5, 4: 25.9, 5: 55.0, 6: 110.0}
@@ -112,7 +126,11 @@ def gpu_entry(cat_name, ref, device_names, pcie_fallback):
                 DEFAULT_GEMM_EFF, "assumed: typical cuBLAS large-GEMM fraction of peak (A100/H100 range 0.77-0.94)",
                 status="assumed")
     figures["gpu.hbm_peak_GBps"] = fig(ref["memory_bandwidth_GBps"])
-    figures["gpu.hbm_efficiency"] = derived(HBM_EFF, HBM_EFF_SOURCE, status="assumed")
+    if cat_name in HBM_MEASURED:
+        eff, source = HBM_MEASURED[cat_name]
+        figures["gpu.hbm_efficiency"] = derived(round(eff, 3), source, status="peer_tool")
+    else:
+        figures["gpu.hbm_efficiency"] = derived(HBM_EFF, HBM_EFF_SOURCE, status="assumed")
     figures["gpu.memory_GB"] = fig(ref["memory_GB"])
     if ref["sm_count"].get("value") is not None:
         figures["gpu.sm_count"] = fig(ref["sm_count"])
