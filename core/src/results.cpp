@@ -97,6 +97,10 @@ std::optional<metric_unit> known_metric_unit(std::string_view name) {
       {"samples_per_s_per_core", {"/s", better::higher}},
       {"scaling_efficiency", {"", better::higher}},
       {"drop_pct", {"%", better::lower}},
+      {"send_GBps_min", {"GB/s", better::higher}},
+      {"receive_GBps_min", {"GB/s", better::higher}},
+      {"latency_us_max", {"us", better::lower}},
+      {"link_GBps_median", {"GB/s", better::higher}},
   };
   for (const auto& [known, unit] : units) {
     if (known == name) return unit;

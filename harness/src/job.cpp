@@ -3,12 +3,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <limits>
 #include <map>
+#include <stdexcept>
 
 #include "gpubench/config.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/runner.hpp"
+#include "gpubench/text.hpp"
 
 #if GPUBENCH_HAVE_MPI
 #include <mpi.h>
@@ -63,6 +67,11 @@ job_layout compute_layout(const std::vector<std::string>& node_by_rank, int rank
   l.node_index = 0;
   for (const auto& [node, lowest] : first_rank) {
     if (lowest < mine) ++l.node_index;
+    l.node_leaders.push_back(lowest);
+  }
+  std::sort(l.node_leaders.begin(), l.node_leaders.end());
+  for (const int leader : l.node_leaders) {
+    l.node_names.push_back(node_by_rank[static_cast<std::size_t>(leader)]);
   }
   return l;
 }
@@ -194,6 +203,52 @@ void job::broadcast_bytes(void* data, int bytes) const {
 #else
   (void)data;
   (void)bytes;
+#endif
+}
+
+void job::exchange(const std::vector<transfer>& transfers, double timeout_s) const {
+  if (transfers.empty()) return;
+#if GPUBENCH_HAVE_MPI
+  std::vector<MPI_Request> requests(transfers.size(), MPI_REQUEST_NULL);
+  for (std::size_t i = 0; i < transfers.size(); ++i) {
+    const transfer& t = transfers[i];
+    if (t.bytes > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+      throw std::invalid_argument("a message of " + std::to_string(t.bytes) +
+                                  " bytes: MPI counts are int, at most 2^31 - 1");
+    }
+    const int count = static_cast<int>(t.bytes);
+    if (t.way == transfer::direction::send) {
+      GPUBENCH_MPI_CHECK(
+          MPI_Isend(t.data, count, MPI_BYTE, t.peer, 0, MPI_COMM_WORLD, &requests[i]));
+    } else {
+      GPUBENCH_MPI_CHECK(
+          MPI_Irecv(t.data, count, MPI_BYTE, t.peer, 0, MPI_COMM_WORLD, &requests[i]));
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  for (unsigned polls = 1;; ++polls) {
+    int done = 0;
+    GPUBENCH_MPI_CHECK(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
+                                   MPI_STATUSES_IGNORE));
+    if (done != 0) return;
+    // The clock and the signal flag are read now and then, not on every poll.
+    if (polls % 4096 != 0) continue;
+    const bool interrupted = interrupt_requested();
+    if (!interrupted && std::chrono::steady_clock::now() < deadline) continue;
+    std::string peers;
+    for (const transfer& t : transfers) {
+      if (peers.find("rank " + std::to_string(t.peer) + " ") != std::string::npos) continue;
+      peers += (peers.empty() ? "rank " : ", rank ") + std::to_string(t.peer) + " ";
+    }
+    // The requests stay pending: MPI has no way to take back a send a peer never matched, and
+    // the job ends with this error.
+    throw std::runtime_error(std::string(interrupted ? "interrupted" : "timed out") +
+                             " waiting for messages with " + peers.substr(0, peers.size() - 1) +
+                             (interrupted ? "" : " after " + format_plain(timeout_s) + " s"));
+  }
+#else
+  (void)timeout_s;
+  throw std::logic_error("point-to-point messages need a build with MPI");
 #endif
 }
 

@@ -73,7 +73,8 @@ TEST_CASE("two ranks on two nodes write one results file with both nodes' result
     REQUIRE(res.contains("rank"));
     REQUIRE(res.contains("host"));
     const std::string id = res["id"];
-    if (id == "host.membw" || id == "cpu.augment" || id.rfind("nvme.", 0) == 0) {
+    if (id == "host.membw" || id == "cpu.augment" || id.rfind("nvme.", 0) == 0 ||
+        id == "net.pairwise") {
       CHECK(res["status"] == "ok");
       host_results.insert({id, res["rank"].get<int>()});
       if (id == "host.membw") {
@@ -88,7 +89,8 @@ TEST_CASE("two ranks on two nodes write one results file with both nodes' result
     }
   }
   for (int rank : {0, 1}) {
-    for (const char* id : {"host.membw", "cpu.augment", "nvme.seq_read", "nvme.rand_read"}) {
+    for (const char* id :
+         {"host.membw", "cpu.augment", "nvme.seq_read", "nvme.rand_read", "net.pairwise"}) {
       INFO(id << " rank " << rank);
       CHECK(host_results.count({id, rank}) == 1);
     }
@@ -97,6 +99,60 @@ TEST_CASE("two ranks on two nodes write one results file with both nodes' result
   // Only rank 0 wrote: one results folder, one summary.
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') > 5);
   CHECK(r.out.find("results: ") == r.out.rfind("results: "));
+}
+
+TEST_CASE("net.pairwise measures every link between three nodes, both ways", "[mpi]") {
+  temp_dir dir;
+  const auto args = plus({"run", "--only", "net.pairwise", "--axis", "net.pairwise:bytes=256KiB",
+                          "--axis", "net.pairwise:sweeps=2"},
+                         {"--out", (dir.path / "o").string()});
+  const auto r = mpirun({{"node-a", {}, args}, {"node-b", {}, args}, {"node-c", {}, args}});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
+  REQUIRE(doc["results"].size() == 3);  // one per node
+  std::set<std::string> hosts;
+  for (const auto& res : doc["results"]) {
+    INFO(res.dump());
+    REQUIRE(res["status"] == "ok");
+    CHECK(res["verified"] == true);
+    hosts.insert(res["host"].get<std::string>());
+    const json& info = res["info"];
+    CHECK(info["nodes"] == json::array({"node-a", "node-b", "node-c"}));
+    CHECK(info["window"] == 16);  // 64 MiB of 256 KiB messages, capped at 16 in flight
+    REQUIRE(info["links"].size() == 6);
+    std::set<std::pair<std::string, std::string>> links;
+    for (const auto& link : info["links"]) {
+      links.insert({link["from"].get<std::string>(), link["to"].get<std::string>()});
+      CHECK(link["GBps"].get<double>() > 0);
+      CHECK(link["GBps_min"].get<double>() <= link["GBps"].get<double>());
+      CHECK(link["GBps"].get<double>() <= link["GBps_max"].get<double>());
+      CHECK(link["latency_us"].get<double>() > 0);
+    }
+    CHECK(links.size() == 6);
+    CHECK(info["findings"].contains("verdict"));
+    // Every node's result holds the same matrix; its metrics are its own links'.
+    CHECK(info["links"] == doc["results"][0]["info"]["links"]);
+    const json& m = res["metrics"];
+    CHECK(m["send_GBps_min"]["median"].get<double>() > 0);
+    CHECK(m["receive_GBps_min"]["median"].get<double>() > 0);
+    CHECK(m["latency_us_max"]["median"].get<double>() > 0);
+    CHECK(m["link_GBps_median"]["unit"] == "GB/s");
+  }
+  CHECK(hosts == std::set<std::string>{"node-a", "node-b", "node-c"});
+}
+
+TEST_CASE("net.pairwise on one node is skipped with the reason", "[mpi]") {
+  temp_dir dir;
+  const auto args = plus({"run", "--only", "net.pairwise"}, {"--out", (dir.path / "o").string()});
+  const auto r = mpirun({{"same", {}, args}, {"same", {}, args}});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
+  REQUIRE(doc["results"].size() == 1);
+  CHECK(doc["results"][0]["status"] == "skipped");
+  CHECK_THAT(doc["results"][0]["reason"].get<std::string>(),
+             Catch::StartsWith("needs 2 or more nodes in an MPI job"));
 }
 
 TEST_CASE("two ranks on one node run the host benchmarks once", "[mpi]") {

@@ -2,6 +2,7 @@
 // srun (one rank per GPU). gpubench adds no launcher of its own.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,8 +17,19 @@ struct job_layout {
   int local_size = 1;
   int node_index = 0;  // nodes numbered by their lowest rank
   int node_count = 1;
-  std::string node;         // host name ($GPUBENCH_NODE_NAME overrides it, for tests)
-  bool node_leader = true;  // the lowest rank on its node: it runs the per-node benchmarks
+  std::string node;               // host name ($GPUBENCH_NODE_NAME overrides it, for tests)
+  bool node_leader = true;        // the lowest rank on its node: it runs the per-node benchmarks
+  std::vector<int> node_leaders;  // each node's lowest rank, by node_index
+  std::vector<std::string> node_names;  // each node's name, by node_index
+};
+
+// One point-to-point message of job::exchange: `bytes` to or from rank `peer`.
+struct transfer {
+  enum class direction { send, receive };
+  direction way = direction::send;
+  int peer = 0;
+  void* data = nullptr;  // read when sending, written when receiving
+  std::size_t bytes = 0;
 };
 
 // The layout of `rank` given every rank's node name (rank order).
@@ -48,6 +60,11 @@ class job {
   void barrier() const;
   // Rank 0's bytes to every rank (the NCCL unique id). Collective.
   void broadcast_bytes(void* data, int bytes) const;
+  // Starts every transfer at once and waits for all of them, polling without sleeping (a
+  // latency measurement waits here). Throws runtime_error naming the peers after `timeout_s`
+  // or once SIGINT/SIGTERM has arrived: a peer that died would otherwise hold this rank forever.
+  // Only the ranks named take part, so per-node benchmarks can use it between node leaders.
+  void exchange(const std::vector<transfer>& transfers, double timeout_s) const;
 
  private:
   job() = default;
