@@ -7,13 +7,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstring>
 
 #include "gpubench/benchmark.hpp"
 #include "gpubench/config.hpp"
 #include "gpubench/context.hpp"
 #include "gpubench/job.hpp"
 #include "gpubench/runner.hpp"
+#include "gpubench/statistics.hpp"
 #include "pairwise_analysis.hpp"
 
 namespace gpubench {
@@ -51,11 +51,6 @@ std::uint8_t pattern(int from, int to, std::size_t offset) {
   return static_cast<std::uint8_t>((offset * 131 + static_cast<std::size_t>(from) * 31 +
                                     static_cast<std::size_t>(to) * 7 + offset / 4096) &
                                    0xff);
-}
-
-double median_of_sorted(const std::vector<double>& values) {
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -118,15 +113,13 @@ class pairwise_links final : public instance {
     std::vector<double> row(4 * n, 0.0);  // median, min, max GB/s sent; median latency
     for (std::size_t p = 0; p < n; ++p) {
       if (sent_GBps[p].empty()) continue;
-      auto& rates = sent_GBps[p];
-      std::sort(rates.begin(), rates.end());
-      row[p] = median_of_sorted(rates);
-      row[n + p] = rates.front();
-      row[2 * n + p] = rates.back();
-      std::sort(round_trip_us[p].begin(), round_trip_us[p].end());
-      row[3 * n + p] = median_of_sorted(round_trip_us[p]);
+      const summary rates = summarize(sent_GBps[p]);
+      row[p] = rates.median;
+      row[n + p] = rates.min;
+      row[2 * n + p] = rates.max;
+      row[3 * n + p] = summarize(round_trip_us[p]).median;
     }
-    share_rows(row);
+    share_rows(std::move(row));
     return seconds_since(start);
   }
 
@@ -163,7 +156,7 @@ class pairwise_links final : public instance {
             {"round_trips", latency_round_trips},
             {"transport", "MPI point-to-point (the launcher's fabric: verbs, or TCP)"},
             {"links", links},
-            {"findings", pairwise::findings(GBps_, latency_us_, names)}};
+            {"findings", findings_}};
   }
 
   [[nodiscard]] std::vector<std::pair<std::string, double>> extra_metrics(
@@ -183,9 +176,7 @@ class pairwise_links final : public instance {
     return {{"send_GBps_min", send_min},
             {"receive_GBps_min", receive_min},
             {"latency_us_max", latency_max},
-            {"link_GBps_median",
-             pairwise::findings(GBps_, latency_us_, job_.layout().node_names)["median_link_GBps"]
-                 .get<double>()}};
+            {"link_GBps_median", findings_.at("median_link_GBps").get<double>()}};
   }
 
  private:
@@ -260,7 +251,7 @@ class pairwise_links final : public instance {
 
   // Every node's row to the first node, which returns the whole table to each: every node's
   // result carries the job's links and findings.
-  void share_rows(const std::vector<double>& row) {
+  void share_rows(std::vector<double> row) {
     const auto n = static_cast<std::size_t>(nodes_);
     const std::size_t width = row.size();
     std::vector<double> all(width * n);
@@ -279,8 +270,7 @@ class pairwise_links final : public instance {
       }
       exchange(back);
     } else {
-      std::vector<double> mine = row;
-      exchange({{transfer::direction::send, rank_of(0), mine.data(), width * sizeof(double)}});
+      exchange({{transfer::direction::send, rank_of(0), row.data(), width * sizeof(double)}});
       exchange(
           {{transfer::direction::receive, rank_of(0), all.data(), all.size() * sizeof(double)}});
     }
@@ -294,6 +284,7 @@ class pairwise_links final : public instance {
         latency_us_[i][j] = all[std::min(i, j) * width + 3 * n + std::max(i, j)];
       }
     }
+    findings_ = pairwise::findings(GBps_, latency_us_, job_.layout().node_names);
   }
 
   const job& job_;
@@ -309,6 +300,7 @@ class pairwise_links final : public instance {
   pairwise::matrix GBps_min_;
   pairwise::matrix GBps_max_;
   pairwise::matrix latency_us_;
+  json findings_ = json::object();  // of the tables above, once they are complete
   unsigned long long wrong_bytes_ = 0;
   unsigned long long wrong_replies_ = 0;
 };

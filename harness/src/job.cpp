@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "gpubench/config.hpp"
@@ -235,15 +236,15 @@ void job::exchange(const std::vector<transfer>& transfers, double timeout_s) con
     if (polls % 4096 != 0) continue;
     const bool interrupted = interrupt_requested();
     if (!interrupted && std::chrono::steady_clock::now() < deadline) continue;
-    std::string peers;
-    for (const transfer& t : transfers) {
-      if (peers.find("rank " + std::to_string(t.peer) + " ") != std::string::npos) continue;
-      peers += (peers.empty() ? "rank " : ", rank ") + std::to_string(t.peer) + " ";
-    }
+    std::set<int> peer_ranks;
+    for (const transfer& t : transfers) peer_ranks.insert(t.peer);
+    std::vector<std::string> peers;
+    peers.reserve(peer_ranks.size());
+    for (const int rank : peer_ranks) peers.push_back("rank " + std::to_string(rank));
     // The requests stay pending: MPI has no way to take back a send a peer never matched, and
     // the job ends with this error.
     throw std::runtime_error(std::string(interrupted ? "interrupted" : "timed out") +
-                             " waiting for messages with " + peers.substr(0, peers.size() - 1) +
+                             " waiting for messages with " + join(peers, ", ") +
                              (interrupted ? "" : " after " + format_plain(timeout_s) + " s"));
   }
 #else
