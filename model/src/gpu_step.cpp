@@ -148,8 +148,11 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
         2.0 * static_cast<double>(o.m) * static_cast<double>(o.n) * static_cast<double>(o.k);
     const double efficiency = o.kind == op_kind::conv ? c.conv_efficiency : c.matmul_efficiency;
     const double t_flop = flops / (tflops * tera * efficiency);
-    const double elements = static_cast<double>(o.m * o.k + o.k * o.n) +
-                            (o.fused_output ? 0.0 : static_cast<double>(o.m * o.n));
+    const auto in_hbm = [&](std::uint8_t operand, std::int64_t rows, std::int64_t cols) {
+      return (o.on_chip & operand) != 0 ? 0.0 : static_cast<double>(rows * cols);
+    };
+    const double elements =
+        in_hbm(operand_a, o.m, o.k) + in_hbm(operand_b, o.k, o.n) + in_hbm(operand_c, o.m, o.n);
     const double t_mem = elements * act / (hbm * c.memory_efficiency);
     out.step.flops += flops * o.count;
     out.step.bytes += elements * act * o.count;

@@ -19,14 +19,20 @@ constexpr double conv_bn_relu_passes = 13;
 constexpr double residual_passes = 4;
 // Per transformer layer over the [tokens x hidden] activations: 2 LayerNorms (5 each),
 // 2 residual adds (4 each), 2 dropouts (4 each), head split/merge transposes (2 x 4), embedding
-// gradients aside: 34 passes.
+// gradients aside: 34 passes; 26 without dropout.
 constexpr double transformer_token_passes = 34;
+// A dropout: forward reads and writes (its 1-byte mask aside), backward reads and writes.
+constexpr double dropout_forward_passes = 2;
+constexpr double dropout_passes = 4;
+constexpr double dropouts_per_layer = 2;
+// The head split and merge transposes: 2 x 4 of the token passes.
+constexpr double head_transpose_passes = 8;
 // The FFN activation (GELU) over [tokens x ffn]: forward 2, backward 3.
 constexpr double ffn_activation_passes = 5;
 // Softmax + dropout over the [heads x seq x keys] scores when attention is not fused (no
-// FlashAttention): forward 4, backward 5.
+// FlashAttention): forward 4, backward 5; softmax alone (no dropout) forward 2, backward 3.
 constexpr double attention_score_passes = 9;
-// Selective recomputation runs the forward's share again.
+// Selective recomputation runs the forward's share again (softmax 2, dropout 2).
 constexpr double attention_score_forward_passes = 4;
 // Transformer-XL's relative attention adds, over the same scores: the positional score tensor
 // (write 1), its relative shift (zero-pad concatenation 2, strided copy 2), the sum of the two
@@ -35,6 +41,9 @@ constexpr double attention_score_forward_passes = 4;
 constexpr double relative_attention_score_passes = 33;
 // Cross-entropy over the logits (fp32): forward 2, backward 2.
 constexpr double logit_passes = 4;
+// A fused cross-entropy (flash-attn's, llm-foundry's default) in the logits' own precision: the
+// forward reads them once, the backward reads them again and writes their gradient in place.
+constexpr double fused_logit_passes = 3;
 // Kernel launches per transformer layer per step (forward ~14, backward ~26), and per
 // convolution with its BN and ReLU (forward 3, backward 4).
 constexpr double kernels_per_transformer_layer = 40;
@@ -46,13 +55,26 @@ constexpr double kernels_per_conv = 7;
 // The attention core's forward: score GEMM, scale and mask, softmax, dropout, product with V.
 constexpr double kernels_per_attention_core = 5;
 
+// The operands of C[m,n] = A[m,k] B[k,n] on chip, as operand_a | operand_b | operand_c.
+std::uint8_t operands_where(std::uint8_t on_chip, std::uint8_t a_to, std::uint8_t b_to,
+                            std::uint8_t c_to) {
+  return ((on_chip & operand_a) != 0 ? a_to : 0) | ((on_chip & operand_b) != 0 ? b_to : 0) |
+         ((on_chip & operand_c) != 0 ? c_to : 0);
+}
+
 void add_gemm_with_grads(step_ops& step, op_kind kind, i64 m, i64 n, i64 k, double count,
-                         bool recompute_forward, bool fused_output = false, i64 batched = 1) {
-  // Forward C[m,n] = A[m,k] B[k,n]; backward dA[m,k] = dC[m,n] B^T and dB[k,n] = A^T dC.
+                         bool recompute_forward, std::uint8_t on_chip = 0, i64 batched = 1) {
+  // Forward C[m,n] = A[m,k] B[k,n]; backward dA[m,k] = dC[m,n] B^T and dB[k,n] = A^T dC. An
+  // operand the forward keeps on chip stays there, as does its gradient, in the backward GEMMs:
+  // dgrad reads dC and B^T and writes dA; wgrad reads A^T and dC and writes dB.
   step.ops.push_back(
-      op{kind, m, n, k, count * (recompute_forward ? 2.0 : 1.0), 0, false, fused_output, batched});
-  const op dgrad{kind, m, k, n, count, 0, true, fused_output, batched};
-  const op wgrad{kind, k, n, m, count, 0, true, fused_output, batched};
+      op{kind, m, n, k, count * (recompute_forward ? 2.0 : 1.0), 0, false, on_chip, batched});
+  const op dgrad{kind,   m, k,    n,
+                 count,  0, true, operands_where(on_chip, operand_c, operand_b, operand_a),
+                 batched};
+  const op wgrad{kind,   k, n,    m,
+                 count,  0, true, operands_where(on_chip, operand_a, operand_c, operand_b),
+                 batched};
   step.ops.push_back(dgrad);
   step.ops.push_back(wgrad);
 }
@@ -172,34 +194,55 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   const double L = static_cast<double>(layers) / P;
 
   add_gemm_with_grads(step, op_kind::matmul, tokens, (h + 2 * kv_heads * d) / T, h, L, recompute);
-  add_gemm_with_grads(step, op_kind::matmul, s, keys, d, L * bh, recompute_core, flash,
-                      heads_batch);
+  // Scores S[s,keys] = Q K^T and context O[s,d] = P V, P = softmax(S). FlashAttention (Dao et
+  // al. 2022) keeps S and P, and in the backward pass dS and dP, in on-chip tiles, and its
+  // backward pass recomputes S from Q and K.
+  // With a causal mask it skips the tiles above the diagonal: query i meets the memory and
+  // i + 1 keys, on average (keys - s/2) of them. Unfused attention computes every score and
+  // masks them.
+  const std::uint8_t scores_on_chip = flash ? operand_c : 0;
+  const std::uint8_t probabilities_on_chip = flash ? operand_a : 0;
+  const double computed_scores =
+      flash && f.at("causal")
+          ? (static_cast<double>(keys) - static_cast<double>(s) / 2) / static_cast<double>(keys)
+          : 1.0;
+  const double attention_count = L * bh * computed_scores;
+  add_gemm_with_grads(step, op_kind::matmul, s, keys, d, attention_count, recompute_core,
+                      scores_on_chip, heads_batch);
+  if (flash) {
+    step.ops.push_back(
+        op{op_kind::matmul, s, keys, d, attention_count, 0, true, scores_on_chip, heads_batch});
+  }
   if (relative) {
     // Transformer-XL: positional scores (a second score GEMM) and the positional projection.
-    add_gemm_with_grads(step, op_kind::matmul, s, keys, d, L * bh, recompute_core, flash,
-                        heads_batch);
+    add_gemm_with_grads(step, op_kind::matmul, s, keys, d, attention_count, recompute_core,
+                        scores_on_chip, heads_batch);
     add_gemm_with_grads(step, op_kind::matmul, keys, h / T, h, L, recompute);
   }
-  add_gemm_with_grads(step, op_kind::matmul, s, d, keys, L * bh, recompute_core, flash,
-                      heads_batch);
+  add_gemm_with_grads(step, op_kind::matmul, s, d, keys, attention_count, recompute_core,
+                      probabilities_on_chip, heads_batch);
   add_gemm_with_grads(step, op_kind::matmul, tokens, h, h / T, L, recompute);
   add_gemm_with_grads(step, op_kind::matmul, tokens, (gated ? 2 * ffn : ffn) / T, h, L, recompute);
   add_gemm_with_grads(step, op_kind::matmul, tokens, h, ffn / T, L, recompute);
 
   const double token_elements = static_cast<double>(tokens * h);
-  // The head split and merge transposes (8 of the 34 token passes) run on the split heads; the
-  // norms, residual adds and dropouts on the whole activations, unless sequence parallelism
-  // splits them too.
-  const double whole_passes = transformer_token_passes - 8;
-  const double token_passes = whole_passes / (split.sequence_parallel ? tp : 1.0) + 8 / tp;
+  // The head split and merge transposes run on the split heads; the norms, residual adds and
+  // dropouts on the whole activations, unless sequence parallelism splits them too.
+  const double whole_passes = transformer_token_passes - head_transpose_passes -
+                              (dropout ? 0.0 : dropouts_per_layer * dropout_passes);
+  const double token_passes =
+      whole_passes / (split.sequence_parallel ? tp : 1.0) + head_transpose_passes / tp;
   double memory_bytes =
       L *
       (token_passes * token_elements +
        ffn_activation_passes * (gated ? 1.5 : 1.0) * static_cast<double>(tokens * ffn) / tp) *
       act_bytes;
   if (!flash) {
-    const double passes = (relative ? relative_attention_score_passes : attention_score_passes) +
-                          (selective ? attention_score_forward_passes : 0.0);
+    // Without dropout the scores skip its forward and backward passes, and its forward rerun.
+    const double passes =
+        (relative ? relative_attention_score_passes : attention_score_passes) +
+        (selective ? attention_score_forward_passes : 0.0) -
+        (dropout ? 0.0 : dropout_passes + (selective ? dropout_forward_passes : 0.0));
     memory_bytes += L * passes * bh * static_cast<double>(s * keys) * act_bytes;
   }
   if (recompute) memory_bytes *= 1.3;  // the recomputed forward's elementwise kernels
@@ -231,7 +274,8 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
     if (predicted > 0) {
       add_gemm_with_grads(step, op_kind::matmul, predicted, static_cast<i64>(softmax_vocab / tp), h,
                           1, false);
-      memory_bytes += logit_passes * static_cast<double>(predicted) * softmax_vocab / tp * 4.0;
+      memory_bytes += static_cast<double>(predicted) * softmax_vocab / tp *
+                      (fused_loss ? fused_logit_passes * act_bytes : logit_passes * 4.0);
     }
     // Untied embeddings (Llama) are a second vocab x hidden matrix; with a pipeline the input
     // embedding sits on the first stage and the output projection on the last.
@@ -310,7 +354,8 @@ const std::map<std::string, preset_info>& presets() {
                                                       {"fused_cross_entropy", false},
                                                       {"tied_embeddings", true},
                                                       {"learned_positions", true},
-                                                      {"selective_checkpointing", false}};
+                                                      {"selective_checkpointing", false},
+                                                      {"causal", false}};
   auto t = [&](double layers, double hidden, double heads, double ffn, double seq, double vocab,
                const std::map<std::string, double>& extra = {},
                const std::map<std::string, bool>& flags = {}) {
@@ -334,11 +379,14 @@ const std::map<std::string, preset_info>& presets() {
     for (const auto& [k, v] : flags) info.flags[k] = v;
     return info;
   };
+  // Decoders attend to earlier tokens only.
+  const std::map<std::string, bool> decoder{{"causal", true}};
   // Llama: SwiGLU FFN, no dropout, separate input and output embeddings, rotary positions.
   const std::map<std::string, bool> llama{{"gated_ffn", true},
                                           {"dropout", false},
                                           {"tied_embeddings", false},
-                                          {"learned_positions", false}};
+                                          {"learned_positions", false},
+                                          {"causal", true}};
   static const std::map<std::string, preset_info> table = [&] {
     std::map<std::string, preset_info> m;
     // channels_last: the model and its inputs in NHWC (torch.channels_last, DeepLearningExamples'
@@ -346,9 +394,9 @@ const std::map<std::string, preset_info>& presets() {
     m["resnet50"] = preset_info{"cnn", "image", {{"image_size", 224}}, {{"channels_last", true}}};
     // BERT pre-training predicts the masked 15% of tokens.
     m["bert-large"] = t(24, 1024, 16, 4096, 128, 30522, {{"lm_head_fraction", 0.15}});
-    m["gpt"] = t(12, 768, 12, 0, 1024, 50257);  // ffn 0 = 4 x hidden
-    m["gpt2-small"] = t(12, 768, 12, 3072, 1024, 50257);
-    m["gpt2-large"] = t(36, 1280, 20, 5120, 1024, 50257);
+    m["gpt"] = t(12, 768, 12, 0, 1024, 50257, {}, decoder);  // ffn 0 = 4 x hidden
+    m["gpt2-small"] = t(12, 768, 12, 3072, 1024, 50257, {}, decoder);
+    m["gpt2-large"] = t(36, 1280, 20, 5120, 1024, 50257, {}, decoder);
     m["llama2-7b"] = t(32, 4096, 32, 11008, 4096, 32000, {}, llama);
     m["llama3-8b"] = t(32, 4096, 32, 14336, 8192, 128256, {{"kv_heads", 8}}, llama);
     m["vit-b16"] = t(12, 768, 12, 3072, 197, 0, {{"image_size", 224}, {"lm_head_fraction", 0}});
@@ -357,7 +405,7 @@ const std::map<std::string, preset_info>& presets() {
     // columns per token on average (head of 20k plus the tail clusters by frequency).
     m["transformer-xl-base"] =
         t(16, 512, 8, 2048, 192, 267735, {{"memory_len", 192}, {"softmax_vocab", 32000}},
-          {{"relative_position", true}, {"flash_attention", false}});
+          {{"relative_position", true}, {"flash_attention", false}, {"causal", true}});
     return m;
   }();
   return table;

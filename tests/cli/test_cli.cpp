@@ -634,7 +634,7 @@ TEST_CASE("report: each ceilings chart draws the prediction first, then the ceil
   REQUIRE(predicted != std::string::npos);
   REQUIRE(limit != std::string::npos);
   CHECK(predicted < limit);
-  CHECK_THAT(svg, Catch::Contains("1967 sequences/s (the prediction)"));  // golden report.md
+  CHECK_THAT(svg, Catch::Contains("1979 sequences/s (the prediction)"));  // golden report.md
 }
 
 TEST_CASE("report: a missing results file or a bad --set is a one-line error, exit 2",

@@ -34,9 +34,15 @@ struct op {
   double count = 1;  // how many times the op runs per step
   double bytes = 0;  // memory ops: bytes moved per run
   bool backward = false;
-  bool fused_output = false;  // the output stays on chip (FlashAttention's score GEMMs)
-  std::int64_t batched = 1;   // GEMMs issued together as one batched launch (attention heads)
+  // Operands of C[m,n] = A[m,k] B[k,n] that never travel to HBM (operand_a | operand_b |
+  // operand_c): FlashAttention keeps the score and probability tiles on chip.
+  std::uint8_t on_chip = 0;
+  std::int64_t batched = 1;  // GEMMs issued together as one batched launch (attention heads)
 };
+
+inline constexpr std::uint8_t operand_a = 1;
+inline constexpr std::uint8_t operand_b = 2;
+inline constexpr std::uint8_t operand_c = 4;
 
 // One training step on one GPU (forward, backward, optimizer).
 struct step_ops {
