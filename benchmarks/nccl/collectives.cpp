@@ -5,11 +5,11 @@
 // A collective that has not finished after --timeout seconds is aborted (non-blocking
 // communicators, ncclCommGetAsyncError polled) and the case fails with the reason.
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <stdexcept>
 
 #include "busbw.hpp"
+#include "communicator.hpp"
 #include "gpubench/benchmark.hpp"
 #include "gpubench/config.hpp"
 #include "gpubench/context.hpp"
@@ -19,7 +19,6 @@
 
 #if GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
 #include <functional>
-#include <thread>
 
 #include "gpubench/cuda.hpp"
 #include "gpubench/cuda_libraries.hpp"
@@ -58,23 +57,7 @@ std::optional<std::string> collective_supported(const context& ctx) {
 // nccl-tests times its 20 iterations: the host's launch cost overlaps the GPU's work.
 constexpr int collectives_per_iteration = 20;
 
-void check_nccl(ncclResult_t rc, const char* call, source_site where = source_site::current()) {
-  if (rc != ncclSuccess && rc != ncclInProgress) {
-    throw api_error("NCCL", call, "ncclResult " + std::to_string(static_cast<int>(rc)),
-                    cuda::nccl().ncclGetErrorString(rc), where);
-  }
-}
-#define GPUBENCH_NCCL_CHECK(expr) check_nccl((expr), #expr)
-
-// A communicator ends with ncclCommDestroy, or with ncclCommAbort after SIGINT/SIGTERM (a peer
-// may be gone, and destroy would wait for it).
-struct communicator_deleter {
-  void operator()(ncclComm_t comm) const noexcept {
-    const auto& nccl = cuda::nccl();
-    (void)(interrupt_requested() ? nccl.ncclCommAbort(comm) : nccl.ncclCommDestroy(comm));
-  }
-};
-using communicator = cuda::device_handle<ncclComm_t, communicator_deleter>;
+using nccl_comm::communicator;
 
 // This process's communicators for one set of GPUs, shared by every case of the run that uses
 // that set (context::resources()).
@@ -495,48 +478,32 @@ class nccl_collective final : public instance {
   [[noreturn]] void abort_on_interrupt(const std::string& what) {
     abort_comms([&] { throw std::runtime_error(what + " interrupted; communicator aborted"); });
   }
-  [[nodiscard]] std::chrono::steady_clock::time_point deadline() const {
-    return std::chrono::steady_clock::now() +
-           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-               std::chrono::duration<double>(timeout_s_));
+  // Returns when the wait finished; otherwise aborts the communicators and throws its reason.
+  void settle(const nccl_comm::wait_outcome& outcome, const std::string& what) {
+    switch (outcome.end) {
+      case nccl_comm::wait_end::finished:
+        return;
+      case nccl_comm::wait_end::failed:
+        abort_on_error(what, outcome.state);
+      case nccl_comm::wait_end::timed_out:
+        abort_on_timeout(what);
+      case nccl_comm::wait_end::interrupted:
+        abort_on_interrupt(what);
+    }
   }
 
   // Non-blocking communicators finish calls asynchronously: wait until none is in progress.
   void wait_for_comms(const char* what) {
-    const auto& nccl = cuda::nccl();
-    const auto until = deadline();
-    for (auto& m : members_) {
-      ncclResult_t state = ncclInProgress;
-      while (state == ncclInProgress) {
-        GPUBENCH_NCCL_CHECK(nccl.ncclCommGetAsyncError(m->comm, &state));
-        if (state != ncclSuccess && state != ncclInProgress) abort_on_error(what, state);
-        if (state == ncclInProgress && std::chrono::steady_clock::now() > until) {
-          abort_on_timeout(what);
-        }
-        if (state == ncclInProgress && interrupt_requested()) abort_on_interrupt(what);
-      }
-    }
+    const auto until = nccl_comm::deadline_after(timeout_s_);
+    for (auto& m : members_) settle(nccl_comm::poll_calls(m->comm, until), what);
   }
 
   // Streams done, or a communicator error, or the timeout: never a hang. Polled only after every
   // collective of the iteration is queued.
   void wait_for_streams() {
-    const auto& nccl = cuda::nccl();
-    const auto until = deadline();
+    const auto until = nccl_comm::deadline_after(timeout_s_);
     const std::string what(spec_.id);
-    for (auto& m : members_) {
-      while (true) {
-        const cudaError_t status = cudaStreamQuery(m->stream.get());
-        if (status == cudaSuccess) break;
-        if (status != cudaErrorNotReady) GPUBENCH_CUDA_CHECK(status);
-        ncclResult_t state = ncclSuccess;
-        GPUBENCH_NCCL_CHECK(nccl.ncclCommGetAsyncError(m->comm, &state));
-        if (state != ncclSuccess && state != ncclInProgress) abort_on_error(what, state);
-        if (std::chrono::steady_clock::now() > until) abort_on_timeout(what);
-        if (interrupt_requested()) abort_on_interrupt(what);
-        std::this_thread::yield();  // NCCL's own threads may need this core
-      }
-    }
+    for (auto& m : members_) settle(nccl_comm::poll_stream(m->comm, m->stream, until), what);
   }
 
   const collective_spec& spec_;

@@ -41,6 +41,7 @@ TEST_CASE("run --suite quick writes a results file with host.membw measured", "[
   CHECK(doc["system"]["cpu"]["cores"].get<int>() >= 1);
   const bool has_gpu = !doc["system"]["gpus"].empty();
   int membw_ok = 0;
+  int pairwise_nccl = 0;
   std::set<std::string> gpu_ids;
   std::set<std::string> host_ids;
   for (const auto& res : doc["results"]) {
@@ -64,6 +65,13 @@ TEST_CASE("run --suite quick writes a results file with host.membw measured", "[
       CHECK(res["status"] == "skipped");
       CHECK_THAT(res["reason"].get<std::string>(), Catch::StartsWith("needs 2 or more nodes") ||
                                                        Catch::StartsWith("built without MPI"));
+    } else if (id == "net.pairwise_nccl") {
+      // The same between GPUs: no second node, or no GPU, or a build without MPI/CUDA/NCCL.
+      CHECK(res["status"] == "skipped");
+      CHECK_THAT(res["reason"].get<std::string>(),
+                 Catch::StartsWith("needs 2 or more nodes") || Catch::StartsWith("built without") ||
+                     (Catch::Contains("GPU") && Catch::StartsWith("no ")));
+      ++pairwise_nccl;
     } else {
       gpu_ids.insert(id);
       if (!has_gpu) {
@@ -75,6 +83,7 @@ TEST_CASE("run --suite quick writes a results file with host.membw measured", "[
     }
   }
   CHECK(membw_ok == 2);  // copy and triad in the quick suite
+  CHECK(pairwise_nccl == 1);
   CHECK(host_ids == std::set<std::string>{"nvme.seq_read", "nvme.rand_read", "cpu.augment"});
   // Every GPU benchmark of the quick suite reports, skipped or not.
   for (const char* id :

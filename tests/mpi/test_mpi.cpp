@@ -142,6 +142,27 @@ TEST_CASE("net.pairwise measures every link between three nodes, both ways", "[m
   CHECK(hosts == std::set<std::string>{"node-a", "node-b", "node-c"});
 }
 
+TEST_CASE("net.pairwise_nccl across two nodes names what it lacks here", "[mpi]") {
+  // Two nodes of an MPI job, but this build machine has no GPU (or no NCCL): each node's leader
+  // reports the case skipped with that reason, and the job ends cleanly.
+  temp_dir dir;
+  const auto args =
+      plus({"run", "--only", "net.pairwise_nccl"}, {"--out", (dir.path / "o").string()});
+  const auto r = mpirun({{"node-a", {}, args}, {"node-b", {}, args}});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
+  REQUIRE_FALSE(doc["results"].empty());
+  if (!doc["nodes"][0]["system"]["gpus"].empty()) return;  // a GPU node: not what this checks
+  for (const auto& res : doc["results"]) {
+    INFO(res.dump());
+    CHECK(res["id"] == "net.pairwise_nccl");
+    CHECK(res["status"] == "skipped");
+    CHECK_THAT(res["reason"].get<std::string>(),
+               Catch::Contains("GPU") || Catch::StartsWith("built without"));
+  }
+}
+
 TEST_CASE("net.pairwise on one node is skipped with the reason", "[mpi]") {
   temp_dir dir;
   const auto args = plus({"run", "--only", "net.pairwise"}, {"--out", (dir.path / "o").string()});

@@ -1,0 +1,282 @@
+// net.pairwise_nccl: net.pairwise's pairs of nodes, GPU to GPU. The leader of every node (its
+// lowest rank) drives its first GPU, and pairs exchange NCCL send/recv between those GPUs: the
+// path a training job's traffic takes across nodes (GPUDirect RDMA where the NICs and driver
+// allow it, else staged through host memory, as NCCL chooses). It finds what net.pairwise cannot
+// see: a NIC without GPUDirect, a GPU on the wrong side of a PCIe switch, a NCCL network plugin
+// that falls back to sockets. Timed with CUDA events on the sender's stream; the receiver's reply
+// after the last message stops the clock (docs/methodology.md, "net.pairwise").
+#include <algorithm>
+#include <cstdint>
+
+#include "gpubench/benchmark.hpp"
+#include "gpubench/config.hpp"
+#include "gpubench/context.hpp"
+#include "gpubench/job.hpp"
+#include "pairwise_links.hpp"
+
+#if GPUBENCH_HAVE_MPI && GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
+#include <stdexcept>
+
+#include "../nccl/communicator.hpp"
+#include "gpubench/cuda.hpp"
+#include "gpubench/cuda_libraries.hpp"
+#include "kernels/copy.cuh"
+#endif
+
+namespace gpubench {
+namespace {
+
+constexpr bool built_with_all = GPUBENCH_HAVE_MPI && GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL;
+
+std::optional<std::string> pairwise_nccl_supported(const context& ctx) {
+  if constexpr (!built_with_all) {
+    std::vector<std::string> missing;
+    if (!GPUBENCH_HAVE_MPI) missing.emplace_back("MPI");
+    if (!GPUBENCH_HAVE_CUDA) missing.emplace_back("CUDA");
+    if (!GPUBENCH_HAVE_NCCL) missing.emplace_back("NCCL");
+    std::string list;
+    for (const auto& name : missing) list += (list.empty() ? "" : ", ") + name;
+    return "built without " + list + " (not found at build time)";
+  }
+#if GPUBENCH_HAVE_MPI && GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
+  if (auto reason = cuda_gpu_unavailable_reason(ctx)) return reason;
+  if (auto reason = cuda::nccl_unavailable_reason()) return reason;
+#endif
+  return pairwise::too_few_nodes(ctx);
+}
+
+#if GPUBENCH_HAVE_MPI && GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
+// Timed messages per stream: about 1 GiB in all, at most nccl-tests' 20 iterations.
+std::size_t messages_for(std::size_t bytes) {
+  return std::clamp<std::size_t>((std::size_t{1} << 30) / bytes, 1, 20);
+}
+// Each NCCL send/recv costs a kernel launch and a proxy hand-off: fewer round trips than MPI's.
+constexpr int nccl_round_trips = 200;
+constexpr int nccl_warmup_round_trips = 10;
+
+// The data of a stream from node `from` to node `to`: another pair's data shows as wrong.
+std::uint32_t stream_seed(int from, int to) {
+  return static_cast<std::uint32_t>(from) * 65537U + static_cast<std::uint32_t>(to) * 257U + 1U;
+}
+
+class nccl_transport final : public pairwise::transport {
+ public:
+  nccl_transport(const context& ctx, const job& j, std::size_t bytes, double timeout_s)
+      : job_(j),
+        me_(j.layout().node_index),
+        nodes_(j.layout().node_count),
+        device_(ctx.gpu_indices().at(0)),
+        bytes_(bytes),
+        messages_(messages_for(bytes)),
+        timeout_s_(timeout_s),
+        stream_(device_),
+        start_(device_),
+        stop_(device_),
+        send_(device_, bytes),
+        receive_(device_, bytes),
+        small_(device_, 2 * sizeof(std::uint64_t)),
+        wrong_(device_, sizeof(unsigned long long)) {
+    make_communicator();
+  }
+
+  double send_stream(int peer) override {
+    kernels::enqueue_fill_pattern(send_.as<std::uint32_t>(), words(), stream_seed(me_, peer),
+                                  stream_);
+    enqueue_send(send_.get(), bytes_, peer);  // untimed: the peer may still be arriving
+    start_.record(stream_);
+    for (std::size_t m = 0; m < messages_; ++m) enqueue_send(send_.get(), bytes_, peer);
+    enqueue_receive(small_.get(), 1, peer);  // the reply: everything has arrived
+    stop_.record(stream_);
+    wait("the stream to node " + job_.layout().node_names.at(static_cast<std::size_t>(peer)));
+    return stream_bytes() / cuda::elapsed_seconds(start_, stop_) / 1e9;
+  }
+
+  void receive_stream(int peer) override {
+    cuda::enqueue_zero(receive_, stream_);
+    for (std::size_t m = 0; m <= messages_; ++m) enqueue_receive(receive_.get(), bytes_, peer);
+    enqueue_send(small_.get(), 1, peer);
+    // The last message, checked on the GPU after the reply, outside the sender's clock.
+    cuda::enqueue_zero(wrong_, stream_);
+    kernels::enqueue_check_pattern(receive_.as<std::uint32_t>(), words(), stream_seed(peer, me_),
+                                   wrong_.as<unsigned long long>(), stream_);
+    GPUBENCH_CUDA_CHECK(cudaGetLastError());
+    wait("the stream from node " + job_.layout().node_names.at(static_cast<std::size_t>(peer)));
+    unsigned long long wrong = 0;
+    GPUBENCH_CUDA_CHECK(cudaMemcpy(&wrong, wrong_.get(), sizeof wrong, cudaMemcpyDeviceToHost));
+    wrong_words_ += wrong;
+  }
+
+  // The starter sends 8 bytes and waits for them to come back, nccl_round_trips times, queued on
+  // one stream; the other side echoes each one. The starter checks the last echo.
+  double round_trips(int peer, bool starts) override {
+    const std::uint64_t token = 0x5eed0000ULL + static_cast<std::uint64_t>(me_);
+    auto* out = small_.as<std::uint64_t>();
+    auto* back = out + 1;
+    if (starts) {
+      const cuda::device_scope scope(device_);
+      GPUBENCH_CUDA_CHECK(
+          cudaMemcpyAsync(out, &token, sizeof token, cudaMemcpyHostToDevice, stream_.get()));
+      GPUBENCH_CUDA_CHECK(cudaMemsetAsync(back, 0, sizeof token, stream_.get()));
+    }
+    for (int i = 0; i < nccl_warmup_round_trips + nccl_round_trips; ++i) {
+      if (starts && i == nccl_warmup_round_trips) start_.record(stream_);
+      if (starts) {
+        enqueue_send(out, sizeof token, peer);
+        enqueue_receive(back, sizeof token, peer);
+      } else {
+        enqueue_receive(out, sizeof token, peer);
+        enqueue_send(out, sizeof token, peer);
+      }
+    }
+    if (starts) stop_.record(stream_);
+    wait("round trips with node " + job_.layout().node_names.at(static_cast<std::size_t>(peer)));
+    if (!starts) return 0;  // the starter's figure stands for the pair
+    std::uint64_t echoed = 0;
+    GPUBENCH_CUDA_CHECK(cudaMemcpy(&echoed, back, sizeof echoed, cudaMemcpyDeviceToHost));
+    if (echoed != token) ++wrong_replies_;
+    return cuda::elapsed_seconds(start_, stop_) / nccl_round_trips / 2 * 1e6;
+  }
+
+  [[nodiscard]] double stream_bytes() const override {
+    return static_cast<double>(bytes_) * static_cast<double>(messages_);
+  }
+
+  [[nodiscard]] verification verify() const override {
+    if (wrong_words_ == 0 && wrong_replies_ == 0) {
+      return {true,
+              "the last message of every stream from each other node matched its pattern "
+              "word for word, and every echoed round trip came back intact (" +
+                  std::to_string(nodes_ - 1) + " peers)"};
+    }
+    return {false, std::to_string(wrong_words_) + " received 32-bit words and " +
+                       std::to_string(wrong_replies_) + " echoes differed from what was sent"};
+  }
+
+  [[nodiscard]] json info() const override {
+    return {
+        {"transport", "NCCL send/recv between GPUs, one per node (the node leader's first GPU)"},
+        {"gpu", device_},
+        {"messages", messages_},
+        {"round_trips", nccl_round_trips},
+        {"nccl_version", cuda::nccl().version},
+        {"nccl_library", cuda::nccl().path}};
+  }
+
+ private:
+  [[nodiscard]] std::size_t words() const { return bytes_ / sizeof(std::uint32_t); }
+
+  // The leaders' communicator: node 0's leader makes the id and sends it to every other leader
+  // (the other ranks take no part). Non-blocking, so a dead peer is a timeout, not a hang.
+  void make_communicator() {
+    const auto& nccl = cuda::nccl();
+    ncclUniqueId id{};
+    if (me_ == 0) {
+      GPUBENCH_NCCL_CHECK(nccl.ncclGetUniqueId(&id));
+      std::vector<transfer> out;
+      for (int node = 1; node < nodes_; ++node) {
+        out.push_back(
+            {transfer::direction::send, pairwise::leader_rank(job_, node), &id, sizeof id});
+      }
+      job_.exchange(out, timeout_s_);
+    } else {
+      job_.exchange(
+          {{transfer::direction::receive, pairwise::leader_rank(job_, 0), &id, sizeof id}},
+          timeout_s_);
+    }
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    ncclComm_t comm = nullptr;
+    {
+      const cuda::device_scope scope(device_);
+      GPUBENCH_NCCL_CHECK(nccl.ncclCommInitRankConfig(&comm, nodes_, id, me_, &config));
+    }
+    comm_ = nccl_comm::communicator(device_, comm);
+    settle(nccl_comm::poll_calls(comm_.get(), nccl_comm::deadline_after(timeout_s_)),
+           "ncclCommInitRankConfig");
+  }
+
+  void enqueue_send(const void* data, std::size_t bytes, int peer) {
+    const cuda::device_scope scope(device_);
+    GPUBENCH_NCCL_CHECK(
+        cuda::nccl().ncclSend(data, bytes, ncclUint8, peer, comm_.get(), stream_.get()));
+    settle(nccl_comm::poll_calls(comm_.get(), nccl_comm::deadline_after(timeout_s_)), "ncclSend");
+  }
+
+  void enqueue_receive(void* data, std::size_t bytes, int peer) {
+    const cuda::device_scope scope(device_);
+    GPUBENCH_NCCL_CHECK(
+        cuda::nccl().ncclRecv(data, bytes, ncclUint8, peer, comm_.get(), stream_.get()));
+    settle(nccl_comm::poll_calls(comm_.get(), nccl_comm::deadline_after(timeout_s_)), "ncclRecv");
+  }
+
+  void wait(const std::string& what) {
+    settle(nccl_comm::poll_stream(comm_.get(), stream_, nccl_comm::deadline_after(timeout_s_)),
+           what);
+  }
+
+  // Returns when the wait finished; otherwise aborts the communicator (this case cannot go on
+  // with it) and throws the reason.
+  void settle(const nccl_comm::wait_outcome& outcome, const std::string& what) {
+    if (outcome.end == nccl_comm::wait_end::finished) return;
+    if (ncclComm_t comm = comm_.release()) (void)cuda::nccl().ncclCommAbort(comm);
+    switch (outcome.end) {
+      case nccl_comm::wait_end::failed:
+        throw std::runtime_error(what + ": NCCL reported " +
+                                 cuda::nccl().ncclGetErrorString(outcome.state) +
+                                 "; communicator aborted");
+      case nccl_comm::wait_end::timed_out:
+        throw std::runtime_error(what + " did not finish within " + std::to_string(timeout_s_) +
+                                 " s (a peer dead or stuck?); communicator aborted");
+      default:
+        throw std::runtime_error(what + " interrupted; communicator aborted");
+    }
+  }
+
+  const job& job_;
+  int me_;
+  int nodes_;
+  int device_;
+  std::size_t bytes_;
+  std::size_t messages_;
+  double timeout_s_;
+  cuda::stream stream_;
+  cuda::event start_;
+  cuda::event stop_;
+  cuda::device_buffer send_;
+  cuda::device_buffer receive_;
+  cuda::device_buffer small_;  // [0] what is sent, [1] what comes back (round trips, replies)
+  cuda::device_buffer wrong_;
+  nccl_comm::communicator comm_;
+  unsigned long long wrong_words_ = 0;
+  unsigned long long wrong_replies_ = 0;
+};
+#endif
+
+benchmark_definition pairwise_nccl_definition() {
+  benchmark_definition def{"net.pairwise_nccl"};
+  def.set_description(
+         "network between nodes, GPU to GPU: NCCL send/recv bandwidth each way and latency for "
+         "every pair of nodes, naming the slow node or link")
+      .add_axis("bytes", axis_kind::bytes, {axis_value{std::int64_t{64} << 20}},
+                "message size of the bandwidth streams")
+      .set_range("bytes", axis_range{4, std::int64_t{1} << 32, 4});
+  pairwise::add_pairwise_shape(def, 5);
+  def.set_needs_gpu().set_supported(pairwise_nccl_supported);
+#if GPUBENCH_HAVE_MPI && GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
+  def.set_factory([](const context& ctx, const axis_values& values) {
+    const job& j = *ctx.mpi_job();
+    return std::make_unique<pairwise::links>(
+        j, static_cast<int>(values.get_int64("sweeps")), ctx.options().timeout_s,
+        std::make_unique<nccl_transport>(
+            ctx, j, static_cast<std::size_t>(values.get_int64("bytes")), ctx.options().timeout_s));
+  });
+#else
+  def.set_factory(unavailable_factory("built without MPI, CUDA or NCCL"));
+#endif
+  return def;
+}
+
+GPUBENCH_REGISTER(pairwise_nccl_definition());
+
+}  // namespace
+}  // namespace gpubench
