@@ -760,28 +760,34 @@ TEST_CASE("HSDP: FSDP inside the node, one whole-gradient allreduce across nodes
   CHECK(hybrid.step.optimizer_s == Approx(4 * full.step.optimizer_s).epsilon(1e-9));
 }
 
+namespace {
+// A 2-layer GPT: hidden 64, 4 heads, FFN 256, 32 tokens, vocabulary 100; batch 2 in bf16, AdamW,
+// FlashAttention (the preset's default), causal.
+json tiny_gpt() {
+  return {{"schema", "gpubench.workload/1"},
+          {"name", "tiny"},
+          {"model",
+           {{"preset", "gpt"},
+            {"layers", 2},
+            {"hidden", 64},
+            {"heads", 4},
+            {"ffn", 256},
+            {"seq_len", 32},
+            {"vocab", 100}}},
+          {"precision", "amp_bf16"},
+          {"batch_per_gpu", 2},
+          {"optimizer", "adamw"},
+          {"data", {{"source", "synthetic"}}}};
+}
+}  // namespace
+
 TEST_CASE("GPU memory: the training state, saved activations and buffers, by hand",
           "[unit][model]") {
   constants c = load_constants();
   c.framework_reserved_GB = 0;
   c.allocator_fragmentation = 0.05;
-  // A 2-layer GPT: hidden 64, 4 heads, FFN 256, 32 tokens, vocabulary 100; batch 2 in bf16, AdamW,
-  // FlashAttention, one GPU.
-  const workload w = parse_workload(json{{"schema", "gpubench.workload/1"},
-                                         {"name", "tiny"},
-                                         {"model",
-                                          {{"preset", "gpt"},
-                                           {"layers", 2},
-                                           {"hidden", 64},
-                                           {"heads", 4},
-                                           {"ffn", 256},
-                                           {"seq_len", 32},
-                                           {"vocab", 100}}},
-                                         {"precision", "amp_bf16"},
-                                         {"batch_per_gpu", 2},
-                                         {"optimizer", "adamw"},
-                                         {"data", {{"source", "synthetic"}}}},
-                                    "tiny.json");
+  // The tiny GPT on one GPU.
+  const workload w = parse_workload(tiny_gpt(), "tiny.json");
   hardware_profile hw = load_catalog("h100-sxm5-80gb");
   run_options one;
   one.gpus = 1;
@@ -834,23 +840,9 @@ TEST_CASE("GPU memory: the training state, saved activations and buffers, by han
 
 TEST_CASE("attention by hand: FlashAttention's tiles stay on chip and a causal mask skips half",
           "[unit][model]") {
-  // The 2-layer GPT above: 4 heads of width 16, 32 tokens, batch 2 (8 head-sequences a layer).
-  json doc = {{"schema", "gpubench.workload/1"},
-              {"name", "tiny"},
-              {"model",
-               {{"preset", "gpt"},
-                {"layers", 2},
-                {"hidden", 64},
-                {"heads", 4},
-                {"ffn", 256},
-                {"seq_len", 32},
-                {"vocab", 100}}},
-              {"precision", "amp_bf16"},
-              {"batch_per_gpu", 2},
-              {"optimizer", "adamw"},
-              {"data", {{"source", "synthetic"}}}};
+  // The tiny GPT: 4 heads of width 16, 32 tokens, batch 2 (8 head-sequences a layer).
   const auto ops_with = [&](const std::map<std::string, bool>& flags) {
-    json job = doc;
+    json job = tiny_gpt();
     for (const auto& [name, value] : flags) job["model"][name] = value;
     return expand(parse_workload(job, "tiny.json"), 2);
   };
