@@ -18,7 +18,6 @@
 #include "gpubench/runner.hpp"
 
 #if GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
-#include <functional>
 
 #include "gpubench/cuda.hpp"
 #include "gpubench/cuda_libraries.hpp"
@@ -453,43 +452,14 @@ class nccl_collective final : public instance {
     if (comms_->nonblocking) wait_for_comms("the collective's enqueue");
   }
 
-  // Aborts the communicators (every case after this makes new ones) and throws: the failure a
-  // communicator reported, the timeout, or the interrupt.
-  [[noreturn]] void abort_comms(const std::function<void()>& throw_reason) {
+  // Returns when the wait finished; otherwise aborts the communicators (every case after this
+  // makes new ones) and throws why.
+  void settle(const nccl_comm::wait_outcome& outcome, const std::string& what) {
+    if (outcome.end == nccl_comm::wait_end::finished) return;
     comms_->abort();
     resources_.remove(comms_key_);
     comms_ = nullptr;
-    throw_reason();
-    throw std::logic_error("abort_comms: no reason thrown");
-  }
-  [[noreturn]] void abort_on_error(const std::string& what, ncclResult_t state) {
-    abort_comms([&] {
-      throw api_error("NCCL", what, "ncclResult " + std::to_string(static_cast<int>(state)),
-                      cuda::nccl().ncclGetErrorString(state), source_site::current());
-    });
-  }
-  [[noreturn]] void abort_on_timeout(const std::string& what) {
-    abort_comms([&] {
-      throw std::runtime_error(what + " did not finish within " + std::to_string(timeout_s_) +
-                               " s (a peer dead or stuck?); communicator aborted");
-    });
-  }
-  // SIGINT/SIGTERM (a user, or a launcher ending the job after a rank died) ends the wait too.
-  [[noreturn]] void abort_on_interrupt(const std::string& what) {
-    abort_comms([&] { throw std::runtime_error(what + " interrupted; communicator aborted"); });
-  }
-  // Returns when the wait finished; otherwise aborts the communicators and throws its reason.
-  void settle(const nccl_comm::wait_outcome& outcome, const std::string& what) {
-    switch (outcome.end) {
-      case nccl_comm::wait_end::finished:
-        return;
-      case nccl_comm::wait_end::failed:
-        abort_on_error(what, outcome.state);
-      case nccl_comm::wait_end::timed_out:
-        abort_on_timeout(what);
-      case nccl_comm::wait_end::interrupted:
-        abort_on_interrupt(what);
-    }
+    nccl_comm::throw_unfinished(outcome, what, timeout_s_);
   }
 
   // Non-blocking communicators finish calls asynchronously: wait until none is in progress.

@@ -7,6 +7,7 @@
 #if GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
 #include <chrono>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -37,7 +38,7 @@ using communicator = cuda::device_handle<ncclComm_t, communicator_deleter>;
 enum class wait_end { finished, failed, timed_out, interrupted };
 struct wait_outcome {
   wait_end end = wait_end::finished;
-  ncclResult_t state = ncclSuccess;  // the communicator's error when end is failed
+  ncclResult_t state = ncclSuccess;  // what the communicator said last
 };
 
 [[nodiscard]] inline std::chrono::steady_clock::time_point deadline_after(double seconds) {
@@ -46,33 +47,30 @@ struct wait_outcome {
              std::chrono::duration<double>(seconds));
 }
 
-// Polls `finished` until it holds, the communicator reports an error, `until` passes or
-// SIGINT/SIGTERM arrives. `finished` may throw (a CUDA error).
+// Asks the communicator for its state, once a turn, until `finished(state)` holds, the
+// communicator reports an error, `until` passes or SIGINT/SIGTERM arrives. `finished` may throw
+// (a CUDA error).
 [[nodiscard]] inline wait_outcome poll(ncclComm_t comm, std::chrono::steady_clock::time_point until,
-                                       const std::function<bool()>& finished) {
+                                       const std::function<bool(ncclResult_t)>& finished) {
   const auto& nccl = cuda::nccl();
-  while (!finished()) {
+  while (true) {
     ncclResult_t state = ncclSuccess;
     check(nccl.ncclCommGetAsyncError(comm, &state), "ncclCommGetAsyncError");
+    if (finished(state)) return {wait_end::finished, state};
     if (state != ncclSuccess && state != ncclInProgress) return {wait_end::failed, state};
     if (std::chrono::steady_clock::now() > until) return {wait_end::timed_out, state};
     if (interrupt_requested()) return {wait_end::interrupted, state};
     std::this_thread::yield();  // NCCL's own threads may need this core
   }
-  return {};
 }
 
 // A non-blocking communicator's calls are finished when it reports no call in progress.
 [[nodiscard]] inline wait_outcome poll_calls(ncclComm_t comm,
                                              std::chrono::steady_clock::time_point until) {
-  ncclResult_t state = ncclInProgress;
-  const auto& nccl = cuda::nccl();
-  const wait_outcome outcome = poll(comm, until, [&] {
-    check(nccl.ncclCommGetAsyncError(comm, &state), "ncclCommGetAsyncError");
-    return state != ncclInProgress;
-  });
-  if (outcome.end == wait_end::finished && state != ncclSuccess) {
-    return {wait_end::failed, state};
+  const wait_outcome outcome =
+      poll(comm, until, [](ncclResult_t state) { return state != ncclInProgress; });
+  if (outcome.end == wait_end::finished && outcome.state != ncclSuccess) {
+    return {wait_end::failed, outcome.state};
   }
   return outcome;
 }
@@ -80,11 +78,31 @@ struct wait_outcome {
 // The stream's queued work is finished.
 [[nodiscard]] inline wait_outcome poll_stream(ncclComm_t comm, const cuda::stream& stream,
                                               std::chrono::steady_clock::time_point until) {
-  return poll(comm, until, [&] {
+  return poll(comm, until, [&](ncclResult_t /*state*/) {
     const cudaError_t status = cudaStreamQuery(stream.get());
     if (status != cudaSuccess && status != cudaErrorNotReady) GPUBENCH_CUDA_CHECK(status);
     return status == cudaSuccess;
   });
+}
+
+// Throws why a wait on `what` did not finish: the error the communicator reported, the
+// timeout, or SIGINT/SIGTERM (a user, or a launcher ending the job after a rank died). The
+// caller has aborted the communicator first.
+[[noreturn]] inline void throw_unfinished(const wait_outcome& outcome, const std::string& what,
+                                          double timeout_s) {
+  switch (outcome.end) {
+    case wait_end::failed:
+      throw api_error("NCCL", what, "ncclResult " + std::to_string(static_cast<int>(outcome.state)),
+                      cuda::nccl().ncclGetErrorString(outcome.state), source_site::current());
+    case wait_end::timed_out:
+      throw std::runtime_error(what + " did not finish within " + std::to_string(timeout_s) +
+                               " s (a peer dead or stuck?); communicator aborted");
+    case wait_end::interrupted:
+      throw std::runtime_error(what + " interrupted; communicator aborted");
+    case wait_end::finished:
+      break;
+  }
+  throw std::logic_error("throw_unfinished: " + what + " finished");
 }
 
 }  // namespace gpubench::nccl_comm

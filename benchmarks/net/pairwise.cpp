@@ -172,10 +172,10 @@ benchmark_definition pairwise_definition() {
   pairwise::add_pairwise_shape(def, 5);
   def.set_supported(pairwise_supported)
       .set_factory([](const context& ctx, const axis_values& values) {
-        const job& j = *ctx.mpi_job();
         return std::make_unique<pairwise::links>(
-            j, static_cast<int>(values.get_int64("sweeps")), ctx.options().timeout_s,
-            std::make_unique<mpi_transport>(j, static_cast<std::size_t>(values.get_int64("bytes")),
+            ctx, values,
+            std::make_unique<mpi_transport>(*ctx.mpi_job(),
+                                            static_cast<std::size_t>(values.get_int64("bytes")),
                                             ctx.options().timeout_s));
       });
   return def;

@@ -36,8 +36,11 @@ void add_pairwise_shape(benchmark_definition& def, std::int64_t default_sweeps) 
       .set_scope(run_scope::per_node);
 }
 
-links::links(const job& j, int sweeps, double timeout_s, std::unique_ptr<transport> how)
-    : job_(j), sweeps_(sweeps), timeout_s_(timeout_s), how_(std::move(how)) {
+links::links(const context& ctx, const axis_values& values, std::unique_ptr<transport> how)
+    : job_(*ctx.mpi_job()),
+      sweeps_(static_cast<int>(values.get_int64("sweeps"))),
+      timeout_s_(ctx.options().timeout_s),
+      how_(std::move(how)) {
   const job_layout& l = job_.layout();
   nodes_ = l.node_count;
   me_ = l.node_index;

@@ -42,7 +42,8 @@ class transport {
 
 class links final : public instance {
  public:
-  links(const job& j, int sweeps, double timeout_s, std::unique_ptr<transport> how);
+  // The job, the sweeps axis and --timeout from the case's context and axes.
+  links(const context& ctx, const axis_values& values, std::unique_ptr<transport> how);
 
   [[nodiscard]] work work_per_iteration() const override;
   std::optional<double> run_iteration() override;

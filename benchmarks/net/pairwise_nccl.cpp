@@ -15,8 +15,6 @@
 #include "pairwise_links.hpp"
 
 #if GPUBENCH_HAVE_MPI && GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
-#include <stdexcept>
-
 #include "../nccl/communicator.hpp"
 #include "gpubench/cuda.hpp"
 #include "gpubench/cuda_libraries.hpp"
@@ -26,23 +24,27 @@
 namespace gpubench {
 namespace {
 
-constexpr bool built_with_all = GPUBENCH_HAVE_MPI && GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL;
+#if !(GPUBENCH_HAVE_MPI && GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL)
+std::string built_without() {
+  std::string missing;
+  for (const auto& [name, have] :
+       {std::pair{"MPI", GPUBENCH_HAVE_MPI}, std::pair{"CUDA", GPUBENCH_HAVE_CUDA},
+        std::pair{"NCCL", GPUBENCH_HAVE_NCCL}}) {
+    if (have == 0) missing += std::string(missing.empty() ? "" : ", ") + name;
+  }
+  return "built without " + missing + " (not found at build time)";
+}
+#endif
 
 std::optional<std::string> pairwise_nccl_supported(const context& ctx) {
-  if constexpr (!built_with_all) {
-    std::vector<std::string> missing;
-    if (!GPUBENCH_HAVE_MPI) missing.emplace_back("MPI");
-    if (!GPUBENCH_HAVE_CUDA) missing.emplace_back("CUDA");
-    if (!GPUBENCH_HAVE_NCCL) missing.emplace_back("NCCL");
-    std::string list;
-    for (const auto& name : missing) list += (list.empty() ? "" : ", ") + name;
-    return "built without " + list + " (not found at build time)";
-  }
 #if GPUBENCH_HAVE_MPI && GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
   if (auto reason = cuda_gpu_unavailable_reason(ctx)) return reason;
   if (auto reason = cuda::nccl_unavailable_reason()) return reason;
-#endif
   return pairwise::too_few_nodes(ctx);
+#else
+  (void)ctx;
+  return built_without();
+#endif
 }
 
 #if GPUBENCH_HAVE_MPI && GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
@@ -215,21 +217,11 @@ class nccl_transport final : public pairwise::transport {
   }
 
   // Returns when the wait finished; otherwise aborts the communicator (this case cannot go on
-  // with it) and throws the reason.
+  // with it) and throws why.
   void settle(const nccl_comm::wait_outcome& outcome, const std::string& what) {
     if (outcome.end == nccl_comm::wait_end::finished) return;
     if (ncclComm_t comm = comm_.release()) (void)cuda::nccl().ncclCommAbort(comm);
-    switch (outcome.end) {
-      case nccl_comm::wait_end::failed:
-        throw std::runtime_error(what + ": NCCL reported " +
-                                 cuda::nccl().ncclGetErrorString(outcome.state) +
-                                 "; communicator aborted");
-      case nccl_comm::wait_end::timed_out:
-        throw std::runtime_error(what + " did not finish within " + std::to_string(timeout_s_) +
-                                 " s (a peer dead or stuck?); communicator aborted");
-      default:
-        throw std::runtime_error(what + " interrupted; communicator aborted");
-    }
+    nccl_comm::throw_unfinished(outcome, what, timeout_s_);
   }
 
   const job& job_;
@@ -264,14 +256,14 @@ benchmark_definition pairwise_nccl_definition() {
   def.set_needs_gpu().set_supported(pairwise_nccl_supported);
 #if GPUBENCH_HAVE_MPI && GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
   def.set_factory([](const context& ctx, const axis_values& values) {
-    const job& j = *ctx.mpi_job();
     return std::make_unique<pairwise::links>(
-        j, static_cast<int>(values.get_int64("sweeps")), ctx.options().timeout_s,
-        std::make_unique<nccl_transport>(
-            ctx, j, static_cast<std::size_t>(values.get_int64("bytes")), ctx.options().timeout_s));
+        ctx, values,
+        std::make_unique<nccl_transport>(ctx, *ctx.mpi_job(),
+                                         static_cast<std::size_t>(values.get_int64("bytes")),
+                                         ctx.options().timeout_s));
   });
 #else
-  def.set_factory(unavailable_factory("built without MPI, CUDA or NCCL"));
+  def.set_factory(unavailable_factory(built_without()));
 #endif
   return def;
 }
