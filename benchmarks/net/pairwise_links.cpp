@@ -12,6 +12,18 @@ int leader_rank(const job& j, int node) {
   return j.layout().node_leaders.at(static_cast<std::size_t>(node));
 }
 
+int rail_rank(const job& j, int node, int rail) {
+  return j.layout()
+      .node_ranks.at(static_cast<std::size_t>(node))
+      .at(static_cast<std::size_t>(rail));
+}
+
+int rail_count(const job_layout& l) {
+  std::size_t fewest = l.node_ranks.empty() ? 1 : l.node_ranks.front().size();
+  for (const auto& ranks : l.node_ranks) fewest = std::min(fewest, ranks.size());
+  return static_cast<int>(fewest);
+}
+
 std::optional<std::string> too_few_nodes(const context& ctx) {
   const job* j = ctx.mpi_job();
   const int nodes = j != nullptr ? j->layout().node_count : 1;
@@ -36,8 +48,10 @@ void add_pairwise_shape(benchmark_definition& def, std::int64_t default_sweeps) 
       .set_scope(run_scope::per_node);
 }
 
-links::links(const context& ctx, const axis_values& values, std::unique_ptr<transport> how)
+links::links(const context& ctx, const axis_values& values, std::unique_ptr<transport> how,
+             std::optional<int> rail)
     : job_(*ctx.mpi_job()),
+      rail_(rail),
       sweeps_(static_cast<int>(values.get_int64("sweeps"))),
       timeout_s_(ctx.options().timeout_s),
       how_(std::move(how)) {
@@ -113,6 +127,7 @@ json links::info() const {
   }
   json out = how_->info();
   out["nodes"] = names;
+  if (rail_) out["rail"] = *rail_;
   out["sweeps"] = sweeps_;
   out["links"] = std::move(table);
   out["findings"] = findings_;
@@ -142,26 +157,28 @@ void links::share_rows(std::vector<double> row) {
   const auto n = static_cast<std::size_t>(nodes_);
   const std::size_t width = row.size();
   std::vector<double> all(width * n);
-  const auto leader = [&](std::size_t node) { return leader_rank(job_, static_cast<int>(node)); };
+  const auto rank_of = [&](std::size_t node) {
+    return rail_rank(job_, static_cast<int>(node), rail_.value_or(0));
+  };
   if (me_ == 0) {
     std::copy(row.begin(), row.end(), all.begin());
     std::vector<transfer> rows;
     for (std::size_t i = 1; i < n; ++i) {
-      rows.push_back({transfer::direction::receive, leader(i), all.data() + i * width,
+      rows.push_back({transfer::direction::receive, rank_of(i), all.data() + i * width,
                       width * sizeof(double)});
     }
     job_.exchange(rows, timeout_s_);
     std::vector<transfer> back;
     for (std::size_t i = 1; i < n; ++i) {
       back.push_back(
-          {transfer::direction::send, leader(i), all.data(), all.size() * sizeof(double)});
+          {transfer::direction::send, rank_of(i), all.data(), all.size() * sizeof(double)});
     }
     job_.exchange(back, timeout_s_);
   } else {
-    job_.exchange({{transfer::direction::send, leader(0), row.data(), width * sizeof(double)}},
+    job_.exchange({{transfer::direction::send, rank_of(0), row.data(), width * sizeof(double)}},
                   timeout_s_);
     job_.exchange(
-        {{transfer::direction::receive, leader(0), all.data(), all.size() * sizeof(double)}},
+        {{transfer::direction::receive, rank_of(0), all.data(), all.size() * sizeof(double)}},
         timeout_s_);
   }
   for (std::size_t i = 0; i < n; ++i) {
@@ -175,6 +192,11 @@ void links::share_rows(std::vector<double> row) {
     }
   }
   findings_ = findings(GBps_, latency_us_, job_.layout().node_names);
+  if (rail_ && rail_count(job_.layout()) > 1) {
+    // One result per rail: its verdict says which rail (which GPU's NIC) it is about.
+    findings_["verdict"] =
+        "rail " + std::to_string(*rail_) + ": " + findings_.at("verdict").get<std::string>();
+  }
 }
 
 }  // namespace gpubench::pairwise

@@ -1,8 +1,9 @@
-// The measurement net.pairwise and net.pairwise_nccl share: the lowest rank of every node walks
-// the same schedule of rounds (no node in two pairs of a round), measures each pair with its
-// transport, and every node's result carries the job's whole matrix and what it says
-// (docs/methodology.md, "net.pairwise"). A transport is how two nodes' leaders move data: MPI
-// point-to-point between host buffers, or NCCL send/recv between GPUs.
+// The measurement net.pairwise and net.pairwise_nccl share: one rank of every node (its rail: the
+// leader, or local rank r of every node) walks the same schedule of rounds (no node in two pairs
+// of a round), measures each pair with its transport, and every taking-part rank's result carries
+// its rail's whole matrix and what it says (docs/methodology.md, "net.pairwise"). A transport is
+// how two nodes' ranks move data: MPI point-to-point between host buffers, or NCCL send/recv
+// between GPUs.
 #pragma once
 
 #include <memory>
@@ -42,8 +43,10 @@ class transport {
 
 class links final : public instance {
  public:
-  // The job, the sweeps axis and --timeout from the case's context and axes.
-  links(const context& ctx, const axis_values& values, std::unique_ptr<transport> how);
+  // The job, the sweeps axis and --timeout from the case's context and axes. `rail`: local rank
+  // r of every node takes part, and the info names the rail; nullopt: each node's leader.
+  links(const context& ctx, const axis_values& values, std::unique_ptr<transport> how,
+        std::optional<int> rail = std::nullopt);
 
   [[nodiscard]] work work_per_iteration() const override;
   std::optional<double> run_iteration() override;
@@ -57,6 +60,7 @@ class links final : public instance {
   void share_rows(std::vector<double> row);
 
   const job& job_;
+  std::optional<int> rail_;
   int sweeps_;
   double timeout_s_;
   std::unique_ptr<transport> how_;
@@ -71,6 +75,10 @@ class links final : public instance {
 
 // The MPI rank of node `node`'s leader, the rank that takes part.
 [[nodiscard]] int leader_rank(const job& j, int node);
+// The MPI rank of node `node`'s local rank `rail`.
+[[nodiscard]] int rail_rank(const job& j, int node, int rail);
+// Rails every node has: the fewest ranks on a node.
+[[nodiscard]] int rail_count(const job_layout& l);
 
 // Why a pairwise benchmark cannot run in this job (fewer than two nodes), or nullopt.
 [[nodiscard]] std::optional<std::string> too_few_nodes(const context& ctx);

@@ -1,10 +1,13 @@
-// net.pairwise_nccl: net.pairwise's pairs of nodes, GPU to GPU. The leader of every node (its
-// lowest rank) drives its first GPU, and pairs exchange NCCL send/recv between those GPUs: the
-// path a training job's traffic takes across nodes (GPUDirect RDMA where the NICs and driver
-// allow it, else staged through host memory, as NCCL chooses). It finds what net.pairwise cannot
-// see: a NIC without GPUDirect, a GPU on the wrong side of a PCIe switch, a NCCL network plugin
-// that falls back to sockets. Timed with CUDA events on the sender's stream; the receiver's reply
-// after the last message stops the clock (docs/methodology.md, "net.pairwise").
+// net.pairwise_nccl: net.pairwise's pairs of nodes, GPU to GPU, on every rail. Each rank drives
+// its GPU, and local rank r of every node pairs with local rank r of every other node: a rail,
+// with its own NCCL communicator. On a DGX-like node with one NIC per GPU and one rank per GPU,
+// that measures every NIC; with one rank per node, the first GPU's. The rails run at once, as a
+// training job's traffic does. It is the path that traffic takes (GPUDirect RDMA where the NICs
+// and driver allow it, else staged through host memory, as NCCL chooses), so it finds what
+// net.pairwise cannot see: a NIC without GPUDirect, a GPU on the wrong side of a PCIe switch, a
+// NCCL network plugin that falls back to sockets, one rail's cable. Timed with CUDA events on the
+// sender's stream; the receiver's reply after the last message stops the clock
+// (docs/methodology.md, "net.pairwise").
 #include <algorithm>
 #include <cstdint>
 
@@ -36,11 +39,33 @@ std::string built_without() {
 }
 #endif
 
+// Why this rank has no rail: some node runs fewer ranks than its local rank, so local rank r of
+// every node cannot meet. nullopt when it has one.
+[[maybe_unused]] std::optional<std::string> no_rail(const job_layout& l) {
+  const int rails = pairwise::rail_count(l);
+  if (l.local_rank < rails) return std::nullopt;
+  std::string fewest;
+  for (std::size_t node = 0; node < l.node_ranks.size(); ++node) {
+    if (static_cast<int>(l.node_ranks[node].size()) == rails) {
+      fewest = l.node_names[node];
+      break;
+    }
+  }
+  const std::string measured =
+      rails == 1 ? "only rail 0 is" : "rails 0-" + std::to_string(rails - 1) + " are";
+  return "local rank " + std::to_string(l.local_rank) + " of " + l.node + " has no rail: node " +
+         fewest + " runs " + std::to_string(rails) + (rails == 1 ? " rank" : " ranks") + ", so " +
+         measured +
+         " measured (local rank r of every node pairs with local rank r; launch as many ranks on "
+         "every node)";
+}
+
 std::optional<std::string> pairwise_nccl_supported(const context& ctx) {
 #if GPUBENCH_HAVE_MPI && GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
+  if (auto reason = pairwise::too_few_nodes(ctx)) return reason;
+  if (auto reason = no_rail(ctx.mpi_job()->layout())) return reason;
   if (auto reason = cuda_gpu_unavailable_reason(ctx)) return reason;
-  if (auto reason = cuda::nccl_unavailable_reason()) return reason;
-  return pairwise::too_few_nodes(ctx);
+  return cuda::nccl_unavailable_reason();
 #else
   (void)ctx;
   return built_without();
@@ -63,11 +88,12 @@ std::uint32_t stream_seed(int from, int to) {
 
 class nccl_transport final : public pairwise::transport {
  public:
-  nccl_transport(const context& ctx, const job& j, std::size_t bytes, double timeout_s)
+  nccl_transport(const job& j, int device, std::size_t bytes, double timeout_s)
       : job_(j),
+        rail_(j.layout().local_rank),
         me_(j.layout().node_index),
         nodes_(j.layout().node_count),
-        device_(ctx.gpu_indices().at(0)),
+        device_(device),
         bytes_(bytes),
         messages_(messages_for(bytes)),
         timeout_s_(timeout_s),
@@ -155,20 +181,21 @@ class nccl_transport final : public pairwise::transport {
   }
 
   [[nodiscard]] json info() const override {
-    return {
-        {"transport", "NCCL send/recv between GPUs, one per node (the node leader's first GPU)"},
-        {"gpu", device_},
-        {"messages", messages_},
-        {"round_trips", nccl_round_trips},
-        {"nccl_version", cuda::nccl().version},
-        {"nccl_library", cuda::nccl().path}};
+    return {{"transport",
+             "NCCL send/recv between GPUs: local rank r of every node, one communicator per rail, "
+             "the rails at once"},
+            {"messages", messages_},
+            {"round_trips", nccl_round_trips},
+            {"nccl_version", cuda::nccl().version},
+            {"nccl_library", cuda::nccl().path}};
   }
 
  private:
   [[nodiscard]] std::size_t words() const { return bytes_ / sizeof(std::uint32_t); }
 
-  // The leaders' communicator: node 0's leader makes the id and sends it to every other leader
-  // (the other ranks take no part). Non-blocking, so a dead peer is a timeout, not a hang.
+  // The rail's communicator, NCCL rank = node index: node 0's rank on the rail makes the id and
+  // sends it to the rail's rank on every other node. Non-blocking, so a dead peer is a timeout,
+  // not a hang.
   void make_communicator() {
     const auto& nccl = cuda::nccl();
     ncclUniqueId id{};
@@ -177,12 +204,12 @@ class nccl_transport final : public pairwise::transport {
       std::vector<transfer> out;
       for (int node = 1; node < nodes_; ++node) {
         out.push_back(
-            {transfer::direction::send, pairwise::leader_rank(job_, node), &id, sizeof id});
+            {transfer::direction::send, pairwise::rail_rank(job_, node, rail_), &id, sizeof id});
       }
       job_.exchange(out, timeout_s_);
     } else {
       job_.exchange(
-          {{transfer::direction::receive, pairwise::leader_rank(job_, 0), &id, sizeof id}},
+          {{transfer::direction::receive, pairwise::rail_rank(job_, 0, rail_), &id, sizeof id}},
           timeout_s_);
     }
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
@@ -225,6 +252,7 @@ class nccl_transport final : public pairwise::transport {
   }
 
   const job& job_;
+  int rail_;
   int me_;
   int nodes_;
   int device_;
@@ -247,20 +275,26 @@ class nccl_transport final : public pairwise::transport {
 benchmark_definition pairwise_nccl_definition() {
   benchmark_definition def{"net.pairwise_nccl"};
   def.set_description(
-         "network between nodes, GPU to GPU: NCCL send/recv bandwidth each way and latency for "
-         "every pair of nodes, naming the slow node or link")
+         "network between nodes, GPU to GPU on every rail (local rank r of each node): NCCL "
+         "send/recv bandwidth each way and latency for every pair of nodes, naming the slow node "
+         "or link")
+      // One case per rank: its own GPU, which names the rail's GPU in fleet comparisons.
+      .add_axis(gpu_axis())
       .add_axis("bytes", axis_kind::bytes, {axis_value{std::int64_t{64} << 20}},
                 "message size of the bandwidth streams")
       .set_range("bytes", axis_range{4, std::int64_t{1} << 32, 4});
   pairwise::add_pairwise_shape(def, 5);
-  def.set_needs_gpu().set_supported(pairwise_nccl_supported);
+  // Every rank takes part, on its own rail.
+  def.set_scope(run_scope::per_rank).set_needs_gpu().set_supported(pairwise_nccl_supported);
 #if GPUBENCH_HAVE_MPI && GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
   def.set_factory([](const context& ctx, const axis_values& values) {
+    const job& j = *ctx.mpi_job();
     return std::make_unique<pairwise::links>(
         ctx, values,
-        std::make_unique<nccl_transport>(ctx, *ctx.mpi_job(),
+        std::make_unique<nccl_transport>(j, static_cast<int>(values.get_int64("gpu")),
                                          static_cast<std::size_t>(values.get_int64("bytes")),
-                                         ctx.options().timeout_s));
+                                         ctx.options().timeout_s),
+        j.layout().local_rank);
   });
 #else
   def.set_factory(unavailable_factory(built_without()));

@@ -74,6 +74,12 @@ job_layout compute_layout(const std::vector<std::string>& node_by_rank, int rank
   for (const int leader : l.node_leaders) {
     l.node_names.push_back(node_by_rank[static_cast<std::size_t>(leader)]);
   }
+  l.node_ranks.resize(l.node_leaders.size());
+  for (int r = 0; r < l.size; ++r) {
+    const auto node = std::find(l.node_names.begin(), l.node_names.end(),
+                                node_by_rank[static_cast<std::size_t>(r)]);
+    l.node_ranks[static_cast<std::size_t>(node - l.node_names.begin())].push_back(r);
+  }
   return l;
 }
 

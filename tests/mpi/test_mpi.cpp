@@ -163,6 +163,36 @@ TEST_CASE("net.pairwise_nccl across two nodes names what it lacks here", "[mpi]"
   }
 }
 
+TEST_CASE("net.pairwise_nccl pairs local rank r of every node and names a rank without a rail",
+          "[mpi]") {
+  // node-a runs two ranks, node-b one: rail 0 (ranks 0 and 2) exists, rank 1 has no peer on
+  // node-b. Every rank reports the case (it runs per rank, on its own GPU).
+  temp_dir dir;
+  const auto args =
+      plus({"run", "--only", "net.pairwise_nccl"}, {"--out", (dir.path / "o").string()});
+  const auto r = mpirun({{"node-a", {}, args}, {"node-a", {}, args}, {"node-b", {}, args}});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(read_file(dir.path / "o" / "results.json"));
+  REQUIRE(doc["results"].size() == 3);
+  std::set<int> ranks;
+  for (const auto& res : doc["results"]) {
+    INFO(res.dump());
+    CHECK(res["id"] == "net.pairwise_nccl");
+    const int rank = res["rank"].get<int>();
+    ranks.insert(rank);
+    if (rank != 1) continue;
+    CHECK(res["status"] == "skipped");
+    const std::string reason = res["reason"].get<std::string>();
+    if (reason.rfind("built without", 0) == 0) continue;  // a build without CUDA or NCCL
+    CHECK(reason ==
+          "local rank 1 of node-a has no rail: node node-b runs 1 rank, so only rail 0 is "
+          "measured (local rank r of every node pairs with local rank r; launch as many ranks on "
+          "every node)");
+  }
+  CHECK(ranks == std::set<int>{0, 1, 2});
+}
+
 TEST_CASE("net.pairwise on one node is skipped with the reason", "[mpi]") {
   temp_dir dir;
   const auto args = plus({"run", "--only", "net.pairwise"}, {"--out", (dir.path / "o").string()});

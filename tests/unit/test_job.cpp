@@ -21,9 +21,12 @@ TEST_CASE("the job layout groups ranks by node", "[job]") {
   CHECK(r2.local_rank == 0);
   CHECK(r2.local_size == 2);
   CHECK(r2.node_index == 1);
+  CHECK(r2.node_ranks == std::vector<std::vector<int>>{{0, 1, 3}, {2, 4}});
+  CHECK(r3.node_ranks == r2.node_ranks);
   const job_layout alone = compute_layout({"x"}, 0);
   CHECK(alone.size == 1);
   CHECK(alone.node_leader);
+  CHECK(alone.node_ranks == std::vector<std::vector<int>>{{0}});
 }
 
 TEST_CASE("disagreeing ranks are named, rank 0's value first", "[job]") {

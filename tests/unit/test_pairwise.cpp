@@ -4,6 +4,7 @@
 #include <set>
 
 #include "benchmarks/net/pairwise_analysis.hpp"
+#include "benchmarks/net/pairwise_links.hpp"
 
 using namespace gpubench;
 
@@ -109,4 +110,11 @@ TEST_CASE("pairwise findings: latency names the node every slow round trip share
   REQUIRE(f["slow_latency_pairs"].size() == 1);
   CHECK(f["slow_latency_pairs"][0]["nodes"] == json::array({"d", "e"}));
   CHECK(f["slow_nodes"].empty());
+}
+
+TEST_CASE("pairwise rails: as many as the node with the fewest ranks", "[unit][pairwise]") {
+  CHECK(pairwise::rail_count(compute_layout({"a", "a", "b", "a", "b"}, 0)) == 2);
+  CHECK(pairwise::rail_count(compute_layout({"a", "b", "a", "b"}, 3)) == 2);
+  CHECK(pairwise::rail_count(compute_layout({"a", "a", "a", "b"}, 1)) == 1);
+  CHECK(pairwise::rail_count(compute_layout({"a"}, 0)) == 1);
 }

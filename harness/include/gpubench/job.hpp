@@ -20,7 +20,8 @@ struct job_layout {
   std::string node;               // host name ($GPUBENCH_NODE_NAME overrides it, for tests)
   bool node_leader = true;        // the lowest rank on its node: it runs the per-node benchmarks
   std::vector<int> node_leaders;  // each node's lowest rank, by node_index
-  std::vector<std::string> node_names;  // each node's name, by node_index
+  std::vector<std::string> node_names;       // each node's name, by node_index
+  std::vector<std::vector<int>> node_ranks;  // each node's ranks by local_rank, by node_index
 };
 
 // One point-to-point message of job::exchange: `bytes` to or from rank `peer`.
