@@ -28,7 +28,7 @@ std::optional<std::string> too_few_nodes(const context& ctx) {
   const job* j = ctx.mpi_job();
   const int nodes = j != nullptr ? j->layout().node_count : 1;
   if (nodes >= 2) return std::nullopt;
-  return "needs 2 or more nodes in an MPI job (mpirun or srun, one rank per node takes part); "
+  return "needs 2 or more nodes in an MPI job (mpirun or srun); "
          "found " +
          std::to_string(nodes) + " node";
 }
