@@ -416,7 +416,9 @@ benchmark_definition burn_definition() {
   def.set_description(
          "Sustained GEMM on every GPU at once for duration_s: sustained rate, drop, throttling "
          "(NVML sampled each second)")
-      .add_choice_axis("dtype", burn_dtype_choices(), "auto: bf16 where the GPU has it, else fp16")
+      // One sustained run by default: a burn per precision would multiply the run's length.
+      .add_choice_axis("dtype", burn_dtype_choices(), "auto: bf16 where the GPU has it, else fp16",
+                       {"auto"})
       .add_axis(axis{"shape", axis_kind::string, "MxNxK, or N for a square multiply",
                      [](const context&) { return std::vector<axis_value>{"8192x8192x8192"}; },
                      [](const axis_value& v) { (void)parse_gemm_shape(std::get<std::string>(v)); }})

@@ -151,8 +151,16 @@ benchmark_definition& benchmark_definition::add_axis(std::string name, axis_kind
 
 benchmark_definition& benchmark_definition::add_choice_axis(std::string name,
                                                             std::vector<std::string> choices,
-                                                            std::string description) {
-  std::vector<axis_value> values(choices.begin(), choices.end());
+                                                            std::string description,
+                                                            std::vector<std::string> defaults) {
+  if (defaults.empty()) defaults = choices;
+  for (const auto& d : defaults) {
+    if (std::find(choices.begin(), choices.end(), d) == choices.end()) {
+      throw std::logic_error(id_ + ": axis '" + name + "' defaults to '" + d +
+                             "', not one of its choices");
+    }
+  }
+  std::vector<axis_value> values(defaults.begin(), defaults.end());
   auto check = [choices](const axis_value& value) {
     const auto* text = std::get_if<std::string>(&value);
     if (text == nullptr || std::find(choices.begin(), choices.end(), *text) == choices.end()) {

@@ -63,6 +63,26 @@ TEST_CASE("GPU benchmarks are unsupported, with a reason, where no GPU is usable
   CHECK_FALSE(registry::global().find("host.membw")->unsupported_reason(ctx));
 }
 
+TEST_CASE("a choice axis sweeps its defaults and takes any of its choices", "[registry]") {
+  system_info none;
+  const context ctx(none, run_options{});
+  auto def = fake_definition("x").add_choice_axis("c", {"a", "b", "c"}, "", {"b"});
+  const axis* c = def.find_axis("c");
+  REQUIRE(c != nullptr);
+  CHECK(c->defaults(ctx) == std::vector<axis_value>{axis_value{std::string("b")}});
+  CHECK_NOTHROW(c->check(axis_value{std::string("c")}));
+  CHECK_THROWS_AS(c->check(axis_value{std::string("d")}), std::invalid_argument);
+  CHECK(
+      fake_definition("y").add_choice_axis("c", {"a", "b"}).find_axis("c")->defaults(ctx).size() ==
+      2);
+  CHECK_THROWS_AS(fake_definition("z").add_choice_axis("c", {"a", "b"}, "", {"e"}),
+                  std::logic_error);
+  // gpu.burn sweeps one sustained run, not one per precision.
+  const axis* burn_dtype = registry::global().find("gpu.burn")->find_axis("dtype");
+  REQUIRE(burn_dtype != nullptr);
+  CHECK(burn_dtype->defaults(ctx) == std::vector<axis_value>{axis_value{std::string("auto")}});
+}
+
 TEST_CASE("axis_values keeps order and types", "[registry]") {
   axis_values v;
   v.set("gpu", std::int64_t{1});

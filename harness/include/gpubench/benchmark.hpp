@@ -165,10 +165,11 @@ class benchmark_definition {
   // An axis with fixed default values.
   benchmark_definition& add_axis(std::string name, axis_kind kind, std::vector<axis_value> values,
                                  std::string description = {});
-  // A string axis that takes one of `choices`; all of them by default. Other values are refused
-  // before the run.
+  // A string axis that takes one of `choices`; by default `defaults`, or all of them when that is
+  // empty. Other values are refused before the run.
   benchmark_definition& add_choice_axis(std::string name, std::vector<std::string> choices,
-                                        std::string description = {});
+                                        std::string description = {},
+                                        std::vector<std::string> defaults = {});
   // The range of an integer or byte axis added before (every such axis needs one): fixed, or
   // depending on the machine (a share of its memory).
   benchmark_definition& set_range(std::string_view axis_name, axis_range range);
