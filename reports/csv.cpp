@@ -1,4 +1,5 @@
-// report.csv: one row per figure (measured, assumed, predicted, not run), for spreadsheets. The
+// report.csv: one row per figure (measured, assumed, predicted, not run, time spent), for
+// spreadsheets. The
 // numbers are those of report.md and report.html, at full precision.
 #include <cstdio>
 #include <cstdlib>
@@ -68,6 +69,11 @@ void csv_writer::write(std::ostream& out, const machine_report& report) const {
   }
   for (const auto& n : report.not_run) {
     line(out, {n.status, n.benchmark, n.axes, "", "", "", "", "", "", "", "", n.reason});
+  }
+  for (const auto& t : report.time_spent) {
+    line(out, {"time", t.benchmark, "", "wall_s", number(t.seconds), "s", "", "", "", "", "",
+               std::to_string(t.cases) + " case(s), " + number(t.share * 100) +
+                   "% of the run's case time"});
   }
 }
 

@@ -316,6 +316,15 @@ void html_writer::write(std::ostream& out, const machine_report& report) const {
     for (const auto& n : report.not_run) t.row({n.benchmark, n.axes, n.status, n.reason});
     page.raw(t.render());
   }
+  if (!report.time_spent.empty()) {
+    page.raw("</section>\n<section id=\"time\"><h2>Where the time went</h2>");
+    html_table t({"benchmark", "cases", "seconds", "share"}, "time-table");
+    for (const auto& row : report.time_spent) {
+      t.row({row.benchmark, std::to_string(row.cases), format_number(row.seconds),
+             format_number(row.share * 100) + "%"});
+    }
+    page.raw(t.render());
+  }
   page.raw("</section>\n<section id=\"environment\"><h2>Environment</h2>");
   {
     html_table t({"item", "value"}, "environment-table");

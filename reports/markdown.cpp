@@ -107,6 +107,16 @@ void markdown_writer::write(std::ostream& out, const machine_report& report) con
   for (const auto& n : report.not_run) rows.push_back({n.benchmark, n.axes, n.status, n.reason});
   table(out, {"benchmark", "configuration", "status", "reason"}, rows);
 
+  if (!report.time_spent.empty()) {
+    out << "## Where the time went\n\n";
+    rows.clear();
+    for (const auto& t : report.time_spent) {
+      rows.push_back({t.benchmark, std::to_string(t.cases), format_number(t.seconds),
+                      format_number(t.share * 100) + "%"});
+    }
+    table(out, {"benchmark", "cases", "seconds", "share"}, rows);
+  }
+
   out << "## Environment\n\n";
   rows.clear();
   for (const auto& [key, value] : report.environment) rows.push_back({key, value});

@@ -80,6 +80,32 @@ std::string machine_line(const system_info& sys, const results_document& doc) {
   return line;
 }
 
+std::vector<time_row> time_spent(const results_document& doc) {
+  struct tally {
+    std::size_t cases = 0;
+    std::map<int, double> seconds_by_rank;
+  };
+  std::map<std::string, tally> by_id;
+  for (const result& r : doc.results) {
+    if (!r.wall_s) continue;
+    tally& t = by_id[r.id];
+    ++t.cases;
+    t.seconds_by_rank[r.rank.value_or(0)] += *r.wall_s;
+  }
+  std::vector<time_row> rows;
+  double total = 0;
+  for (const auto& [id, t] : by_id) {
+    double longest = 0;
+    for (const auto& [rank, seconds] : t.seconds_by_rank) longest = std::max(longest, seconds);
+    rows.push_back({id, t.cases, longest, 0});
+    total += longest;
+  }
+  for (time_row& row : rows) row.share = total > 0 ? row.seconds / total : 0;
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const time_row& a, const time_row& b) { return a.seconds > b.seconds; });
+  return rows;
+}
+
 }  // namespace
 
 std::string samples_unit(const model::sizing& s) {
@@ -140,6 +166,7 @@ machine_report make_report(const results_document& doc, const std::string& file,
       report.figures.push_back(std::move(row));
     }
   }
+  report.time_spent = time_spent(doc);
   if (hw != nullptr) {
     for (const auto& [key, fig] : hw->figures) {
       if (fig.from == model::basis::measured) continue;

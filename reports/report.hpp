@@ -46,6 +46,15 @@ struct not_run_row {
   std::string reason;
 };
 
+// Where a run's time went, per benchmark: its cases' wall_s summed. In a multi-rank run the ranks
+// run a benchmark at the same time, so the rank that took longest stands for it.
+struct time_row {
+  std::string benchmark;
+  std::size_t cases = 0;  // on every rank
+  double seconds = 0;
+  double share = 0;  // of the seconds of every row
+};
+
 struct workload_row {
   std::string workload;
   std::optional<model::sizing> sizing;
@@ -60,6 +69,7 @@ struct machine_report {
   std::vector<figure_row> figures;
   std::vector<assumed_row> assumed;
   std::vector<not_run_row> not_run;
+  std::vector<time_row> time_spent;  // longest first; empty for a file without case times
   std::vector<workload_row> workloads;
   std::vector<std::pair<std::string, std::string>> environment;
   std::optional<model::hardware_profile> profile;  // absent when the file gives none

@@ -44,6 +44,9 @@ void to_json(json& j, const result& r) {
   if (!r.info.empty()) {
     j["info"] = r.info;
   }
+  if (r.wall_s) {
+    j["wall_s"] = *r.wall_s;
+  }
   if (r.rank) {
     j["host"] = r.host;
     j["rank"] = *r.rank;
@@ -68,6 +71,7 @@ void from_json(const json& j, result& r) {
   }
   if (j.contains("verified")) r.verified = j.at("verified").get<bool>();
   if (j.contains("info")) r.info = j.at("info");
+  if (j.contains("wall_s")) r.wall_s = j.at("wall_s").get<double>();
   r.host = j.value("host", "");
   if (j.contains("rank")) r.rank = j.at("rank").get<int>();
 }
@@ -157,9 +161,10 @@ results_document parse_results(const json& document, const std::string& file) {
                                            "build_type", "compiler", "cuda", "driver", "nccl",
                                            "mpi_ranks", "suite", "interrupted", "warnings"});
   for (const json_reader& item : root.elements("results")) {
-    item.expect_object(
-        {"id", "status", "reason", "error", "axes", "metrics", "verified", "info", "host", "rank"});
+    item.expect_object({"id", "status", "reason", "error", "axes", "metrics", "verified", "info",
+                        "wall_s", "host", "rank"});
     (void)item.get_string("id");
+    (void)item.find_number("wall_s", 0, 1e9);
     const std::string status = item.get_string("status");
     if (status != "ok" && status != "skipped" && status != "failed") {
       item.fail("status", "one of ok, skipped, failed, got '" + status + "'");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <map>
 #include <mutex>
@@ -370,7 +371,10 @@ run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& 
       if (progress.started) {
         progress.started(index, total, planned.definition->id() + " " + values.label());
       }
+      const auto case_start = std::chrono::steady_clock::now();
       result r = run_case(planned, values, ctx);
+      r.wall_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count();
       if (interrupt_requested()) {
         break;  // a case cut short is not a measurement; what finished is already saved
       }

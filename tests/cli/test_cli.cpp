@@ -52,6 +52,8 @@ TEST_CASE("run --suite quick writes a results file with host.membw measured", "[
       CHECK(res["metrics"]["GBps"]["median"].get<double>() > 0.1);
       CHECK(res["metrics"]["GBps"]["n"] == 5);
       CHECK(res["axes"].contains("kernel"));
+      // The case's own time: at least its 5 repetitions of at least 0.1 s each.
+      CHECK(res["wall_s"].get<double>() >= 0.5);
       ++membw_ok;
     } else if (id.rfind("nvme.", 0) == 0 || id == "cpu.augment") {
       host_ids.insert(id);
@@ -63,6 +65,7 @@ TEST_CASE("run --suite quick writes a results file with host.membw measured", "[
     } else if (id == "net.pairwise") {
       // One process is one node: the network between nodes is not there to measure.
       CHECK(res["status"] == "skipped");
+      CHECK_FALSE(res.contains("wall_s"));  // skipped before it ran
       CHECK_THAT(res["reason"].get<std::string>(), Catch::StartsWith("needs 2 or more nodes") ||
                                                        Catch::StartsWith("built without MPI"));
     } else if (id == "net.pairwise_nccl") {
@@ -606,6 +609,48 @@ TEST_CASE("report writes the Markdown and CSV of the golden files, line for line
   }
 }
 
+TEST_CASE("report: where the time went, per benchmark, the longest rank standing for the ranks",
+          "[cli][report]") {
+  // The fixture with case times: hbm.copy on two ranks at once (3 s and 5 s: the run waited
+  // 5 s), host.membw's two cases on rank 0 one after the other (1 s + 2 s).
+  json doc =
+      json::parse(read_file(std::string(GPUBENCH_TEST_DATA_DIR) + "/results-2gpu-fixture.json"));
+  int copies = 0;
+  int membw = 0;
+  for (auto& res : doc["results"]) {
+    if (res["id"] == "hbm.copy") {
+      res["rank"] = copies;
+      res["host"] = "node";
+      res["wall_s"] = copies++ == 0 ? 3.0 : 5.0;
+    } else if (res["id"] == "host.membw") {
+      res["rank"] = 0;
+      res["host"] = "node";
+      res["wall_s"] = ++membw;
+    }
+  }
+  REQUIRE(copies == 2);
+  REQUIRE(membw == 2);
+  temp_dir dir;
+  write_file(dir.path / "timed.json", doc.dump());
+  const auto r = run_gpubench({"report", (dir.path / "timed.json").string(), "--md",
+                               (dir.path / "r.md").string(), "--csv", (dir.path / "r.csv").string(),
+                               "--html", (dir.path / "r.html").string()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(read_file(dir.path / "r.md"),
+             Catch::Contains("## Where the time went\n\n| benchmark | cases | seconds | "
+                             "share |\n|---|---|---|---|\n| hbm.copy | 2 | 5 | 62.5% |\n| "
+                             "host.membw | 2 | 3 | 37.5% |\n"));
+  const std::string csv = read_file(dir.path / "r.csv");
+  CHECK_THAT(csv, Catch::Contains("time,hbm.copy,,wall_s,5,s,,,,,,\"2 case(s), 62.5% of the "
+                                  "run's case time\"\r\n"));
+  CHECK_THAT(read_file(dir.path / "r.html"), Catch::Contains("<table id=\"time-table\">"));
+  // A file without case times (the golden fixture) has no such section.
+  const auto plain =
+      run_gpubench({"report", std::string(GPUBENCH_TEST_DATA_DIR) + "/results-2gpu-fixture.json"});
+  CHECK(plain.out.find("Where the time went") == std::string::npos);
+}
+
 TEST_CASE("report: the numbers of the Markdown and the CSV agree", "[cli][report]") {
   const std::string data = GPUBENCH_TEST_DATA_DIR;
   const auto md = run_gpubench({"report", data + "/results-2gpu-fixture.json"});
@@ -774,7 +819,10 @@ TEST_CASE("run writes report.html and report.md beside results.json", "[cli][rep
   const std::string html = read_file(dir.path / "o" / "report.html");
   CHECK_THAT(html, Catch::Contains("<section id=\"summary\">"));
   CHECK_THAT(html, Catch::Contains("cpu.augment"));
-  CHECK_THAT(read_file(dir.path / "o" / "report.md"), Catch::Contains("# gpubench report"));
+  CHECK_THAT(read_file(dir.path / "o" / "report.md"),
+             Catch::Contains("# gpubench report") && Catch::Contains("## Where the time went") &&
+                 Catch::Contains("| cpu.augment | 1 |"));
+  CHECK_THAT(html, Catch::Contains("<table id=\"time-table\">"));
   CHECK_THAT(r.out, Catch::Contains("report.html"));
   // The verdict of the GPUs' spec, or (without a GPU) why there is none.
   CHECK_THAT(r.out, Catch::Contains("\nacceptance: FAIL: ") ||

@@ -53,6 +53,9 @@ struct result {
   std::vector<std::pair<std::string, metric_summary>> metrics;
   std::optional<bool> verified;
   json info = json::object();
+  // Seconds the case took from start to end: set-up, warm-up, the timed repetitions and the
+  // check (where a suite's time goes); absent where the benchmark was skipped before it ran.
+  std::optional<double> wall_s;
   // In a multi-rank job: the node and rank that measured it.
   std::string host;
   std::optional<int> rank;
