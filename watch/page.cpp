@@ -63,11 +63,16 @@ std::string render_page(const json& summary_doc, const std::vector<json>& sample
     if (lines.empty()) return;
     page.raw(reports::line_chart(id, title, lines, "seconds", unit, reports::x_scale::linear));
   };
-  chart("chart-cpu", "CPU cores used by the job, and allowed", "cores",
+  chart("chart-cpu", "CPU cores: used by the job, taken from its CPUs by others, allowed", "cores",
         timelines(samples, [](const json& s) {
           const json& job = s.at("job");
-          return points{{"used", job.at("cpu_cores_used").get<double>()},
-                        {"allowed", job.at("cpu_cores_allowed").get<double>()}};
+          points p{{"used", job.at("cpu_cores_used").get<double>()},
+                   {"allowed", job.at("cpu_cores_allowed").get<double>()}};
+          if (const auto c = s.find("cpu"); c != s.end()) {
+            p.emplace_back("other processes", c->at("outside_job_cores").get<double>());
+            p.emplace_back("steal", c->at("stolen_cores").get<double>());
+          }
+          return p;
         }));
   chart("chart-gpu", "GPU utilisation", "%", timelines(samples, [](const json& s) {
           points p;

@@ -137,8 +137,32 @@ std::optional<double> first_number(const std::optional<std::string>& text) {
   }
 }
 
-machine_counters read_machine() {
+// /proc/stat's "cpuN" lines, in clock ticks: user nice system idle iowait irq softirq steal ...
+// (guest time is already inside user). Only the CPUs in `cpus` count.
+machine_counters::cpu_time read_cpu_time(const cpu_set_t& cpus) {
+  machine_counters::cpu_time total;
+  const auto stat = slurp("/proc/stat");
+  if (!stat) return total;
+  static const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  std::istringstream lines(*stat);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.size() < 4 || line.rfind("cpu", 0) != 0 || line[3] < '0' || line[3] > '9') continue;
+    std::istringstream f(line.substr(3));
+    int cpu = 0;
+    std::vector<double> t;
+    f >> cpu;
+    for (double x = 0; f >> x;) t.push_back(x);
+    if (t.size() < 8 || cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &cpus)) continue;
+    ++total.cpus;
+    total.busy_s += (t[0] + t[1] + t[2] + t[5] + t[6]) / ticks;
+    total.steal_s += t[7] / ticks;
+  }
+  return total;
+}
+
+machine_counters read_machine(const cpu_set_t& job_cpus) {
   machine_counters m;
+  m.cpu = read_cpu_time(job_cpus);
   if (const auto stats = slurp("/proc/diskstats")) {
     std::istringstream lines(*stats);
     for (std::string line; std::getline(lines, line);) {
@@ -247,7 +271,12 @@ snapshot sampler::take(double t) const {
   s.t = t;
   s.root = root_;
   s.processes = read_tree(root_);
-  s.machine = read_machine();
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  if (sched_getaffinity(root_, sizeof cpus, &cpus) != 0) {
+    for (long c = 0; c < sysconf(_SC_NPROCESSORS_CONF) && c < CPU_SETSIZE; ++c) CPU_SET(c, &cpus);
+  }
+  s.machine = read_machine(cpus);
   if (gpus_) s.gpus = gpus_->activity();
   return s;
 }
@@ -411,9 +440,18 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
                     {"job_pids", job_pids}});
   }
 
+  // What the job's CPUs did besides the job: other processes (the watcher among them) and, in a
+  // virtual machine, the host. Both take cores the job is allowed but cannot have.
+  const double busy = rate(after.machine.cpu.busy_s, before.machine.cpu.busy_s, dt);
+  const json cpu{{"cpus", after.machine.cpu.cpus},
+                 {"busy_cores", busy},
+                 {"outside_job_cores", std::max(0.0, busy - cores_used)},
+                 {"stolen_cores", rate(after.machine.cpu.steal_s, before.machine.cpu.steal_s, dt)}};
+
   return {{"schema", "gpubench.watch/1"},
           {"t", after.t},
           {"interval_s", dt},
+          {"cpu", cpu},
           {"job",
            {{"processes", after.processes.size()},
             {"cpu_cores_used", cores_used},

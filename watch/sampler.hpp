@@ -51,6 +51,15 @@ struct machine_counters {
     std::uint64_t tx_bytes = 0;
     std::optional<double> speed_Gbps;  // as the link reports it
   };
+  // The CPUs the job may run on (/proc/stat): what they spent running anything, and what the
+  // hypervisor held back from them (steal), so a job sharing its cores is told from one that
+  // wants no more.
+  struct cpu_time {
+    int cpus = 0;
+    double busy_s = 0;   // user, nice, system, irq, softirq
+    double steal_s = 0;  // a virtual machine's: runnable, but the host ran something else
+  };
+  cpu_time cpu;
   std::map<std::string, disk> disks;       // whole devices (/sys/block), no partitions
   std::map<std::string, link> interfaces;  // /proc/net/dev, without lo
   std::map<std::string, link> infiniband;  // "mlx5_0/1": port counters

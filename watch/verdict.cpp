@@ -44,6 +44,19 @@ std::optional<double> near_share(const std::optional<double>& measured,
   return share;
 }
 
+// Cores the job was allowed but could not have (other processes, a hypervisor), when enough to
+// matter: a quarter of a core, or a tenth of the allowance.
+double cores_taken(const summary& s) {
+  const double taken = std::max(0.0, s.cpu_cores_allowed - s.cpu_cores_available);
+  return taken >= std::max(0.25, 0.1 * s.cpu_cores_allowed) ? taken : 0.0;
+}
+
+// How much of the CPU it could have the job used: of the allowance, less what others took.
+double cpu_share(const summary& s) {
+  const double could_have = s.cpu_cores_allowed - cores_taken(s);
+  return could_have > 0 ? s.cpu_cores_used / could_have : 0.0;
+}
+
 // One row per component: a new one is a new row.
 const std::vector<rule>& rules() {
   static const std::vector<rule> table{
@@ -64,13 +77,26 @@ const std::vector<rule>& rules() {
         return f;
       },
       [](const summary& s, const ceilings&) -> std::optional<finding> {
-        if (s.cpu_cores_allowed <= 0) return std::nullopt;
-        const double share = s.cpu_cores_used / s.cpu_cores_allowed;
+        const double share = cpu_share(s);
         if (share < near_ceiling) return std::nullopt;
         finding f{"cpu", share, {}, {}};
         f.evidence.push_back("the job's processes used " + format_number(s.cpu_cores_used) +
                              " of " + format_number(s.cpu_cores_allowed) + " allowed cores (" +
-                             pct(share) + ")");
+                             pct(s.cpu_cores_used / s.cpu_cores_allowed) + ")");
+        if (cores_taken(s) > 0) {
+          f.evidence.push_back("its cores were shared: other processes ran " +
+                               format_number(s.cpu_cores_outside_job) + " cores' worth on them" +
+                               (s.cpu_cores_stolen > 0.05
+                                    ? " and the hypervisor held back " +
+                                          format_number(s.cpu_cores_stolen) + " (steal)"
+                                    : std::string()) +
+                               ", leaving the job " + format_number(s.cpu_cores_available) + " (" +
+                               pct(share) + " of that used)");
+          f.advice.push_back(
+              "the job is not alone on its cores: an exclusive allocation (Slurm --exclusive, "
+              "a Kubernetes Guaranteed pod with whole CPUs, a dedicated or larger instance "
+              "where steal is high) gives it the cores it is allowed");
+        }
         if (s.gpu_busy) {
           f.evidence.push_back("its GPUs ran kernels only " + pct(*s.gpu_busy) + " of the time");
         }
@@ -87,8 +113,8 @@ const std::vector<rule>& rules() {
         if (s.threads_saturated == 0 || s.busiest_thread_cores < saturated_thread) {
           return std::nullopt;
         }
-        if (s.cpu_cores_allowed > 0 && s.cpu_cores_used / s.cpu_cores_allowed >= near_ceiling) {
-          return std::nullopt;  // the whole allocation is busy: the rule above names it
+        if (cpu_share(s) >= near_ceiling) {
+          return std::nullopt;  // every core it could have is busy: the rule above names it
         }
         if (s.gpu_busy && *s.gpu_busy >= 0.85) return std::nullopt;  // the GPUs' rule names it
         finding f{"cpu", s.busiest_thread_cores, {}, {}};
@@ -110,7 +136,7 @@ const std::vector<rule>& rules() {
                              (s.gpu_busy
                                   ? "; its GPUs ran kernels " + pct(*s.gpu_busy) + " of the time"
                                   : std::string()));
-        const double idle = std::max(0.0, s.cpu_cores_allowed - s.cpu_cores_used);
+        const double idle = std::max(0.0, s.cpu_cores_allowed - cores_taken(s) - s.cpu_cores_used);
         if (workers > 0) {
           f.advice.push_back(
               "worker processes each run flat out on one core while " + format_number(idle) +
@@ -217,6 +243,9 @@ summary summarize(const std::vector<json>& samples) {
   std::map<std::string, double> states;
   double process_samples = 0;
   std::vector<double> cpu;
+  std::vector<double> cpu_outside;
+  std::vector<double> cpu_stolen;
+  std::vector<double> cpu_available;
   std::vector<double> busiest_thread;
   std::vector<double> saturated_counts;
   std::vector<json> saturated_lists;
@@ -243,6 +272,16 @@ summary summarize(const std::vector<json>& samples) {
     saturated_counts.push_back(job.at("threads_saturated").get<double>());
     saturated_lists.push_back(threads);
     s.cpu_cores_allowed = job.at("cpu_cores_allowed").get<double>();
+    double available = s.cpu_cores_allowed;
+    if (const auto c = sample.find("cpu"); c != sample.end() && c->at("cpus").get<int>() > 0) {
+      const double outside = c->at("outside_job_cores").get<double>();
+      const double stolen = c->at("stolen_cores").get<double>();
+      cpu_outside.push_back(outside);
+      cpu_stolen.push_back(stolen);
+      available = std::min(available, c->at("cpus").get<double>() - outside - stolen);
+    }
+    // The job had what it used, whatever the counters' timing says.
+    cpu_available.push_back(std::max(available, cpu.back()));
     job_read.push_back(job.at("read_GBps").get<double>());
     job_read_calls.push_back(job.at("read_call_GBps").get<double>());
     for (const auto& [state, count] : job.at("states").items()) {
@@ -296,6 +335,9 @@ summary summarize(const std::vector<json>& samples) {
     }
   }
   s.cpu_cores_used = median(cpu);
+  s.cpu_cores_outside_job = median(cpu_outside);
+  s.cpu_cores_stolen = median(cpu_stolen);
+  s.cpu_cores_available = median(cpu_available);
   s.busiest_thread_cores = median(busiest_thread);
   s.threads_saturated = static_cast<int>(median(saturated_counts));
   // The saturated threads of the last sample with the typical count, as the example to name.
@@ -399,6 +441,9 @@ json to_json(const summary& s) {
           {"duration_s", s.duration_s},
           {"cpu_cores_used", s.cpu_cores_used},
           {"cpu_cores_allowed", s.cpu_cores_allowed},
+          {"cpu_cores_outside_job", s.cpu_cores_outside_job},
+          {"cpu_cores_stolen", s.cpu_cores_stolen},
+          {"cpu_cores_available", s.cpu_cores_available},
           {"process_states", states},
           {"busiest_thread_cores", s.busiest_thread_cores},
           {"threads_saturated", s.threads_saturated},

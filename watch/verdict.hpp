@@ -33,6 +33,12 @@ struct summary {
   double duration_s = 0;
   double cpu_cores_used = 0;
   double cpu_cores_allowed = 0;
+  // Of the CPUs the job may run on: what other processes ran and what a hypervisor held back,
+  // and so what the job could have had, at most its allowance. Samples without them (files of
+  // an older gpubench) leave the allowance whole.
+  double cpu_cores_outside_job = 0;
+  double cpu_cores_stolen = 0;
+  double cpu_cores_available = 0;
   std::vector<std::pair<std::string, double>> state_shares;  // "S" -> share of process-samples
   double busiest_thread_cores = 0;  // the busiest thread's share of one core
   int threads_saturated = 0;        // threads at saturated_thread of a core or more
