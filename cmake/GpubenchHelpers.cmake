@@ -5,9 +5,10 @@ function(gpubench_target_defaults target)
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>
     $<$<COMPILE_LANGUAGE:CUDA>:--Werror cross-execution-space-call -Xcompiler=-Wall>)
   if(GPUBENCH_SANITIZE)
-    # AddressSanitizer and UndefinedBehaviorSanitizer; any finding aborts, so a test fails.
+    # AddressSanitizer and UndefinedBehaviorSanitizer; any finding aborts, so a test fails. Line
+    # tables (-g1) are all a report's stack needs, and build faster than full debug info.
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:
-      -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g>)
+      -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g1>)
     target_link_options(${target} PUBLIC -fsanitize=address,undefined)
   endif()
   if(GPUBENCH_FUZZ)

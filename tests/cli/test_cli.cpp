@@ -528,7 +528,7 @@ TEST_CASE("size rejects bad workload files and settings with exit 2 and one line
 }
 
 TEST_CASE("calibrate prints the stacks, the held-out tables and every usable row of both sets",
-          "[cli][model]") {
+          "[cli][model][long]") {
   const auto r = run_gpubench({"calibrate"});
   REQUIRE(r.exit_code == 0);
   for (const char* family :

@@ -555,7 +555,7 @@ TEST_CASE("the stack table: a workload names a known stack, the first stack keep
 }
 
 TEST_CASE("calibration: both sets, every stack, held-out errors against the documented targets",
-          "[unit][model]") {
+          "[unit][model][long]") {
   const calibration_report report = calibrate(default_calibration_sets(), load_constants());
   int usable = 0;
   int second_set = 0;
