@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -261,22 +262,30 @@ double rate(double later, double earlier, double seconds) {
 }  // namespace
 
 sampler::sampler(pid_t root) : root_(root) {
+  CPU_ZERO(&job_cpus_);
+  if (sched_getaffinity(root_, sizeof job_cpus_, &job_cpus_) != 0) {
+    for (long c = 0; c < sysconf(_SC_NPROCESSORS_CONF) && c < CPU_SETSIZE; ++c) {
+      CPU_SET(c, &job_cpus_);
+    }
+  }
   gpus_ = gpu_monitor::open(gpu_why_not_);
 }
 
 sampler::~sampler() = default;
 
 snapshot sampler::take(double t) const {
+  const auto begun = std::chrono::steady_clock::now();
+  const auto since_begun = [&] {
+    return t + std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count();
+  };
   snapshot s;
   s.t = t;
   s.root = root_;
   s.processes = read_tree(root_);
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  if (sched_getaffinity(root_, sizeof cpus, &cpus) != 0) {
-    for (long c = 0; c < sysconf(_SC_NPROCESSORS_CONF) && c < CPU_SETSIZE; ++c) CPU_SET(c, &cpus);
-  }
-  s.machine = read_machine(cpus);
+  if (cpu_set_t now; sched_getaffinity(root_, sizeof now, &now) == 0) job_cpus_ = now;
+  s.machine_t = since_begun();
+  s.machine = read_machine(job_cpus_);
+  s.gpu_t = since_begun();
   if (gpus_) s.gpus = gpus_->activity();
   return s;
 }
@@ -293,6 +302,8 @@ double sampler::allowed_cores() const {
 
 json interval_sample(const snapshot& before, const snapshot& after, double allowed_cores) {
   const double dt = after.t - before.t;
+  const double machine_dt = after.machine_t - before.machine_t;
+  const double gpu_dt = after.gpu_t - before.gpu_t;
   std::map<pid_t, const process_counters*> earlier;
   for (const process_counters& p : before.processes) earlier[p.pid] = &p;
 
@@ -370,19 +381,21 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
     const auto it = before.machine.disks.find(name);
     if (it == before.machine.disks.end()) continue;
     const auto& b = it->second;
-    const double reads = rate(static_cast<double>(d.reads), static_cast<double>(b.reads), dt);
-    disks.push_back({{"device", name},
-                     {"read_GBps", rate(static_cast<double>(d.sectors_read),
-                                        static_cast<double>(b.sectors_read), dt) *
-                                       512 / 1e9},
-                     {"reads_per_s", reads},
-                     // Milliseconds per completed read, queue and service together.
-                     {"read_wait_ms", reads > 0 ? static_cast<double>(d.read_ms - b.read_ms) /
-                                                      static_cast<double>(d.reads - b.reads)
-                                                : 0.0},
-                     {"busy_percent", std::min(100.0, rate(static_cast<double>(d.busy_ms),
-                                                           static_cast<double>(b.busy_ms), dt) /
-                                                          10.0)}});
+    const double reads =
+        rate(static_cast<double>(d.reads), static_cast<double>(b.reads), machine_dt);
+    disks.push_back(
+        {{"device", name},
+         {"read_GBps", rate(static_cast<double>(d.sectors_read),
+                            static_cast<double>(b.sectors_read), machine_dt) *
+                           512 / 1e9},
+         {"reads_per_s", reads},
+         // Milliseconds per completed read, queue and service together.
+         {"read_wait_ms", reads > 0 ? static_cast<double>(d.read_ms - b.read_ms) /
+                                          static_cast<double>(d.reads - b.reads)
+                                    : 0.0},
+         {"busy_percent", std::min(100.0, rate(static_cast<double>(d.busy_ms),
+                                               static_cast<double>(b.busy_ms), machine_dt) /
+                                              10.0)}});
   }
   const auto links = [&](const std::map<std::string, machine_counters::link>& now,
                          const std::map<std::string, machine_counters::link>& then,
@@ -393,10 +406,10 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
       if (it == then.end()) continue;
       json row{{key, name},
                {"rx_GBps", rate(static_cast<double>(l.rx_bytes),
-                                static_cast<double>(it->second.rx_bytes), dt) /
+                                static_cast<double>(it->second.rx_bytes), machine_dt) /
                                1e9},
                {"tx_GBps", rate(static_cast<double>(l.tx_bytes),
-                                static_cast<double>(it->second.tx_bytes), dt) /
+                                static_cast<double>(it->second.tx_bytes), machine_dt) /
                                1e9}};
       row["speed_Gbps"] = l.speed_Gbps ? json(*l.speed_Gbps) : json();
       out.push_back(row);
@@ -413,7 +426,7 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
       const auto it = gpus_before.find(g.index);
       if (!(g.*counter) || it == gpus_before.end() || !(it->second->*counter)) return json();
       return rate(static_cast<double>(*(g.*counter)), static_cast<double>(*(it->second->*counter)),
-                  dt) /
+                  gpu_dt) /
              1e9;
     };
     json job_pids = json::array();
@@ -442,11 +455,19 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
 
   // What the job's CPUs did besides the job: other processes (the watcher among them) and, in a
   // virtual machine, the host. Both take cores the job is allowed but cannot have.
-  const double busy = rate(after.machine.cpu.busy_s, before.machine.cpu.busy_s, dt);
-  const json cpu{{"cpus", after.machine.cpu.cpus},
-                 {"busy_cores", busy},
-                 {"outside_job_cores", std::max(0.0, busy - cores_used)},
-                 {"stolen_cores", rate(after.machine.cpu.steal_s, before.machine.cpu.steal_s, dt)}};
+  // An affinity changed between the two reads sums other CPUs: that interval has no figure.
+  const auto& cpu_then = before.machine.cpu;
+  const auto& cpu_now = after.machine.cpu;
+  const double busy = rate(cpu_now.busy_s, cpu_then.busy_s, machine_dt);
+  const json cpu = cpu_now.cpus == cpu_then.cpus
+                       ? json{{"cpus", cpu_now.cpus},
+                              {"busy_cores", busy},
+                              {"outside_job_cores", std::max(0.0, busy - cores_used)},
+                              {"stolen_cores", rate(cpu_now.steal_s, cpu_then.steal_s, machine_dt)}}
+                       : json{{"cpus", 0},
+                              {"busy_cores", 0.0},
+                              {"outside_job_cores", 0.0},
+                              {"stolen_cores", 0.0}};
 
   return {{"schema", "gpubench.watch/1"},
           {"t", after.t},

@@ -2,6 +2,7 @@
 // (/proc, /sys and NVML), with no change to the job. docs/watch.md.
 #pragma once
 
+#include <sched.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -67,7 +68,11 @@ struct machine_counters {
 
 // A snapshot: the job's processes, the machine and the GPUs at one instant.
 struct snapshot {
-  double t = 0;                             // seconds since the watch began (steady clock)
+  double t = 0;  // seconds since the watch began (steady clock), when the tree's walk began
+  // When the machine's counters and NVML were read: a walk of a large tree under load takes
+  // milliseconds that vary, and each counter's rate is taken over its own reads' interval.
+  double machine_t = 0;
+  double gpu_t = 0;
   pid_t root = 0;                           // the job's first process
   std::vector<process_counters> processes;  // the job's tree, root first
   machine_counters machine;
@@ -90,6 +95,9 @@ class sampler {
 
  private:
   pid_t root_;
+  // The CPUs the job may run on, as last read: once the root has exited its affinity cannot be
+  // read, and the last interval must sum the same CPUs as the one before.
+  mutable cpu_set_t job_cpus_{};
   std::unique_ptr<gpu_monitor> gpus_;
   std::string gpu_why_not_;
 };
