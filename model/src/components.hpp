@@ -39,6 +39,23 @@ struct data_parallel {
 
 // ---- the GPU step (gpu_step.cpp) -----------------------------------------------------------
 
+// The GEMM rates of one dtype in a profile, read once for the many shapes of a step (a fit
+// predicts every calibration row thousands of times): gemm_tflops() for each shape.
+class gemm_rates {
+ public:
+  gemm_rates(const hardware_profile& hardware, const std::string& dtype);
+  [[nodiscard]] double tflops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batched,
+                              bool* measured) const;
+
+ private:
+  std::vector<const gemm_point*> points_;         // measured at the dtype, in the profile's order
+  std::vector<std::pair<double, double>> curve_;  // equivalent cube side -> TFLOP/s, sorted
+  std::optional<double> peak_;                    // the catalog's, without a measured point
+  double efficiency_ = 0.8;
+  double sms_ = 100;
+  std::string missing_;  // the error when a shape needs the peak and the profile has none
+};
+
 // One micro-batch on one GPU.
 struct gpu_times {
   step_breakdown step;

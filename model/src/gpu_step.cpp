@@ -57,43 +57,55 @@ std::optional<double> gemm_roof_tflops(const hardware_profile& hw, const std::st
 
 double gemm_tflops(const hardware_profile& hw, const std::string& dtype, std::int64_t m,
                    std::int64_t n, std::int64_t k, std::int64_t batched, bool* measured) {
-  std::vector<std::pair<double, double>> curve;  // equivalent cube side -> TFLOP/s
-  for (const gemm_point& p : hw.gemm) {
-    if (p.dtype != dtype) continue;
-    if (p.m == m && p.n == n && p.k == k) {
-      if (measured) *measured = true;
-      return p.tflops;
-    }
-    curve.emplace_back(
-        std::cbrt(static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k)),
-        p.tflops);
-  }
-  const double cube = std::cbrt(static_cast<double>(m) * static_cast<double>(n) *
-                                static_cast<double>(k) * static_cast<double>(batched));
-  if (!curve.empty()) {
-    std::sort(curve.begin(), curve.end());
-    if (measured) *measured = true;
-    return detail::interpolate_log(curve, cube);
-  }
-  if (measured) *measured = false;
-  const auto peak = hw.value("gpu.peak_tflops." + dtype);
-  if (!peak) throw input_error(hw.origin + ": no " + dtype + " GEMM rate in the profile");
-  const double efficiency = hw.value("gpu.gemm_efficiency." + dtype).value_or(0.8);
-  // Wave quantisation: a launch with fewer output tiles than SMs leaves SMs idle, unless the
-  // library splits K (cuBLAS/cuDNN do for deep, narrow products such as weight gradients); a
-  // split keeps at least gemm_min_split_k of K.
-  const double sms = hw.value("gpu.sm_count").value_or(100);
-  const auto tiles_along = [](std::int64_t size) { return (size + gemm_tile - 1) / gemm_tile; };
-  const double output_tiles = static_cast<double>(tiles_along(m) * tiles_along(n) * batched);
-  const double max_splits = std::max(1.0, std::floor(static_cast<double>(k) / gemm_min_split_k));
-  const double splits = std::clamp(std::ceil(sms / output_tiles), 1.0, max_splits);
-  const double tiles = output_tiles * splits;
-  const double waves = std::ceil(tiles / sms);
-  const double wave_efficiency = tiles / (waves * sms);
-  return *peak * efficiency * wave_efficiency;
+  return detail::gemm_rates(hw, dtype).tflops(m, n, k, batched, measured);
 }
 
 namespace detail {
+
+gemm_rates::gemm_rates(const hardware_profile& hw, const std::string& dtype) {
+  for (const gemm_point& p : hw.gemm) {
+    if (p.dtype != dtype) continue;
+    points_.push_back(&p);
+    curve_.emplace_back(
+        std::cbrt(static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k)),
+        p.tflops);
+  }
+  std::sort(curve_.begin(), curve_.end());
+  if (!curve_.empty()) return;
+  peak_ = hw.value("gpu.peak_tflops." + dtype);
+  efficiency_ = hw.value("gpu.gemm_efficiency." + dtype).value_or(0.8);
+  sms_ = hw.value("gpu.sm_count").value_or(100);
+  missing_ = hw.origin + ": no " + dtype + " GEMM rate in the profile";
+}
+
+double gemm_rates::tflops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batched,
+                          bool* measured) const {
+  for (const gemm_point* p : points_) {
+    if (p->m == m && p->n == n && p->k == k) {
+      if (measured) *measured = true;
+      return p->tflops;
+    }
+  }
+  const double cube = std::cbrt(static_cast<double>(m) * static_cast<double>(n) *
+                                static_cast<double>(k) * static_cast<double>(batched));
+  if (!curve_.empty()) {
+    if (measured) *measured = true;
+    return interpolate_log(curve_, cube);
+  }
+  if (measured) *measured = false;
+  if (!peak_) throw input_error(missing_);
+  // Wave quantisation: a launch with fewer output tiles than SMs leaves SMs idle, unless the
+  // library splits K (cuBLAS/cuDNN do for deep, narrow products such as weight gradients); a
+  // split keeps at least gemm_min_split_k of K.
+  const auto tiles_along = [](std::int64_t size) { return (size + gemm_tile - 1) / gemm_tile; };
+  const double output_tiles = static_cast<double>(tiles_along(m) * tiles_along(n) * batched);
+  const double max_splits = std::max(1.0, std::floor(static_cast<double>(k) / gemm_min_split_k));
+  const double splits = std::clamp(std::ceil(sms_ / output_tiles), 1.0, max_splits);
+  const double tiles = output_tiles * splits;
+  const double waves = std::ceil(tiles / sms_);
+  const double wave_efficiency = tiles / (waves * sms_);
+  return *peak_ * efficiency_ * wave_efficiency;
+}
 
 optimizer_cost optimizer_step(const workload& w, const std::string& precision, double params,
                               double tensors) {
@@ -133,6 +145,7 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   out.memory_basis = hbm_basis;
   bool any_measured = false;
   bool any_catalog = false;
+  const gemm_rates rates(hw, dtype);
   for (const op& o : ops.ops) {
     if (o.kind == op_kind::memory) {
       // The presets count eager kernels; a fusing stack moves only part of that traffic.
@@ -142,7 +155,7 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
       continue;
     }
     bool measured = false;
-    const double tflops = gemm_tflops(hw, dtype, o.m, o.n, o.k, o.batched, &measured);
+    const double tflops = rates.tflops(o.m, o.n, o.k, o.batched, &measured);
     (measured ? any_measured : any_catalog) = true;
     const double flops =
         2.0 * static_cast<double>(o.m) * static_cast<double>(o.n) * static_cast<double>(o.k);
