@@ -19,9 +19,6 @@
 namespace gpubench {
 namespace {
 
-constexpr std::uint32_t forward_seed = 0x5151u;
-constexpr std::uint32_t reverse_seed = 0x7373u;
-
 std::pair<int, int> parse_pair(const std::string& text) {
   int src = -1;
   int dst = -1;
@@ -35,6 +32,9 @@ std::pair<int, int> parse_pair(const std::string& text) {
 }
 
 #if GPUBENCH_HAVE_CUDA
+constexpr std::uint32_t forward_seed = 0x5151u;
+constexpr std::uint32_t reverse_seed = 0x7373u;
+
 bool can_access(int from, int to) {
   int can = 0;
   GPUBENCH_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, from, to));

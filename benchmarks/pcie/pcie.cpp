@@ -47,10 +47,10 @@ constexpr pcie_spec pcie_specs[] = {
      "GPU-to-host copies on every GPU at once: aggregate (shared switches, root complexes)"},
 };
 
+#if GPUBENCH_HAVE_CUDA
 constexpr std::uint32_t h2d_seed = 0x1234u;
 constexpr std::uint32_t d2h_seed = 0xabcdu;
 
-#if GPUBENCH_HAVE_CUDA
 // One GPU's side of the benchmark: its buffers and streams.
 struct lane {
   explicit lane(int gpu) : device(gpu), h2d_stream(gpu), d2h_stream(gpu) {}
