@@ -46,9 +46,10 @@ class cpu_augment final : public instance {
     pool_->run([this](int worker) {
       for (std::uint32_t i = static_cast<std::uint32_t>(worker);
            i < static_cast<std::uint32_t>(corpus_size); i += static_cast<std::uint32_t>(threads_)) {
+        const augment::rgb_image photo =
+            augment::synthetic_photo(width_, height_, i, [] { return interrupt_requested(); });
         stop_if_interrupted("while the JPEG corpus was made");
-        corpus_[i] =
-            augment::encode_jpeg(augment::synthetic_photo(width_, height_, i), jpeg_quality);
+        corpus_[i] = augment::encode_jpeg(photo, jpeg_quality);
       }
     });
     for (const auto& jpeg : corpus_) corpus_bytes_ += jpeg.size();

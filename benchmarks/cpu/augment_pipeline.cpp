@@ -213,7 +213,8 @@ double value_noise(double x, double y, std::uint64_t seed) {
 }
 }  // namespace
 
-rgb_image synthetic_photo(int width, int height, std::uint32_t index) {
+rgb_image synthetic_photo(int width, int height, std::uint32_t index,
+                          const std::function<bool()>& stop) {
   rgb_image image;
   image.width = width;
   image.height = height;
@@ -225,6 +226,7 @@ rgb_image synthetic_photo(int width, int height, std::uint32_t index) {
                           90.0 + static_cast<double>(mix(seed + 1) % 80),
                           80.0 + static_cast<double>(mix(seed + 2) % 80)};
   for (int y = 0; y < height; ++y) {
+    if (stop && stop()) break;
     for (int x = 0; x < width; ++x) {
       double luminance = 0;
       double amplitude = 60;

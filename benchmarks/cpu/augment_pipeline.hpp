@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -41,8 +42,11 @@ inline constexpr float imagenet_mean[3] = {0.485f, 0.456f, 0.406f};
 inline constexpr float imagenet_std[3] = {0.229f, 0.224f, 0.225f};
 
 // A deterministic, natural-image-like picture (1/f value noise in correlated colour, plus grain):
-// encodes to ImageNet-like JPEG sizes (~110 KB at 500x375, quality 90).
-[[nodiscard]] rgb_image synthetic_photo(int width, int height, std::uint32_t index);
+// encodes to ImageNet-like JPEG sizes (~110 KB at 500x375, quality 90). `stop`, when given, is
+// asked once per row: true leaves the rest of the picture unmade (one 8192x8192 picture takes
+// seconds), for a caller that then discards it.
+[[nodiscard]] rgb_image synthetic_photo(int width, int height, std::uint32_t index,
+                                        const std::function<bool()>& stop = {});
 
 // JPEG encode/decode with libturbojpeg (4:2:0, accurate DCT as libjpeg's default). Throws on a
 // libturbojpeg error.
