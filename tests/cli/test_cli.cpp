@@ -28,7 +28,7 @@ void check_one_line_error(const process_result& r, const std::string& needle) {
 
 }  // namespace
 
-TEST_CASE("run --suite quick writes a results file with host.membw measured", "[cli]") {
+TEST_CASE("run --suite quick writes a results file with host.membw measured", "[cli][slow]") {
   temp_dir dir;
   const auto r = run_gpubench({"run", "--suite", "quick", "--out", (dir.path / "out").string()});
   INFO("stderr: " << r.err);
@@ -383,7 +383,7 @@ TEST_CASE("storage benchmarks on tmpfs are skipped with the reason", "[cli]") {
   }
 }
 
-TEST_CASE("storage and CPU benchmarks measure, verify and clean up", "[cli]") {
+TEST_CASE("storage and CPU benchmarks measure, verify and clean up", "[cli][slow]") {
   temp_dir dir;
   const fs::path scratch = fs::current_path() / ("scratch-" + std::to_string(getpid()));
   fs::create_directories(scratch);

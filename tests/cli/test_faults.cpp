@@ -2,7 +2,7 @@
 // that vanishes, an output folder gpubench may not write to (from the start or from the middle
 // of a run), a results folder that already exists. Each must end in a clear skip or error with
 // the rest of the suite run where it can, nothing measured lost and nothing left in the scratch
-// folder. What gpubench did becomes the faults table of docs/reliability.md.
+// folder. What gpubench did becomes the two fault tables of docs/reliability.md.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -670,39 +670,40 @@ fault_row host_name_with_a_path_in_it() {
               "; nothing written outside gpubench-results/"};
 }
 
-}  // namespace
-
-TEST_CASE(
-    "faults end in a clear skip or error, keep what was measured, as docs/reliability.md "
-    "lists",
-    "[cli][reliability]") {
+// The rows of one of docs/reliability.md's fault tables, a scenario at a time.
+void check_fault_table(const std::string& name, std::initializer_list<fault_row (*)()> scenarios) {
   std::string table = "| fault | how the test provokes it | what gpubench did |\n|---|---|---|\n";
-  for (const auto& scenario : {sigint_during_a_run,
-                               sighup_and_sigquit_during_a_run,
-                               sigint_inside_a_long_augment_case,
-                               sigint_during_the_nvme_reads,
-                               second_signal_stops_at_once,
-                               progress_reader_goes_away,
-                               standard_output_fails,
-                               hostile_text_in_a_results_file,
-                               progress_on_a_dumb_terminal,
-                               results_of_a_large_run,
-                               input_in_a_folder_it_may_not_enter,
-                               no_results_file_can_be_written,
-                               run_on_a_machine_without_gpus,
-                               sigterm_while_writing_the_test_file,
-                               file_size_limit,
-                               scratch_folder_vanishes,
-                               scratch_folder_not_writable,
-                               output_folder_not_writable,
-                               output_folder_turns_read_only,
-                               earlier_results_folder,
-                               two_runs_one_folder,
-                               output_folder_of_the_user,
-                               host_name_with_a_path_in_it}) {
+  for (const auto& scenario : scenarios) {
     const fault_row row = scenario();
     table += "| " + md_cell(row.fault) + " | " + md_cell(row.provoked) + " | " +
              md_cell(row.outcome) + " |\n";
   }
-  check_docs_table("fault", "tests/cli/test_faults.cpp", table);
+  check_docs_table(name, "tests/cli/test_faults.cpp", table);
+}
+
+}  // namespace
+
+// Two test cases of about half a minute each, so that CTest runs them side by side.
+TEST_CASE(
+    "faults while a run runs: signals and the terminal end in a clear skip or error, as "
+    "docs/reliability.md lists",
+    "[cli][reliability][slow]") {
+  check_fault_table(
+      "fault", {sigint_during_a_run, sighup_and_sigquit_during_a_run,
+                sigint_inside_a_long_augment_case, sigint_during_the_nvme_reads,
+                second_signal_stops_at_once, sigterm_while_writing_the_test_file,
+                progress_reader_goes_away, standard_output_fails, progress_on_a_dumb_terminal});
+}
+
+TEST_CASE(
+    "faults in files and folders end in a clear skip or error, keep what was measured, as "
+    "docs/reliability.md lists",
+    "[cli][reliability][slow]") {
+  check_fault_table(
+      "file fault",
+      {hostile_text_in_a_results_file, results_of_a_large_run, input_in_a_folder_it_may_not_enter,
+       no_results_file_can_be_written, run_on_a_machine_without_gpus, file_size_limit,
+       scratch_folder_vanishes, scratch_folder_not_writable, output_folder_not_writable,
+       output_folder_turns_read_only, earlier_results_folder, two_runs_one_folder,
+       output_folder_of_the_user, host_name_with_a_path_in_it});
 }

@@ -194,7 +194,7 @@ TEST_CASE("watch: an idle job is bound by nothing here, and says it sleeps", "[c
 }
 
 TEST_CASE("watch: returns the job's exit code, and 128 + the signal that ended it",
-          "[cli][watch]") {
+          "[cli][watch][parallel]") {
   temp_dir dir;
   const auto r = run_gpubench(
       {"watch", "--out", (dir.path / "a").string(), "--", "sh", "-c", "sleep 0.3; exit 3"});
@@ -211,7 +211,8 @@ TEST_CASE("watch: returns the job's exit code, and 128 + the signal that ended i
   CHECK(watched(dir.path / "b").at("job_exit_code") == 128 + SIGTERM);
 }
 
-TEST_CASE("watch --pid attaches to a running process and stops when it ends", "[cli][watch]") {
+TEST_CASE("watch --pid attaches to a running process and stops when it ends",
+          "[cli][watch][parallel]") {
   temp_dir dir;
   const pid_t job = start_program({"/bin/sleep", "2"}, dir.path, dir.path);
   const auto out = dir.path / "w";
@@ -226,7 +227,7 @@ TEST_CASE("watch --pid attaches to a running process and stops when it ends", "[
   CHECK(doc.at("summary").at("samples").get<int>() >= 1);
 }
 
-TEST_CASE("watch: GPU counters through NVML (the stand-in library)", "[cli][watch]") {
+TEST_CASE("watch: GPU counters through NVML (the stand-in library)", "[cli][watch][parallel]") {
   const std::string fake = std::string("LD_LIBRARY_PATH=") + GPUBENCH_FAKE_NVML_DIR;
   temp_dir dir;
   // GPU 0 busy 95% with the job's process on it: the GPU bounds the job.
@@ -306,7 +307,7 @@ TEST_CASE("watch: GPU counters through NVML (the stand-in library)", "[cli][watc
 }
 
 TEST_CASE("watch: bad input is exit 2 with one line, and the job is never started",
-          "[cli][watch]") {
+          "[cli][watch][parallel]") {
   temp_dir dir;
   const auto marker = dir.path / "ran";
   const std::string touch = "touch '" + marker.string() + "'";

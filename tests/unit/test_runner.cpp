@@ -271,7 +271,8 @@ TEST_CASE("the first stop signal asks, the second stops at once and removes regi
   CHECK(fs::exists(unregistered));
 }
 
-TEST_CASE("a results file of 100k results is written so that it reads back", "[runner][scale]") {
+TEST_CASE("a results file of 100k results is written so that it reads back",
+          "[runner][scale][slow]") {
   // A many-rank NCCL sweep: each rank's result with its host, rank, axes, three metrics and info.
   results_document doc;
   doc.meta.version = "0.1.0";
