@@ -273,7 +273,7 @@ sampler::sampler(pid_t root) : root_(root) {
 
 sampler::~sampler() = default;
 
-snapshot sampler::take(double t) const {
+snapshot sampler::take(double t) {
   const auto begun = std::chrono::steady_clock::now();
   const auto since_begun = [&] {
     return t + std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count();

@@ -88,7 +88,8 @@ class sampler {
   sampler& operator=(const sampler&) = delete;
   ~sampler();
 
-  [[nodiscard]] snapshot take(double t) const;
+  // Reads everything now; keeps the job's affinity for the intervals after its root has exited.
+  [[nodiscard]] snapshot take(double t);
   // Cores the job may use: the root's CPU affinity, capped by its cgroup's cpu.max quota.
   [[nodiscard]] double allowed_cores() const;
   [[nodiscard]] const std::string& gpu_why_not() const { return gpu_why_not_; }
@@ -97,7 +98,7 @@ class sampler {
   pid_t root_;
   // The CPUs the job may run on, as last read: once the root has exited its affinity cannot be
   // read, and the last interval must sum the same CPUs as the one before.
-  mutable cpu_set_t job_cpus_{};
+  cpu_set_t job_cpus_{};
   std::unique_ptr<gpu_monitor> gpus_;
   std::string gpu_why_not_;
 };

@@ -91,11 +91,16 @@ def page_request_hosts(netlog):
     return hosts
 
 
-def check_no_page_requests(exe, out, page, what):
-    """Loads `page` with a NetLog and checks that it made no network request."""
-    netlog = os.path.join(out, "netlog-%s.json" % what.replace(" ", "-"))
+def load_with_netlog(exe, out, page, name):
+    """Loads `page` with a NetLog: its DOM and the hosts it requested (page_request_hosts)."""
+    netlog = os.path.join(out, "netlog-%s.json" % name.replace(" ", "-"))
     dom = browser(exe, out, "file://" + page, "--dump-dom", "--log-net-log=" + netlog).stdout
-    hosts = page_request_hosts(netlog)
+    return dom, page_request_hosts(netlog)
+
+
+def check_no_page_requests(exe, out, page, what):
+    """Loads `page` and checks that it made no network request; returns its DOM."""
+    dom, hosts = load_with_netlog(exe, out, page, what)
     check(hosts is not None and not hosts,
           "the %s made no network request (hosts: %s)" % (what, sorted(hosts or [])))
     return dom
@@ -106,9 +111,7 @@ def check_request_detector(exe, out):
     page = os.path.join(out, "fetches.html")
     with open(page, "w") as f:
         f.write('<!doctype html><img src="http://gpubench-fetch.invalid/x.png">')
-    netlog = os.path.join(out, "netlog-fetches.json")
-    browser(exe, out, "file://" + page, "--dump-dom", "--log-net-log=" + netlog)
-    hosts = page_request_hosts(netlog)
+    _, hosts = load_with_netlog(exe, out, page, "fetches")
     check(hosts is not None and "gpubench-fetch.invalid" in hosts,
           "a page that fetches an image is seen fetching (hosts: %s)" % sorted(hosts or []))
 
