@@ -154,7 +154,7 @@ machine_counters::cpu_time read_cpu_time(const cpu_set_t& cpus) {
     f >> cpu;
     for (double x = 0; f >> x;) t.push_back(x);
     if (t.size() < 8 || cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &cpus)) continue;
-    ++total.cpus;
+    total.cpus.push_back(cpu);
     total.busy_s += (t[0] + t[1] + t[2] + t[5] + t[6]) / ticks;
     total.steal_s += t[7] / ticks;
   }
@@ -291,11 +291,8 @@ snapshot sampler::take(double t) {
 }
 
 double sampler::allowed_cores() const {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  double cores = sched_getaffinity(root_, sizeof set, &set) == 0
-                     ? CPU_COUNT(&set)
-                     : static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
+  double cores = std::min(static_cast<double>(CPU_COUNT(&job_cpus_)),
+                          static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN)));
   if (const auto quota = cgroup_cores(root_)) cores = std::min(cores, *quota);
   return cores;
 }
@@ -455,12 +452,13 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
 
   // What the job's CPUs did besides the job: other processes (the watcher among them) and, in a
   // virtual machine, the host. Both take cores the job is allowed but cannot have.
-  // An affinity changed between the two reads sums other CPUs: that interval has no figure.
+  // An affinity changed between the two reads sums other CPUs, even when as many: that interval
+  // has no figure.
   const auto& cpu_then = before.machine.cpu;
   const auto& cpu_now = after.machine.cpu;
   const double busy = rate(cpu_now.busy_s, cpu_then.busy_s, machine_dt);
   const json cpu = cpu_now.cpus == cpu_then.cpus
-                       ? json{{"cpus", cpu_now.cpus},
+                       ? json{{"cpus", cpu_now.cpus.size()},
                               {"busy_cores", busy},
                               {"outside_job_cores", std::max(0.0, busy - cores_used)},
                               {"stolen_cores", rate(cpu_now.steal_s, cpu_then.steal_s, machine_dt)}}

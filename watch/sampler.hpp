@@ -56,9 +56,9 @@ struct machine_counters {
   // hypervisor held back from them (steal), so a job sharing its cores is told from one that
   // wants no more.
   struct cpu_time {
-    int cpus = 0;
-    double busy_s = 0;   // user, nice, system, irq, softirq
-    double steal_s = 0;  // a virtual machine's: runnable, but the host ran something else
+    std::vector<int> cpus;  // the CPUs summed: the job's that /proc/stat lists (online ones)
+    double busy_s = 0;      // user, nice, system, irq, softirq
+    double steal_s = 0;     // a virtual machine's: runnable, but the host ran something else
   };
   cpu_time cpu;
   std::map<std::string, disk> disks;       // whole devices (/sys/block), no partitions
@@ -90,7 +90,8 @@ class sampler {
 
   // Reads everything now; keeps the job's affinity for the intervals after its root has exited.
   [[nodiscard]] snapshot take(double t);
-  // Cores the job may use: the root's CPU affinity, capped by its cgroup's cpu.max quota.
+  // Cores the job may use: the root's CPU affinity as last read (online CPUs only), capped by
+  // its cgroup's cpu.max quota.
   [[nodiscard]] double allowed_cores() const;
   [[nodiscard]] const std::string& gpu_why_not() const { return gpu_why_not_; }
 
