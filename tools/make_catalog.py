@@ -18,6 +18,7 @@ OUT = os.path.join("configs", "hardware")
 GPUS = {
     "v100-sxm2-16gb": ("V100-SXM2-16GB", ["V100-SXM2-16GB"], 3),
     "v100-sxm2-32gb": ("V100-SXM2-32GB", ["V100-SXM2-32GB"], 3),
+    "v100-pcie-16gb": ("V100-PCIe-16GB", ["V100-PCIE-16GB"], None),
     "a100-sxm4-40gb": ("A100-SXM4-40GB", ["A100-SXM4-40GB"], None),
     "a100-sxm4-80gb": ("A100-SXM4-80GB", ["A100-SXM4-80GB"], None),
     "a100-pcie-40gb": ("A100-PCIe-40GB", ["A100-PCIE-40GB"], None),
