@@ -68,7 +68,9 @@ void apply_settings(std::vector<compared_machine>& machines,
       }
     }
     if (!found) {
-      throw input_error("--set " + setting + ": no machine '" + target + "' in the comparison");
+      std::string what = "--set ";
+      what.append(setting).append(": no machine '").append(target).append("' in the comparison");
+      throw input_error(what);
     }
   }
 }

@@ -156,8 +156,10 @@ benchmark_definition& benchmark_definition::add_choice_axis(std::string name,
   if (defaults.empty()) defaults = choices;
   for (const auto& d : defaults) {
     if (std::find(choices.begin(), choices.end(), d) == choices.end()) {
-      throw std::logic_error(id_ + ": axis '" + name + "' defaults to '" + d +
-                             "', not one of its choices");
+      std::string what = id_;
+      what.append(": axis '").append(name).append("' defaults to '").append(d);
+      what.append("', not one of its choices");
+      throw std::logic_error(what);
     }
   }
   std::vector<axis_value> values(defaults.begin(), defaults.end());
