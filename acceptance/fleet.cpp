@@ -313,13 +313,25 @@ std::string to_text(const fleet_report& f) {
   out += nodes.render();
   for (const std::string& note : f.spec_notes) out += "note: " + note + "\n";
   // Failures one per line; rules that lack a measurement only counted (the table shows their
-  // families, --json lists them), so a rack of nodes stays readable.
+  // families, --json lists them), and nodes that lack the same ones share a line, so a rack of
+  // nodes run with the same suite stays readable.
+  std::vector<std::pair<const std::vector<std::string>*, std::vector<std::string>>> missing;
   for (const fleet_node& n : f.nodes) {
     for (const rule_outcome& o : n.failures) out += n.host + ": " + outcome_text(o) + "\n";
-    if (!n.missing_rules.empty()) {
-      out += n.host + ": " + std::to_string(n.missing_rules.size()) +
-             " rule(s) lack a measurement (--json lists them)\n";
+    if (n.missing_rules.empty()) continue;
+    const auto same = std::find_if(missing.begin(), missing.end(),
+                                   [&n](const auto& m) { return *m.first == n.missing_rules; });
+    if (same == missing.end()) {
+      missing.push_back({&n.missing_rules, {n.host}});
+    } else {
+      same->second.push_back(n.host);
     }
+  }
+  for (const auto& [rules, hosts] : missing) {
+    out += hosts.size() == 1 ? hosts.front()
+                             : std::to_string(hosts.size()) + " nodes (" + join(hosts, ", ") + ")";
+    out += ": " + std::to_string(rules->size()) + " rule(s) lack a measurement" +
+           (hosts.size() > 1 ? ", the same on each" : "") + " (--json lists them)\n";
   }
   if (!f.outliers.empty()) {
     out +=

@@ -76,6 +76,10 @@ TEST_CASE("fleet: a GPU 12% slower than its fleet stands out while noise of 2% d
   const auto text = run_gpubench({"fleet", dir.path.string()});
   CHECK(text.exit_code == 1);
   CHECK(text.out.find("node-2  GPU 1  gemm dtype=bf16") != std::string::npos);
+  // The fixture lacks the same measurements on every node (no ECC, power, ... figures): one line
+  // for the four, not one each.
+  CHECK(text.out.find("4 nodes (node-0, node-1, node-2, node-3): ") != std::string::npos);
+  CHECK(text.out.find("node-0: ") == std::string::npos);
 }
 
 TEST_CASE("fleet: every node passing its spec and nothing standing out is exit 0", "[cli][fleet]") {
