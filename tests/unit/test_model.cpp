@@ -97,7 +97,7 @@ TEST_CASE("the gradient allreduce is bucketed and only the unhidden part is expo
   hw.set("interconnect.busbw_GBps", 10, basis::user, "");
   const constants c = simple_constants();
   const workload w = totals_workload(1e12, 1e8, 10);
-  run_options two;
+  model::run_options two;
   two.gpus = 2;
   const sizing s = predict(hw, w, c, two);
   // 1e8 fp32 gradients = 4e8 bytes = 16 buckets of 25 MB; each 50 us + 25e6 x 2(2-1)/2 / 10e9.
@@ -118,7 +118,7 @@ TEST_CASE("gradient accumulation runs the optimizer and the allreduce once per o
   const constants c = simple_constants();
   workload w = totals_workload(1e12, 1e8, 10);
   w.gradient_accumulation = 4;
-  run_options two;
+  model::run_options two;
   two.gpus = 2;
   const sizing s = predict(hw, w, c, two);
   // The micro-batch's compute is unchanged (0.2 s); AdamW's 38 bytes x 1e8 parameters / 1e12
@@ -222,7 +222,7 @@ TEST_CASE("each component in turn is named as the limit", "[unit][model]") {
   SECTION("GPT on 16 nodes over 25 Gb/s Ethernet: communication") {
     hardware_profile hw = load_catalog("dgx-h100");
     apply_setting(hw, "network.gbps=25");
-    run_options sixteen;
+    model::run_options sixteen;
     sixteen.nodes = 16;
     const sizing s = predict(hw, load_workload("gpt"), c, sixteen);
     CHECK(s.limiting_component == "communication");
@@ -235,7 +235,7 @@ TEST_CASE("a reference point measured on the same hardware changes nothing", "[u
   workload w = load_workload("bert-large");
   w.data.source = "synthetic";
   const hardware_profile hw = load_catalog("a100-sxm4-80gb");
-  run_options one;
+  model::run_options one;
   one.gpus = 1;
   const sizing plain = predict(hw, w, c, one);
   w.reference = reference_point{"catalog:a100-sxm4-80gb",
@@ -475,7 +475,7 @@ TEST_CASE("bad workload and hardware input names the file, the path and what was
                                         {"figures", {{"cpu.cores", "many"}}}},
                                    "hw.json"),
                     Catch::Contains("hw.json") && Catch::Contains("/figures/cpu.cores"));
-  run_options too_many;
+  model::run_options too_many;
   too_many.gpus = 16;
   CHECK_THROWS_WITH(predict(hw, load_workload("resnet50"), load_constants(), too_many),
                     Catch::Contains("use --nodes"));
@@ -620,7 +620,7 @@ TEST_CASE("a GPU-math limit suggests only precisions that run faster on that GPU
           "[unit][model]") {
   const constants c = load_constants();
   const auto math_advice = [&](const std::string& system, const std::string& precision) {
-    run_options opts;
+    model::run_options opts;
     opts.precision = precision;
     const sizing s = predict(load_catalog(system), load_workload("bert-large"), c, opts);
     REQUIRE(s.limiting_component == "gpu_compute");
@@ -642,7 +642,7 @@ TEST_CASE(
     "its class has",
     "[unit][model]") {
   const constants c = load_constants();
-  run_options four;
+  model::run_options four;
   four.nodes = 4;
   const auto says = [](const sizing& s, const std::string& text) {
     return std::any_of(
@@ -671,7 +671,7 @@ TEST_CASE(
                              "x 0.9"));
   // Four rental nodes on the assumed 100 Gb/s give about what one node gives: said, with the
   // numbers. DGX H100's four nodes scale.
-  run_options one;
+  model::run_options one;
   one.nodes = 1;
   const double single =
       predict(load_catalog("lambda-8x-h100-sxm"), load_workload("gpt2-large"), c, one)
@@ -689,7 +689,7 @@ TEST_CASE(
   REQUIRE(rental.limiting_component == "communication");
   CHECK(says(rental, "Gb/s of network per node (this one: 100)"));
   // At batch 1 it would take more than 8 x 400 Gb/s: that is said, not asked for.
-  run_options tiny = four;
+  model::run_options tiny = four;
   tiny.batch = 1;
   const sizing starved =
       predict(load_catalog("lambda-8x-h100-sxm"), load_workload("gpt2-large"), c, tiny);
@@ -743,7 +743,7 @@ TEST_CASE("HSDP: FSDP inside the node, one whole-gradient allreduce across nodes
   hardware_profile hw = load_catalog("h100-sxm5-80gb");
   apply_setting(hw, "interconnect.busbw_GBps=360");
   apply_setting(hw, "network.gbps=400");
-  run_options opts;
+  model::run_options opts;
   opts.gpus = 8;
   opts.nodes = 4;
   opts.batch = 8;
@@ -789,7 +789,7 @@ TEST_CASE("GPU memory: the training state, saved activations and buffers, by han
   // The tiny GPT on one GPU.
   const workload w = parse_workload(tiny_gpt(), "tiny.json");
   hardware_profile hw = load_catalog("h100-sxm5-80gb");
-  run_options one;
+  model::run_options one;
   one.gpus = 1;
   const sizing s = predict(hw, w, c, one);
   // Parameters: 2 x (4 x 64^2 + 2 x 64 x 256 + 4 x 64) + 32 x 64 + 100 x 64 = 107,264.
@@ -969,7 +969,7 @@ TEST_CASE("Megatron-Core's published H100 runs, with tensor and pipeline paralle
                   {"sequence_parallel", r.tensor > 1},
                   {"strategy", "zero1"}}},
                 {"data", {{"source", "synthetic"}}}};
-    run_options options;
+    model::run_options options;
     options.nodes = r.gpus / 8;
     const sizing s = predict(load_catalog("dgx-h100"), parse_workload(doc, "w.json"), c, options);
     REQUIRE(s.memory.fits);
@@ -988,7 +988,7 @@ TEST_CASE("GPU memory: Llama 3's shapes, against torchtitan's published peak", "
   // 32 x (2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14336 + 4 x 4096) + 2 x 128256 x 4096
   // = 8,030,519,296 parameters (Meta: 8.03B), 4 bytes each in fp32.
   w.strategy = "ddp";
-  run_options one;
+  model::run_options one;
   one.gpus = 1;
   CHECK(memory_bytes(predict(load_catalog("h100-sxm5-80gb"), w, c, one), "weights") ==
         Approx(4 * 8030519296.0));
@@ -998,7 +998,7 @@ TEST_CASE("GPU memory: Llama 3's shapes, against torchtitan's published peak", "
   w.strategy = "fsdp";
   w.model.params["seq_len"] = 32768;
   w.model.flags["activation_checkpointing"] = true;
-  run_options node;
+  model::run_options node;
   node.gpus = 8;
   const sizing s = predict(load_catalog("dgx-h100"), w, c, node);
   CHECK(s.memory.per_gpu_GB * 1e9 / (1u << 30) == Approx(83.9).epsilon(0.10));
@@ -1011,7 +1011,7 @@ TEST_CASE("GPU memory: ResNet-50's saved activations follow its layer shapes", "
   // indices (200,704 x 8): 44.96 MB.
   constants c = load_constants();
   workload w = load_workload("resnet50");
-  run_options one;
+  model::run_options one;
   one.gpus = 1;
   one.batch = 100;
   one.precision = "amp_fp16";
@@ -1027,7 +1027,7 @@ TEST_CASE("a job that does not fit has no rate, says what makes it fit", "[unit]
   // Llama-2-7B on one 80 GB H100: 16 B per parameter of training state alone is 106 GB.
   workload w = load_workload("llama2-7b");
   w.strategy = "ddp";
-  run_options one;
+  model::run_options one;
   one.gpus = 1;
   const hardware_profile hw = load_catalog("h100-sxm5-80gb");
   const sizing s = predict(hw, w, c, one);
@@ -1053,7 +1053,7 @@ TEST_CASE("a job that does not fit has no rate, says what makes it fit", "[unit]
   // Sharded over 8 GPUs with FSDP it fits, and the rate is back.
   workload sharded = load_workload("llama2-7b");
   sharded.strategy = "fsdp";
-  run_options eight;
+  model::run_options eight;
   eight.gpus = 8;
   const sizing fits = predict(hw, sharded, c, eight);
   CHECK(fits.memory.fits);
@@ -1097,7 +1097,7 @@ TEST_CASE("tensor and pipeline parallelism, by hand", "[unit][model]") {
   constants c = load_constants();
   hardware_profile hw = load_catalog("h100-sxm5-80gb");
   apply_setting(hw, "interconnect.busbw_GBps=100");
-  run_options eight;
+  model::run_options eight;
   eight.gpus = 8;
   // Tensor 2: 4 layers x 4 allreduces of 1024 tokens x 1024 x 2 bytes over 2 GPUs at 100 GB/s:
   // 16 x (50 us + 2,097,152 x 2 x 1/2 / 100e9) = 1.1355 ms.
@@ -1161,7 +1161,7 @@ TEST_CASE("tensor and pipeline splits that cannot be are refused, naming the fie
   doc["parallel"] = {{"tensor", 3}};
   doc["model"]["heads"] = 12;
   const constants c = load_constants();
-  run_options eight;
+  model::run_options eight;
   eight.gpus = 8;
   CHECK_THROWS_WITH(predict(load_catalog("dgx-h100"), parse_workload(doc, "w.json"), c, eight),
                     Catch::Contains("parallel.tensor: 3 does not divide the 8 GPUs per node"));
@@ -1206,7 +1206,7 @@ TEST_CASE("Megatron-LM's published GPT runs on Selene, reproduced with tensor pa
                 {"stack", "megatron"},
                 {"parallel", {{"tensor", r.tensor}}},
                 {"data", {{"source", "synthetic"}}}};
-    run_options options;
+    model::run_options options;
     options.nodes = r.gpus / 8;
     const sizing s =
         predict(load_catalog("dgx-a100-80gb"), parse_workload(doc, "w.json"), c, options);

@@ -56,7 +56,7 @@ TEST_CASE("benchmarks register themselves from their own files", "[registry]") {
 TEST_CASE("GPU benchmarks are unsupported, with a reason, where no GPU is usable", "[registry]") {
   system_info no_gpu;
   no_gpu.gpu_status.reason = "no GPU found (test)";
-  const context ctx(no_gpu, run_options{});
+  const context ctx(no_gpu, gpubench::run_options{});
   const auto reason = registry::global().find("gpu.launch_latency")->unsupported_reason(ctx);
   REQUIRE(reason);
   CHECK_FALSE(reason->empty());
@@ -65,7 +65,7 @@ TEST_CASE("GPU benchmarks are unsupported, with a reason, where no GPU is usable
 
 TEST_CASE("a choice axis sweeps its defaults and takes any of its choices", "[registry]") {
   system_info none;
-  const context ctx(none, run_options{});
+  const context ctx(none, gpubench::run_options{});
   auto def = fake_definition("x").add_choice_axis("c", {"a", "b", "c"}, "", {"b"});
   const axis* c = def.find_axis("c");
   REQUIRE(c != nullptr);
