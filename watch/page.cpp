@@ -68,7 +68,7 @@ std::string render_page(const json& summary_doc, const std::vector<json>& sample
           const json& job = s.at("job");
           points p{{"used", job.at("cpu_cores_used").get<double>()},
                    {"allowed", job.at("cpu_cores_allowed").get<double>()}};
-          if (const auto c = s.find("cpu"); c != s.end() && c->at("cpus").get<int>() > 0) {
+          if (const json* c = machine_cpu(s)) {
             p.emplace_back("other processes", c->at("outside_job_cores").get<double>());
             p.emplace_back("steal", c->at("stolen_cores").get<double>());
           }

@@ -494,6 +494,11 @@ std::string link_name(const json& link) {
                                     : link.at("port").get<std::string>();
 }
 
+const json* machine_cpu(const json& sample) {
+  const auto c = sample.find("cpu");
+  return c != sample.end() && c->at("cpus").get<int>() > 0 ? &*c : nullptr;
+}
+
 bool has_ended(pid_t pid) {
   const auto p = read_stat(pid);
   return !p || p->state == 'Z';

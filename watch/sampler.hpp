@@ -113,6 +113,9 @@ inline constexpr double saturated_thread = 0.85;
 
 // A sample's network or InfiniBand entry by its name: the interface, or the port ("mlx5_0/1").
 [[nodiscard]] std::string link_name(const json& link);
+// A sample's machine CPU figures (its "cpu" entry), or nullptr where it has none: a file written
+// before they were sampled, or an interval over which the job's affinity changed (`cpus` 0).
+[[nodiscard]] const json* machine_cpu(const json& sample);
 
 // Whether `pid` names a process this user may read (its /proc/PID/io is readable); the reason
 // when not.

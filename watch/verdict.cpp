@@ -273,7 +273,7 @@ summary summarize(const std::vector<json>& samples) {
     saturated_lists.push_back(threads);
     s.cpu_cores_allowed = job.at("cpu_cores_allowed").get<double>();
     double available = s.cpu_cores_allowed;
-    if (const auto c = sample.find("cpu"); c != sample.end() && c->at("cpus").get<int>() > 0) {
+    if (const json* c = machine_cpu(sample)) {
       const double outside = c->at("outside_job_cores").get<double>();
       const double stolen = c->at("stolen_cores").get<double>();
       cpu_outside.push_back(outside);
