@@ -1,4 +1,5 @@
-// Figure rules: a measured figure against a floor, the best value per GPU, GPU pair or machine.
+// Figure rules: a measured figure against a floor (a ceiling where lower is better), the best
+// value per GPU, GPU pair or machine.
 #include <algorithm>
 
 #include "acceptance/rules.hpp"
@@ -47,8 +48,9 @@ void check_figure(const figure_rule& rule, const results_document& doc, std::siz
   }
   std::map<std::string, double> best;  // subject -> best value
   std::map<std::string, std::string> failures;
-  // The unit the results carry; before any is seen, the one the metric has always had.
-  std::string unit = known_metric_unit(rule.metric).value_or(metric_unit{}).unit;
+  // The unit and direction the results carry (the benchmark's declaration), also where no result
+  // matches the rule's axes.
+  metric_unit unit = declared_unit(doc, rule.benchmark, rule.metric).value_or(metric_unit{});
   for (const result& r : doc.results) {
     if (r.id != rule.benchmark || !axes_match(r, rule.axes)) continue;
     if (rule.ranks) {
@@ -73,23 +75,23 @@ void check_figure(const figure_rule& rule, const results_document& doc, std::siz
     }
     const metric_summary* metric = find_metric(r, rule.metric);
     if (r.status != result_status::ok || metric == nullptr) continue;
-    unit = metric->unit.unit;
     auto [it, fresh] = best.emplace(subject, metric->median);
-    if (!fresh) it->second = std::max(it->second, metric->median);
+    if (!fresh) it->second = better_of(unit.direction, it->second, metric->median);
   }
   for (const auto& [subject, error] : failures) {
     if (best.count(subject) != 0) continue;
     out.push_back(simple(rule.name, subject, rule_status::fail, "",
-                         with_unit(rule.expected.value, unit), "the benchmark failed: " + error));
+                         with_unit(rule.expected.value, unit.unit), "the benchmark failed: " + error));
   }
   if (best.empty() && failures.empty()) {
     out.push_back(simple(rule.name, "machine", rule_status::missing, "",
-                         with_unit(rule.expected.value, unit),
+                         with_unit(rule.expected.value, unit.unit),
                          rule.benchmark + " " + why_not_measured(doc, rule.benchmark)));
     return;
   }
   for (const auto& [subject, value] : best) {
-    out.push_back(against_floor(rule.name, subject, value, rule.expected, rule.floor, unit));
+    out.push_back(against_floor(rule.name, subject, value, rule.expected, rule.floor, unit.unit,
+                                unit.direction));
   }
 }
 

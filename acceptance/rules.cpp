@@ -35,23 +35,30 @@ std::string with_unit(double value, const std::string& unit) {
 }
 
 rule_outcome against_floor(std::string rule, std::string subject, double measured,
-                           const expectation& e, double floor, const std::string& unit) {
+                           const expectation& e, double floor, const std::string& unit,
+                           better direction) {
   rule_outcome o;
   o.rule = std::move(rule);
   o.subject = std::move(subject);
   o.unit = unit;
   o.measured_value = measured;
   o.expected_value = e.value;
-  o.floor_value = e.value * floor;
   o.measured = with_unit(measured, unit);
   o.expected = with_unit(e.value, unit);
-  o.floor = with_unit(e.value * floor, unit) + " (" + format_number(floor * 100) + "%)";
-  const bool below = measured < e.value * floor;
-  o.status = !below ? rule_status::pass : e.advisory ? rule_status::warn : rule_status::fail;
+  // Where lower is better (a latency) the floor bounds the rate the figure is the inverse of: a
+  // floor of 0.9 admits expected / 0.9, the latency of a rate at 90% of expected.
+  const bool lower = direction == better::lower;
+  const double limit = lower ? e.value / floor : e.value * floor;
+  o.floor_value = limit;
+  o.floor = lower ? "<= " + with_unit(limit, unit) + " (expected / " +
+                        format_number(floor * 100) + "%)"
+                  : with_unit(limit, unit) + " (" + format_number(floor * 100) + "%)";
+  const bool beyond = lower ? measured > limit : measured < limit;
+  o.status = !beyond ? rule_status::pass : e.advisory ? rule_status::warn : rule_status::fail;
   o.detail = e.source;
-  if (below) {
-    o.detail =
-        format_number(100 * measured / e.value) + "% of expected, under the floor; " + o.detail;
+  if (beyond) {
+    o.detail = format_number(100 * measured / e.value) + "% of expected, " +
+               (lower ? "over the ceiling; " : "under the floor; ") + o.detail;
   }
   return o;
 }

@@ -29,11 +29,12 @@ struct gpu_view {
 
 [[nodiscard]] std::string with_unit(double value, const std::string& unit);
 
-// A measured figure against `floor` x the expected value: pass, fail, or warn when the
-// expectation is advisory.
+// A measured figure against `floor` x the expected value, or where lower is better against the
+// ceiling expected / `floor`: pass, fail, or warn when the expectation is advisory.
 [[nodiscard]] rule_outcome against_floor(std::string rule, std::string subject, double measured,
                                          const expectation& e, double floor,
-                                         const std::string& unit);
+                                         const std::string& unit,
+                                         better direction = better::higher);
 [[nodiscard]] rule_outcome simple(std::string rule, std::string subject, rule_status status,
                                   std::string measured, std::string expected,
                                   std::string detail = "");

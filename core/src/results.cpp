@@ -119,6 +119,15 @@ const metric_summary* find_metric(const result& r, std::string_view metric) {
   return nullptr;
 }
 
+std::optional<metric_unit> declared_unit(const results_document& doc, std::string_view id,
+                                         std::string_view metric) {
+  for (const result& r : doc.results) {
+    if (r.id != id) continue;
+    if (const metric_summary* m = find_metric(r, metric)) return m->unit;
+  }
+  return std::nullopt;
+}
+
 std::optional<double> metric_median(const result& r, std::string_view metric) {
   for (const auto& [name, stats] : r.metrics) {
     if (name == metric) return stats.median;

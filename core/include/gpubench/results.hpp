@@ -24,6 +24,10 @@ NLOHMANN_JSON_SERIALIZE_ENUM(result_status, {{result_status::ok, "ok"},
 // Whether a metric is better when it is higher (rates) or lower (times, drops).
 enum class better { higher, lower };
 NLOHMANN_JSON_SERIALIZE_ENUM(better, {{better::higher, "higher"}, {better::lower, "lower"}})
+// The better of two values of a metric that goes `direction`.
+[[nodiscard]] constexpr double better_of(better direction, double a, double b) noexcept {
+  return direction == better::higher ? (a < b ? b : a) : (b < a ? b : a);
+}
 
 // What a metric measures in, as its benchmark declares it.
 struct metric_unit {
@@ -43,6 +47,8 @@ struct metric_summary : summary {
 // files written before metrics carried their units, and for a rule whose figure is missing from a
 // file. A unit test holds it to the registry's declarations.
 [[nodiscard]] std::optional<metric_unit> known_metric_unit(std::string_view name);
+
+struct results_document;
 
 struct result {
   std::string id;
@@ -68,6 +74,10 @@ void from_json(const json& j, result& r);
 [[nodiscard]] std::optional<double> metric_median(const result& r, std::string_view metric);
 [[nodiscard]] const metric_summary* find_metric(const result& r, std::string_view metric);
 [[nodiscard]] std::optional<std::string> axis_text(const json& axes, std::string_view name);
+// The unit and direction a results document gives a benchmark's metric (every result of one
+// benchmark declares a metric alike); nullopt where no result of it has the metric.
+[[nodiscard]] std::optional<metric_unit> declared_unit(const results_document& doc,
+                                                     std::string_view id, std::string_view metric);
 [[nodiscard]] std::optional<double> axis_number(const json& axes, std::string_view name);
 
 struct run_meta {
