@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "gpubench/exit_codes.hpp"
+#include "gpubench/core/exit_codes.hpp"
 
 namespace gpubench::app {
 

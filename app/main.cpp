@@ -10,9 +10,9 @@
 #include <iostream>
 
 #include "command.hpp"
-#include "gpubench/build_info.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/harness/build_info.hpp"
 #include "standard_streams.hpp"
 
 namespace gpubench::app {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "gpubench/text.hpp"
+#include "gpubench/core/text.hpp"
 
 namespace gpubench::app {
 

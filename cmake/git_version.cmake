@@ -6,7 +6,7 @@ execute_process(
 if(NOT _rc EQUAL 0 OR GPUBENCH_GIT STREQUAL "")
   set(GPUBENCH_GIT "unknown")
 endif()
-set(_content "// Generated at build time by cmake/git_version.cmake.\n#include \"gpubench/build_info.hpp\"\nnamespace gpubench {\nconst char* git_describe() noexcept { return \"${GPUBENCH_GIT}\"; }\n}  // namespace gpubench\n")
+set(_content "// Generated at build time by cmake/git_version.cmake.\n#include \"gpubench/harness/build_info.hpp\"\nnamespace gpubench {\nconst char* git_describe() noexcept { return \"${GPUBENCH_GIT}\"; }\n}  // namespace gpubench\n")
 if(EXISTS "${OUTPUT}")
   file(READ "${OUTPUT}" _old)
 endif()

@@ -8,7 +8,7 @@
 #include <iostream>
 #include <string>
 
-#include "benchmarks/cpu/augment_pipeline.hpp"
+#include "gpubench/benchmarks/cpu/augment_pipeline.hpp"
 
 int main(int argc, char** argv) {
   using namespace gpubench::augment;

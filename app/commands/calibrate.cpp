@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "../command.hpp"
-#include "gpubench/json.hpp"
+#include "gpubench/core/json.hpp"
 #include "gpubench/model/calibration.hpp"
 #include "gpubench/model/model.hpp"
 

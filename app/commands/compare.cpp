@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "../command.hpp"
-#include "gpubench/output_file.hpp"
-#include "gpubench/results.hpp"
-#include "reports/compare.hpp"
+#include "gpubench/core/output_file.hpp"
+#include "gpubench/core/results.hpp"
+#include "gpubench/reports/compare.hpp"
 
 namespace gpubench::app {
 

@@ -3,11 +3,11 @@
 #include <iostream>
 
 #include "../command.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/json_reader.hpp"
-#include "gpubench/output_file.hpp"
-#include "gpubench/results.hpp"
-#include "reports/prometheus.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/json_reader.hpp"
+#include "gpubench/core/output_file.hpp"
+#include "gpubench/core/results.hpp"
+#include "gpubench/reports/prometheus.hpp"
 
 namespace gpubench::app {
 

@@ -4,11 +4,11 @@
 #include <iostream>
 
 #include "../command.hpp"
-#include "acceptance/fleet.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/output_file.hpp"
-#include "gpubench/text.hpp"
-#include "reports/fleet_page.hpp"
+#include "gpubench/acceptance/fleet.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/output_file.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/reports/fleet_page.hpp"
 
 namespace gpubench::app {
 

@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "../command.hpp"
-#include "gpubench/build_info.hpp"
-#include "gpubench/discovery.hpp"
-#include "gpubench/format.hpp"
+#include "gpubench/core/format.hpp"
+#include "gpubench/harness/build_info.hpp"
+#include "gpubench/harness/discovery.hpp"
 
 namespace gpubench::app {
 

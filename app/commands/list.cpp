@@ -3,14 +3,14 @@
 #include <iostream>
 
 #include "../command.hpp"
-#include "gpubench/benchmark.hpp"
-#include "gpubench/build_info.hpp"
-#include "gpubench/context.hpp"
-#include "gpubench/discovery.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/format.hpp"
-#include "gpubench/suite.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/format.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/harness/benchmark.hpp"
+#include "gpubench/harness/build_info.hpp"
+#include "gpubench/harness/context.hpp"
+#include "gpubench/harness/discovery.hpp"
+#include "gpubench/harness/suite.hpp"
 
 namespace gpubench::app {
 

@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "../command.hpp"
-#include "gpubench/output_file.hpp"
-#include "gpubench/results.hpp"
-#include "reports/report.hpp"
+#include "gpubench/core/output_file.hpp"
+#include "gpubench/core/results.hpp"
+#include "gpubench/reports/report.hpp"
 
 namespace gpubench::app {
 

@@ -13,12 +13,12 @@
 
 #include "../command.hpp"
 #include "../standard_streams.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/format.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/format.hpp"
+#include "gpubench/harness/session.hpp"
 #include "gpubench/model/workload.hpp"
-#include "gpubench/session.hpp"
-#include "reports/report.hpp"
-#include "reports/summary.hpp"
+#include "gpubench/reports/report.hpp"
+#include "gpubench/reports/summary.hpp"
 
 namespace gpubench::app {
 

@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "../command.hpp"
+#include "gpubench/core/text.hpp"
 #include "gpubench/model/model.hpp"
-#include "gpubench/text.hpp"
-#include "reports/summary.hpp"
+#include "gpubench/reports/summary.hpp"
 
 namespace gpubench::app {
 

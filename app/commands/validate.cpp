@@ -3,10 +3,10 @@
 #include <iostream>
 
 #include "../command.hpp"
-#include "acceptance/validate.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/results.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/acceptance/validate.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/results.hpp"
+#include "gpubench/core/text.hpp"
 
 namespace gpubench::app {
 

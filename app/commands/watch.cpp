@@ -16,17 +16,17 @@
 #include <thread>
 
 #include "../command.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/format.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/format.hpp"
+#include "gpubench/core/output_file.hpp"
+#include "gpubench/core/text.hpp"
 #include "gpubench/model/hardware.hpp"
 #include "gpubench/model/model.hpp"
 #include "gpubench/model/workload.hpp"
-#include "gpubench/output_file.hpp"
-#include "gpubench/text.hpp"
-#include "reports/report.hpp"
-#include "watch/page.hpp"
-#include "watch/sampler.hpp"
-#include "watch/verdict.hpp"
+#include "gpubench/reports/report.hpp"
+#include "gpubench/watch/page.hpp"
+#include "gpubench/watch/sampler.hpp"
+#include "gpubench/watch/verdict.hpp"
 
 namespace gpubench::app {
 

@@ -9,12 +9,12 @@
 #include <random>
 #include <stdexcept>
 
-#include "augment_pipeline.hpp"
-#include "gpubench/benchmark.hpp"
-#include "gpubench/config.hpp"
-#include "gpubench/context.hpp"
-#include "gpubench/runner.hpp"
-#include "gpubench/thread_pool.hpp"
+#include "gpubench/benchmarks/cpu/augment_pipeline.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/harness/benchmark.hpp"
+#include "gpubench/harness/context.hpp"
+#include "gpubench/harness/runner.hpp"
+#include "gpubench/harness/thread_pool.hpp"
 
 namespace gpubench {
 namespace {

@@ -1,6 +1,6 @@
-#include "augment_pipeline.hpp"
+#include "gpubench/benchmarks/cpu/augment_pipeline.hpp"
 
-#include "gpubench/config.hpp"
+#include "gpubench/core/config.hpp"
 
 #if GPUBENCH_HAVE_TURBOJPEG
 #include <turbojpeg.h>

@@ -14,20 +14,20 @@
 #include <set>
 #include <stdexcept>
 
-#include "gpubench/benchmark.hpp"
-#include "gpubench/config.hpp"
-#include "gpubench/context.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/gpu_memory.hpp"
-#include "gpubench/gpu_monitor.hpp"
-#include "gpubench/precision.hpp"
-#include "gpubench/runner.hpp"
-#include "gpubench/statistics.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/precision.hpp"
+#include "gpubench/core/statistics.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/harness/benchmark.hpp"
+#include "gpubench/harness/context.hpp"
+#include "gpubench/harness/gpu_memory.hpp"
+#include "gpubench/harness/gpu_monitor.hpp"
+#include "gpubench/harness/runner.hpp"
 
 #if GPUBENCH_HAVE_CUDA
-#include "gpubench/cuda.hpp"
-#include "kernels/gemm.cuh"
+#include "gpubench/harness/cuda.hpp"
+#include "gpubench/kernels/gemm.cuh"
 #endif
 
 namespace gpubench {

@@ -5,13 +5,13 @@
 //   sync:   launch, then synchronize, for each launch: the round trip a host loop that waits on
 //           every kernel pays.
 //   graph:  the same batch captured once into a CUDA graph and launched as one graph.
-#include "gpubench/benchmark.hpp"
-#include "gpubench/config.hpp"
-#include "gpubench/context.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/harness/benchmark.hpp"
+#include "gpubench/harness/context.hpp"
 
 #if GPUBENCH_HAVE_CUDA
-#include "gpubench/cuda.hpp"
-#include "kernels/launch.cuh"
+#include "gpubench/harness/cuda.hpp"
+#include "gpubench/kernels/launch.cuh"
 #endif
 
 namespace gpubench {

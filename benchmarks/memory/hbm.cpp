@@ -5,16 +5,16 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "gpubench/benchmark.hpp"
-#include "gpubench/config.hpp"
-#include "gpubench/context.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/harness/benchmark.hpp"
+#include "gpubench/harness/context.hpp"
 
 #if GPUBENCH_HAVE_CUDA
-#include "gpubench/cuda.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/gpu_memory.hpp"
-#include "gpubench/text.hpp"
-#include "kernels/stream.cuh"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/harness/cuda.hpp"
+#include "gpubench/harness/gpu_memory.hpp"
+#include "gpubench/kernels/stream.cuh"
 #endif
 
 namespace gpubench {

@@ -10,10 +10,10 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "gpubench/benchmark.hpp"
-#include "gpubench/context.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/thread_pool.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/harness/benchmark.hpp"
+#include "gpubench/harness/context.hpp"
+#include "gpubench/harness/thread_pool.hpp"
 
 namespace gpubench {
 namespace {

@@ -8,22 +8,22 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "busbw.hpp"
-#include "communicator.hpp"
-#include "gpubench/benchmark.hpp"
-#include "gpubench/config.hpp"
-#include "gpubench/context.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/job.hpp"
-#include "gpubench/runner.hpp"
+#include "gpubench/benchmarks/nccl/busbw.hpp"
+#include "gpubench/benchmarks/nccl/communicator.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/harness/benchmark.hpp"
+#include "gpubench/harness/context.hpp"
+#include "gpubench/harness/job.hpp"
+#include "gpubench/harness/runner.hpp"
 
 #if GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
 
-#include "gpubench/cuda.hpp"
-#include "gpubench/cuda_libraries.hpp"
-#include "gpubench/gpu_memory.hpp"
-#include "gpubench/text.hpp"
-#include "kernels/copy.cuh"
+#include "gpubench/core/text.hpp"
+#include "gpubench/harness/cuda.hpp"
+#include "gpubench/harness/cuda_libraries.hpp"
+#include "gpubench/harness/gpu_memory.hpp"
+#include "gpubench/kernels/copy.cuh"
 #endif
 
 namespace gpubench {

@@ -9,12 +9,12 @@
 #include <chrono>
 #include <cstdint>
 
-#include "gpubench/benchmark.hpp"
-#include "gpubench/config.hpp"
-#include "gpubench/context.hpp"
-#include "gpubench/job.hpp"
-#include "gpubench/runner.hpp"
-#include "pairwise_links.hpp"
+#include "gpubench/benchmarks/net/pairwise_links.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/harness/benchmark.hpp"
+#include "gpubench/harness/context.hpp"
+#include "gpubench/harness/job.hpp"
+#include "gpubench/harness/runner.hpp"
 
 namespace gpubench {
 namespace {

@@ -1,11 +1,11 @@
-#include "pairwise_analysis.hpp"
+#include "gpubench/benchmarks/net/pairwise_analysis.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
 
-#include "gpubench/format.hpp"
+#include "gpubench/core/format.hpp"
 
 namespace gpubench::pairwise {
 

@@ -1,10 +1,10 @@
-#include "pairwise_links.hpp"
+#include "gpubench/benchmarks/net/pairwise_links.hpp"
 
 #include <algorithm>
 #include <chrono>
 
-#include "gpubench/context.hpp"
-#include "gpubench/statistics.hpp"
+#include "gpubench/core/statistics.hpp"
+#include "gpubench/harness/context.hpp"
 
 namespace gpubench::pairwise {
 

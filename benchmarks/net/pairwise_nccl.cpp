@@ -11,17 +11,17 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "gpubench/benchmark.hpp"
-#include "gpubench/config.hpp"
-#include "gpubench/context.hpp"
-#include "gpubench/job.hpp"
-#include "pairwise_links.hpp"
+#include "gpubench/benchmarks/net/pairwise_links.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/harness/benchmark.hpp"
+#include "gpubench/harness/context.hpp"
+#include "gpubench/harness/job.hpp"
 
 #if GPUBENCH_HAVE_MPI && GPUBENCH_HAVE_CUDA && GPUBENCH_HAVE_NCCL
-#include "../nccl/communicator.hpp"
-#include "gpubench/cuda.hpp"
-#include "gpubench/cuda_libraries.hpp"
-#include "kernels/copy.cuh"
+#include "gpubench/benchmarks/nccl/communicator.hpp"
+#include "gpubench/harness/cuda.hpp"
+#include "gpubench/harness/cuda_libraries.hpp"
+#include "gpubench/kernels/copy.cuh"
 #endif
 
 namespace gpubench {

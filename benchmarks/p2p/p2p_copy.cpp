@@ -6,14 +6,14 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "gpubench/benchmark.hpp"
-#include "gpubench/config.hpp"
-#include "gpubench/context.hpp"
-#include "gpubench/errors.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/harness/benchmark.hpp"
+#include "gpubench/harness/context.hpp"
 
 #if GPUBENCH_HAVE_CUDA
-#include "gpubench/cuda.hpp"
-#include "kernels/copy.cuh"
+#include "gpubench/harness/cuda.hpp"
+#include "gpubench/kernels/copy.cuh"
 #endif
 
 namespace gpubench {

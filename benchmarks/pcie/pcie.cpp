@@ -13,16 +13,16 @@
 #include <string_view>
 #include <thread>
 
-#include "gpubench/benchmark.hpp"
-#include "gpubench/config.hpp"
-#include "gpubench/context.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/harness/benchmark.hpp"
+#include "gpubench/harness/context.hpp"
 
 #if GPUBENCH_HAVE_CUDA
-#include "gpubench/cuda.hpp"
-#include "gpubench/gpu_monitor.hpp"
-#include "gpubench/host_memory.hpp"
-#include "gpubench/statistics.hpp"
-#include "kernels/copy.cuh"
+#include "gpubench/core/statistics.hpp"
+#include "gpubench/harness/cuda.hpp"
+#include "gpubench/harness/gpu_monitor.hpp"
+#include "gpubench/harness/host_memory.hpp"
+#include "gpubench/kernels/copy.cuh"
 #endif
 
 namespace gpubench {

@@ -16,14 +16,14 @@
 #include <stdexcept>
 #include <thread>
 
-#include "gpubench/benchmark.hpp"
-#include "gpubench/config.hpp"
-#include "gpubench/context.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/runner.hpp"
-#include "gpubench/scratch_file.hpp"
-#include "gpubench/text.hpp"
-#include "gpubench/thread_pool.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/harness/benchmark.hpp"
+#include "gpubench/harness/context.hpp"
+#include "gpubench/harness/runner.hpp"
+#include "gpubench/harness/scratch_file.hpp"
+#include "gpubench/harness/thread_pool.hpp"
 
 #if GPUBENCH_HAVE_URING
 #include <liburing.h>

@@ -1,9 +1,9 @@
-#include "gpubench/config_paths.hpp"
+#include "gpubench/core/config_paths.hpp"
 
 #include <cstdlib>
 #include <system_error>
 
-#include "gpubench/config.hpp"
+#include "gpubench/core/config.hpp"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "gpubench/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 #include <cerrno>
 #include <cstring>

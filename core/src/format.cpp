@@ -1,4 +1,4 @@
-#include "gpubench/format.hpp"
+#include "gpubench/core/format.hpp"
 
 #include <algorithm>
 #include <cmath>

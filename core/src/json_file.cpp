@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "gpubench/errors.hpp"
-#include "gpubench/json.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/json.hpp"
+#include "gpubench/core/text.hpp"
 
 namespace gpubench {
 

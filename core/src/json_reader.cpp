@@ -1,4 +1,4 @@
-#include "gpubench/json_reader.hpp"
+#include "gpubench/core/json_reader.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "gpubench/output_file.hpp"
+#include "gpubench/core/output_file.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -12,8 +12,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "gpubench/errors.hpp"
-#include "gpubench/stop_cleanup.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/stop_cleanup.hpp"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "gpubench/results.hpp"
+#include "gpubench/core/results.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <ctime>
 
-#include "gpubench/errors.hpp"
-#include "gpubench/json_reader.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/json_reader.hpp"
 
 namespace gpubench {
 

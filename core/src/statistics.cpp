@@ -1,4 +1,4 @@
-#include "gpubench/statistics.hpp"
+#include "gpubench/core/statistics.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "gpubench/stop_cleanup.hpp"
+#include "gpubench/core/stop_cleanup.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "gpubench/system.hpp"
+#include "gpubench/core/system.hpp"
 
 #include <algorithm>
 

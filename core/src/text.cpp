@@ -1,4 +1,4 @@
-#include "gpubench/text.hpp"
+#include "gpubench/core/text.hpp"
 
 #include <cctype>
 #include <cstdio>

@@ -1,10 +1,10 @@
-#include "gpubench/benchmark.hpp"
+#include "gpubench/harness/benchmark.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "gpubench/context.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/harness/context.hpp"
 
 namespace gpubench {
 

@@ -1,12 +1,12 @@
-#include "gpubench/build_info.hpp"
+#include "gpubench/harness/build_info.hpp"
 
-#include "gpubench/config.hpp"
+#include "gpubench/core/config.hpp"
 
 #if GPUBENCH_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
 #include "detail/library_messages.hpp"
-#include "gpubench/cuda_libraries.hpp"
+#include "gpubench/harness/cuda_libraries.hpp"
 
 namespace gpubench {
 

@@ -1,12 +1,12 @@
-#include "gpubench/context.hpp"
+#include "gpubench/harness/context.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
 #include "detail/library_messages.hpp"
-#include "gpubench/config.hpp"
-#include "gpubench/cuda_libraries.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/harness/cuda_libraries.hpp"
 
 namespace gpubench {
 

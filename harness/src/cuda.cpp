@@ -1,12 +1,12 @@
-#include "gpubench/cuda.hpp"
+#include "gpubench/harness/cuda.hpp"
 
 #if GPUBENCH_HAVE_CUDA
 #include <mutex>
 #include <string>
 
-#include "gpubench/errors.hpp"
-#include "gpubench/gpu_memory.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/harness/gpu_memory.hpp"
 
 namespace gpubench::cuda {
 

@@ -1,4 +1,4 @@
-#include "gpubench/cuda_libraries.hpp"
+#include "gpubench/harness/cuda_libraries.hpp"
 
 #include <atomic>
 #include <cstdlib>
@@ -7,7 +7,7 @@
 
 #include "detail/library_messages.hpp"
 #include "detail/shared_library.hpp"
-#include "gpubench/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 namespace gpubench::cuda {
 

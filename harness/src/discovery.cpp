@@ -1,4 +1,4 @@
-#include "gpubench/discovery.hpp"
+#include "gpubench/harness/discovery.hpp"
 
 #include <sys/statvfs.h>
 #include <sys/sysinfo.h>
@@ -19,9 +19,9 @@
 #include "detail/cuda_devices.hpp"
 #include "detail/nvml.hpp"
 #include "detail/procfs.hpp"
-#include "gpubench/cuda_libraries.hpp"
-#include "gpubench/gpu_assignment.hpp"
-#include "gpubench/thread_pool.hpp"
+#include "gpubench/harness/cuda_libraries.hpp"
+#include "gpubench/harness/gpu_assignment.hpp"
+#include "gpubench/harness/thread_pool.hpp"
 
 namespace gpubench {
 

@@ -1,10 +1,10 @@
-#include "gpubench/gpu_assignment.hpp"
+#include "gpubench/harness/gpu_assignment.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <map>
 
-#include "gpubench/text.hpp"
+#include "gpubench/core/text.hpp"
 
 namespace gpubench {
 

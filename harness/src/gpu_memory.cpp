@@ -1,9 +1,9 @@
-#include "gpubench/gpu_memory.hpp"
+#include "gpubench/harness/gpu_memory.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "gpubench/text.hpp"
+#include "gpubench/core/text.hpp"
 
 namespace gpubench {
 

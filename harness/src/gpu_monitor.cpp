@@ -1,4 +1,4 @@
-#include "gpubench/gpu_monitor.hpp"
+#include "gpubench/harness/gpu_monitor.hpp"
 
 #include <algorithm>
 

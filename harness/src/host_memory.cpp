@@ -1,4 +1,4 @@
-#include "gpubench/host_memory.hpp"
+#include "gpubench/harness/host_memory.hpp"
 
 #include <sys/mman.h>
 
@@ -6,7 +6,7 @@
 
 #include <cerrno>
 
-#include "gpubench/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "gpubench/job.hpp"
+#include "gpubench/harness/job.hpp"
 
 #include <unistd.h>
 
@@ -10,10 +10,10 @@
 #include <set>
 #include <stdexcept>
 
-#include "gpubench/config.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/runner.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/harness/runner.hpp"
 
 #if GPUBENCH_HAVE_MPI
 #include <mpi.h>

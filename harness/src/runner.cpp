@@ -1,4 +1,4 @@
-#include "gpubench/runner.hpp"
+#include "gpubench/harness/runner.hpp"
 
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -13,11 +13,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "gpubench/errors.hpp"
-#include "gpubench/exit_codes.hpp"
-#include "gpubench/output_file.hpp"
-#include "gpubench/stop_cleanup.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/exit_codes.hpp"
+#include "gpubench/core/output_file.hpp"
+#include "gpubench/core/stop_cleanup.hpp"
+#include "gpubench/core/text.hpp"
 
 namespace gpubench {
 

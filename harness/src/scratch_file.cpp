@@ -1,4 +1,4 @@
-#include "gpubench/scratch_file.hpp"
+#include "gpubench/harness/scratch_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "detail/procfs.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/runner.hpp"
-#include "gpubench/stop_cleanup.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/stop_cleanup.hpp"
+#include "gpubench/harness/runner.hpp"
 
 namespace gpubench {
 

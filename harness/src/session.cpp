@@ -1,5 +1,5 @@
 // gpubench run, as the harness runs it (gpubench/session.hpp).
-#include "gpubench/session.hpp"
+#include "gpubench/harness/session.hpp"
 
 #include <benchmark/benchmark.h>
 #include <sys/stat.h>
@@ -16,15 +16,15 @@
 #include <filesystem>
 #include <iostream>
 
-#include "gpubench/build_info.hpp"
-#include "gpubench/config.hpp"
-#include "gpubench/discovery.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/gpu_assignment.hpp"
-#include "gpubench/job.hpp"
-#include "gpubench/output_file.hpp"
-#include "gpubench/text.hpp"
-#include "gpubench/thread_pool.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/output_file.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/harness/build_info.hpp"
+#include "gpubench/harness/discovery.hpp"
+#include "gpubench/harness/gpu_assignment.hpp"
+#include "gpubench/harness/job.hpp"
+#include "gpubench/harness/thread_pool.hpp"
 
 namespace gpubench {
 

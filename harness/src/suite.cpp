@@ -1,4 +1,4 @@
-#include "gpubench/suite.hpp"
+#include "gpubench/harness/suite.hpp"
 
 #include <fnmatch.h>
 #include <unistd.h>
@@ -8,11 +8,11 @@
 #include <cstdlib>
 #include <limits>
 
-#include "gpubench/config.hpp"
-#include "gpubench/context.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/json_reader.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/json_reader.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/harness/context.hpp"
 
 namespace gpubench {
 

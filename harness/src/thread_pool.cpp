@@ -1,4 +1,4 @@
-#include "gpubench/thread_pool.hpp"
+#include "gpubench/harness/thread_pool.hpp"
 
 #include <sched.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "gpubench/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 namespace gpubench {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "components.hpp"
-#include "gpubench/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 namespace gpubench::model::detail {
 

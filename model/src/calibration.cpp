@@ -7,10 +7,10 @@
 #include <map>
 #include <utility>
 
-#include "gpubench/config_paths.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/json_reader.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/config_paths.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/json_reader.hpp"
+#include "gpubench/core/text.hpp"
 
 namespace gpubench::model {
 namespace {

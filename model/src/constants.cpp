@@ -2,11 +2,11 @@
 // fitted on the calibration set or taken from sources (docs/model.md).
 #include <algorithm>
 
-#include "gpubench/config_paths.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/json_reader.hpp"
+#include "gpubench/core/config_paths.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/json_reader.hpp"
+#include "gpubench/core/text.hpp"
 #include "gpubench/model/model.hpp"
-#include "gpubench/text.hpp"
 
 namespace gpubench::model {
 

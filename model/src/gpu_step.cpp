@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "components.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/text.hpp"
 
 namespace gpubench::model {
 

@@ -6,12 +6,12 @@
 #include <limits>
 #include <set>
 
-#include "gpubench/config_paths.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/json_reader.hpp"
-#include "gpubench/precision.hpp"
-#include "gpubench/statistics.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/config_paths.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/json_reader.hpp"
+#include "gpubench/core/precision.hpp"
+#include "gpubench/core/statistics.hpp"
+#include "gpubench/core/text.hpp"
 
 namespace gpubench::model {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "components.hpp"
-#include "gpubench/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "presets.hpp"
 
 namespace gpubench::model {

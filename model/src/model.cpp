@@ -8,9 +8,9 @@
 #include <cstdio>
 
 #include "components.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/format.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/format.hpp"
+#include "gpubench/core/text.hpp"
 
 namespace gpubench::model {
 

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "components.hpp"
-#include "gpubench/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 namespace gpubench::model::detail {
 

@@ -6,11 +6,11 @@
 #include <filesystem>
 
 #include "components.hpp"
-#include "gpubench/config_paths.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/json_reader.hpp"
-#include "gpubench/precision.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/config_paths.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/json_reader.hpp"
+#include "gpubench/core/precision.hpp"
+#include "gpubench/core/text.hpp"
 #include "presets.hpp"
 
 namespace gpubench::model {

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "gpubench/errors.hpp"
-#include "gpubench/json.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/json.hpp"
 
 namespace gpubench::fuzzing {
 

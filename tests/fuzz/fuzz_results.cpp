@@ -1,9 +1,9 @@
 // Results files, as `report`, `compare`, `size --hardware` and `validate` read them: the parser,
 // the model's profile built from them and the acceptance rules applied to them.
 #include "fuzz_input.hpp"
+#include "gpubench/acceptance/validate.hpp"
+#include "gpubench/core/results.hpp"
 #include "gpubench/model/hardware.hpp"
-#include "gpubench/results.hpp"
-#include "acceptance/validate.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const gpubench::acceptance::spec h100 = gpubench::acceptance::load_spec("h100-sxm5-80gb");

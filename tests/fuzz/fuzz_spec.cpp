@@ -1,6 +1,6 @@
 // Acceptance spec files (`validate --spec FILE`).
 #include "fuzz_input.hpp"
-#include "acceptance/validate.hpp"
+#include "gpubench/acceptance/validate.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   return gpubench::fuzzing::parse_input(data, size, [](const gpubench::json& doc) {

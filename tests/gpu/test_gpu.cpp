@@ -9,12 +9,12 @@
 #include <map>
 #include <set>
 
-#include "gpubench/context.hpp"
-#include "gpubench/cuda.hpp"
-#include "gpubench/runner.hpp"
-#include "gpubench/suite.hpp"
-#include "gpubench/discovery.hpp"
-#include "kernels/copy.cuh"
+#include "gpubench/harness/context.hpp"
+#include "gpubench/harness/cuda.hpp"
+#include "gpubench/harness/discovery.hpp"
+#include "gpubench/harness/runner.hpp"
+#include "gpubench/harness/suite.hpp"
+#include "gpubench/kernels/copy.cuh"
 #include "process.hpp"
 
 using namespace gpubench;

@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "gpubench/benchmark.hpp"
-#include "gpubench/context.hpp"
+#include "gpubench/harness/benchmark.hpp"
+#include "gpubench/harness/context.hpp"
 
 namespace gpubench::testing {
 

@@ -4,7 +4,7 @@
 #include <functional>
 #include <string>
 
-#include "gpubench/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 namespace gpubench::testing {
 

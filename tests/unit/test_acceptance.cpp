@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "acceptance/validate.hpp"
+#include "gpubench/acceptance/validate.hpp"
 
 using namespace gpubench;
 using acceptance::rule_outcome;
@@ -100,8 +100,7 @@ TEST_CASE("a figure rule holds the best repetition of each GPU to its floor", "[
   CHECK(rules_out[1].detail.starts_with("86.7% of expected, under the floor"));
 }
 
-TEST_CASE("a rule on a latency is a ceiling: lower than it passes, higher fails",
-          "[acceptance]") {
+TEST_CASE("a rule on a latency is a ceiling: lower than it passes, higher fails", "[acceptance]") {
   const json rules = json::array({{{"name", "launch latency"},
                                    {"benchmark", "gpu.launch_latency"},
                                    {"axes", {{"mode", "stream"}}},
@@ -111,8 +110,8 @@ TEST_CASE("a rule on a latency is a ceiling: lower than it passes, higher fails"
                                    {"floor", 0.9}}});
   SECTION("measured below the expected latency passes") {
     results_document doc = machine(1);
-    doc.results.push_back(ok("gpu.launch_latency", {{"gpu", 0}, {"mode", "stream"}}, "us", 2.1,
-                             micro));
+    doc.results.push_back(
+        ok("gpu.launch_latency", {{"gpu", 0}, {"mode", "stream"}}, "us", 2.1, micro));
     const rule_outcome o = only(outcomes(doc, spec_of(rules)), "launch latency");
     CHECK(o.status == rule_status::pass);
     CHECK(o.floor_value == Approx(2.5 / 0.9));
@@ -120,41 +119,43 @@ TEST_CASE("a rule on a latency is a ceiling: lower than it passes, higher fails"
   }
   SECTION("measured above the ceiling fails, and says so") {
     results_document doc = machine(1);
-    doc.results.push_back(ok("gpu.launch_latency", {{"gpu", 0}, {"mode", "stream"}}, "us", 4.0,
-                             micro));
+    doc.results.push_back(
+        ok("gpu.launch_latency", {{"gpu", 0}, {"mode", "stream"}}, "us", 4.0, micro));
     const rule_outcome o = only(outcomes(doc, spec_of(rules)), "launch latency");
     CHECK(o.status == rule_status::fail);
     CHECK(o.detail.starts_with("160% of expected, over the ceiling"));
   }
   SECTION("the best repetition of a latency is the lowest") {
     results_document doc = machine(1);
-    doc.results.push_back(ok("gpu.launch_latency", {{"gpu", 0}, {"mode", "stream"}}, "us", 9.0,
-                             micro));
-    doc.results.push_back(ok("gpu.launch_latency", {{"gpu", 0}, {"mode", "stream"}}, "us", 2.0,
-                             micro));
+    doc.results.push_back(
+        ok("gpu.launch_latency", {{"gpu", 0}, {"mode", "stream"}}, "us", 9.0, micro));
+    doc.results.push_back(
+        ok("gpu.launch_latency", {{"gpu", 0}, {"mode", "stream"}}, "us", 2.0, micro));
     const rule_outcome o = only(outcomes(doc, spec_of(rules)), "launch latency");
     CHECK(o.measured_value == Approx(2.0));
     CHECK(o.status == rule_status::pass);
   }
   SECTION("results of another mode do not count") {
     results_document doc = machine(1);
-    doc.results.push_back(ok("gpu.launch_latency", {{"gpu", 0}, {"mode", "graph"}}, "us", 1.0,
-                             micro));
+    doc.results.push_back(
+        ok("gpu.launch_latency", {{"gpu", 0}, {"mode", "graph"}}, "us", 1.0, micro));
     const rule_outcome o = only(outcomes(doc, spec_of(rules)), "launch latency");
     CHECK(o.status == rule_status::missing);
   }
 }
 
 TEST_CASE("figure rules per GPU pair and per machine, and min_gpus", "[acceptance]") {
-  const json rules = json::array(
-      {{{"name", "p2p"},
-        {"benchmark", "p2p.copy"},
-        {"metric", "GBps"},
-        {"per", "pair"},
-        {"expected", 300.0},
-        {"min_gpus", 2}},
-       {{"name", "h2d all"}, {"benchmark", "pcie.h2d_all"}, {"metric", "GBps"}, {"per", "machine"},
-        {"expected", 100.0}}});
+  const json rules = json::array({{{"name", "p2p"},
+                                   {"benchmark", "p2p.copy"},
+                                   {"metric", "GBps"},
+                                   {"per", "pair"},
+                                   {"expected", 300.0},
+                                   {"min_gpus", 2}},
+                                  {{"name", "h2d all"},
+                                   {"benchmark", "pcie.h2d_all"},
+                                   {"metric", "GBps"},
+                                   {"per", "machine"},
+                                   {"expected", 100.0}}});
   SECTION("a pair under its floor fails; the machine figure passes") {
     results_document doc = machine(2);
     doc.results.push_back(ok("p2p.copy", {{"pair", "0>1"}}, "GBps", 290, gbps));
@@ -179,8 +180,10 @@ TEST_CASE("figure rules per GPU pair and per machine, and min_gpus", "[acceptanc
 }
 
 TEST_CASE("a figure rule names a failed or skipped benchmark", "[acceptance]") {
-  const json rules = json::array(
-      {{{"name", "hbm copy"}, {"benchmark", "hbm.copy"}, {"metric", "GBps"}, {"expected", 3000.0}}});
+  const json rules = json::array({{{"name", "hbm copy"},
+                                   {"benchmark", "hbm.copy"},
+                                   {"metric", "GBps"},
+                                   {"expected", 3000.0}}});
   results_document doc = machine(1);
   result failed;
   failed.id = "hbm.copy";
@@ -214,9 +217,9 @@ TEST_CASE("health: GPU count and model", "[acceptance]") {
   CHECK(only(fail, "gpu count").status == rule_status::fail);
   results_document other = machine(1);
   other.system.gpus[0].name = "NVIDIA A100-SXM4-80GB";
-  CHECK(only(outcomes(other, spec_of(json::array(), {{"gpu_model", "h100-sxm5-80gb"}})),
-             "gpu model")
-            .status == rule_status::fail);
+  CHECK(
+      only(outcomes(other, spec_of(json::array(), {{"gpu_model", "h100-sxm5-80gb"}})), "gpu model")
+          .status == rule_status::fail);
 }
 
 TEST_CASE("health: the PCIe link, idle and under load", "[acceptance]") {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "benchmarks/cpu/augment_pipeline.hpp"
+#include "gpubench/benchmarks/cpu/augment_pipeline.hpp"
 
 using namespace gpubench::augment;
 

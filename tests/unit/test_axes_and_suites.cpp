@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "fake_benchmarks.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/suite.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/harness/suite.hpp"
 #include "input_error_message.hpp"
 
 using namespace gpubench;

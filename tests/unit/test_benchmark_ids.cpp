@@ -2,10 +2,10 @@
 // has: a renamed benchmark cannot silently leave a figure unread or a rule unchecked.
 #include <catch2/catch.hpp>
 
-#include "acceptance/validate.hpp"
-#include "gpubench/benchmark.hpp"
+#include "gpubench/acceptance/validate.hpp"
+#include "gpubench/harness/benchmark.hpp"
 #include "gpubench/model/hardware.hpp"
-#include "reports/report.hpp"
+#include "gpubench/reports/report.hpp"
 
 using namespace gpubench;
 

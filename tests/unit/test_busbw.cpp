@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "benchmarks/nccl/busbw.hpp"
-#include "gpubench/benchmark.hpp"
+#include "gpubench/benchmarks/nccl/busbw.hpp"
+#include "gpubench/harness/benchmark.hpp"
 
 using namespace gpubench::collectives;
 

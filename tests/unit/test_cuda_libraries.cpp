@@ -4,8 +4,8 @@
 
 #include "detail/library_messages.hpp"
 #include "detail/shared_library.hpp"
-#include "gpubench/config.hpp"
-#include "gpubench/cuda_libraries.hpp"
+#include "gpubench/core/config.hpp"
+#include "gpubench/harness/cuda_libraries.hpp"
 
 using namespace gpubench;
 

@@ -1,7 +1,7 @@
 // Which GPUs CUDA_VISIBLE_DEVICES leaves, and which GPU each rank of a node drives.
 #include <catch2/catch.hpp>
 
-#include "gpubench/gpu_assignment.hpp"
+#include "gpubench/harness/gpu_assignment.hpp"
 
 using namespace gpubench;
 

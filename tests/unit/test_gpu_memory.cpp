@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "gpubench/gpu_memory.hpp"
+#include "gpubench/harness/gpu_memory.hpp"
 
 using namespace gpubench;
 

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "gpubench/benchmark.hpp"
-#include "gpubench/context.hpp"
-#include "gpubench/discovery.hpp"
+#include "gpubench/harness/benchmark.hpp"
+#include "gpubench/harness/context.hpp"
+#include "gpubench/harness/discovery.hpp"
 
 using namespace gpubench;
 

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "gpubench/errors.hpp"
-#include "gpubench/job.hpp"
-#include "gpubench/results.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/results.hpp"
+#include "gpubench/harness/job.hpp"
 
 using namespace gpubench;
 

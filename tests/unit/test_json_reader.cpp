@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "gpubench/json_reader.hpp"
+#include "gpubench/core/json_reader.hpp"
 #include "input_error_message.hpp"
 
 using namespace gpubench;

@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gpubench/config_paths.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/format.hpp"
-#include "gpubench/json_reader.hpp"
+#include "gpubench/core/config_paths.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/format.hpp"
+#include "gpubench/core/json_reader.hpp"
+#include "gpubench/harness/suite.hpp"
 #include "gpubench/model/calibration.hpp"
 #include "gpubench/model/model.hpp"
-#include "gpubench/suite.hpp"
 
 using namespace gpubench;
 using namespace gpubench::model;

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
-#include "gpubench/errors.hpp"
-#include "gpubench/output_file.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/output_file.hpp"
 #include "input_error_message.hpp"
 #include "temp_dir.hpp"
 

@@ -3,8 +3,8 @@
 
 #include <set>
 
-#include "benchmarks/net/pairwise_analysis.hpp"
-#include "benchmarks/net/pairwise_links.hpp"
+#include "gpubench/benchmarks/net/pairwise_analysis.hpp"
+#include "gpubench/benchmarks/net/pairwise_links.hpp"
 
 using namespace gpubench;
 

@@ -2,10 +2,10 @@
 
 #include <filesystem>
 
-#include "gpubench/errors.hpp"
-#include "gpubench/output_file.hpp"
-#include "gpubench/results.hpp"
-#include "gpubench/text.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/output_file.hpp"
+#include "gpubench/core/results.hpp"
+#include "gpubench/core/text.hpp"
 #include "temp_dir.hpp"
 
 using namespace gpubench;

@@ -8,12 +8,12 @@
 #include <fstream>
 
 #include "fake_benchmarks.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/exit_codes.hpp"
-#include "gpubench/results.hpp"
-#include "gpubench/runner.hpp"
-#include "gpubench/shared_resources.hpp"
-#include "gpubench/stop_cleanup.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/exit_codes.hpp"
+#include "gpubench/core/results.hpp"
+#include "gpubench/core/stop_cleanup.hpp"
+#include "gpubench/harness/runner.hpp"
+#include "gpubench/harness/shared_resources.hpp"
 #include "temp_dir.hpp"
 
 using namespace gpubench;

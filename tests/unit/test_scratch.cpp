@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "gpubench/runner.hpp"
-#include "gpubench/scratch_file.hpp"
+#include "gpubench/harness/runner.hpp"
+#include "gpubench/harness/scratch_file.hpp"
 #include "temp_dir.hpp"
 
 using namespace gpubench;

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "fake_benchmarks.hpp"
-#include "gpubench/session.hpp"
+#include "gpubench/harness/session.hpp"
 #include "temp_dir.hpp"
 
 using namespace gpubench;

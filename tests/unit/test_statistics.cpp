@@ -4,8 +4,8 @@
 #include <limits>
 #include <vector>
 
-#include "gpubench/benchmark.hpp"
-#include "gpubench/statistics.hpp"
+#include "gpubench/core/statistics.hpp"
+#include "gpubench/harness/benchmark.hpp"
 
 using gpubench::summarize;
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "detail/nvml.hpp"
-#include "gpubench/discovery.hpp"
+#include "gpubench/harness/discovery.hpp"
 
 using namespace gpubench;
 

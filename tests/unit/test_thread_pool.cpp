@@ -5,7 +5,7 @@
 #include <set>
 #include <thread>
 
-#include "gpubench/thread_pool.hpp"
+#include "gpubench/harness/thread_pool.hpp"
 
 using gpubench::pinned_thread_pool;
 

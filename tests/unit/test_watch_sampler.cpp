@@ -2,7 +2,7 @@
 // over whose interval each rate is taken. The live sampler is in tests/cli/test_watch.cpp.
 #include <catch2/catch.hpp>
 
-#include "watch/sampler.hpp"
+#include "gpubench/watch/sampler.hpp"
 
 using gpubench::json;
 using namespace gpubench::watch;

@@ -3,7 +3,7 @@
 // tests/cli/test_watch.cpp; these pin the arithmetic they cannot control.
 #include <catch2/catch.hpp>
 
-#include "watch/verdict.hpp"
+#include "gpubench/watch/verdict.hpp"
 
 using gpubench::json;
 using namespace gpubench::watch;

@@ -1,6 +1,6 @@
 #include "detail/cuda_devices.hpp"
 
-#include "gpubench/config.hpp"
+#include "gpubench/core/config.hpp"
 
 #if GPUBENCH_HAVE_CUDA
 #include <cuda_runtime_api.h>

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gpubench/system.hpp"
+#include "gpubench/core/system.hpp"
 
 namespace gpubench::detail {
 

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <climits>
 
-#include "gpubench/text.hpp"
+#include "gpubench/core/text.hpp"
 
 namespace gpubench::detail {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "detail/shared_library.hpp"
-#include "gpubench/system.hpp"
+#include "gpubench/core/system.hpp"
 
 namespace gpubench::detail {
 

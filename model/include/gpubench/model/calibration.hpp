@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "gpubench/json.hpp"
+#include "gpubench/core/json.hpp"
 #include "gpubench/model/model.hpp"
 
 namespace gpubench::model {

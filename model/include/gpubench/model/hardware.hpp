@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "gpubench/json.hpp"
-#include "gpubench/results.hpp"
+#include "gpubench/core/json.hpp"
+#include "gpubench/core/results.hpp"
 
 namespace gpubench::model {
 

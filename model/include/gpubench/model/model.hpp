@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gpubench/json.hpp"
+#include "gpubench/core/json.hpp"
 #include "gpubench/model/hardware.hpp"
 #include "gpubench/model/workload.hpp"
 

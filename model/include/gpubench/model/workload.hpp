@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpubench/json.hpp"
+#include "gpubench/core/json.hpp"
 #include "gpubench/model/hardware.hpp"
 
 namespace gpubench::model {

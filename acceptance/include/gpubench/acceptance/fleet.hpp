@@ -1,0 +1,89 @@
+// gpubench fleet: many servers' results at once. Every node is validated against its spec, then
+// every figure of every GPU (and every node-level figure) is held against the fleet's median of
+// the same figure, so a GPU 12% slower than its siblings stands out even above the SKU's floor.
+// docs/validate.md, "Fleets".
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpubench/acceptance/validate.hpp"
+
+namespace gpubench::acceptance {
+
+// One node: its spec verdict, and the worst outcome per rule family ("gemm", "pcie", "ecc"...).
+struct fleet_node {
+  std::string host;
+  std::string file;
+  std::string spec_name;
+  rule_status verdict = rule_status::pass;  // fail, else missing, else pass
+  std::map<std::string, rule_status> families;
+  std::size_t passed = 0;
+  std::vector<rule_outcome> failures;      // the rules it failed
+  std::vector<std::string> missing_rules;  // rules without the measurement they need, as text
+};
+
+// "gemm bf16 GPU 1: FAIL, 700 TFLOP/s, floor 716 TFLOP/s (88% of expected, ...)"
+[[nodiscard]] std::string outcome_text(const rule_outcome& o);
+// A node's failures on one line ("; " between them), each in full or by rule and subject only,
+// then how many rules lack a measurement.
+[[nodiscard]] std::string failures_line(const fleet_node& n, bool names_only);
+
+// One figure far from the fleet's median of it.
+struct fleet_outlier {
+  std::string host;
+  std::optional<int> gpu;  // absent for a node-level figure (host memory, NVMe, CPU)
+  std::string uuid;
+  std::string figure;  // "gemm dtype=bf16 shape=8192x8192x8192 TFLOPs"
+  std::string unit;
+  double value = 0;
+  double fleet_median = 0;
+  double deviation = 0;  // (value - median) / median
+  double threshold = 0;  // the |deviation| from which this figure stands out
+  std::size_t members = 0;
+  bool worse = false;  // in the figure's worse direction (lower rate, longer time)
+};
+
+// Thresholds (docs/validate.md explains them): a figure stands out when it is further from the
+// median than both min_deviation and mad_multiple robust standard deviations (1.4826 x MAD).
+struct fleet_settings {
+  double min_deviation = 0.05;
+  double mad_multiple = 4;
+  std::size_t min_members = 3;  // fewer measurements of a figure: no median to hold it to
+};
+
+struct fleet_report {
+  std::vector<fleet_node> nodes;
+  std::vector<std::string> families;    // the columns, in first-seen order
+  std::vector<fleet_outlier> outliers;  // furthest first
+  std::size_t figures_compared = 0;     // figures with min_members or more measurements
+  std::vector<std::string> spec_notes;  // nodes no spec applied to, and why
+  fleet_settings settings;
+
+  // Every node passed its spec and no figure stands out.
+  [[nodiscard]] bool passed() const;
+};
+
+// One results file of the fleet, read.
+struct fleet_input {
+  std::string file;
+  results_document doc;
+};
+
+// Results files, and folders of them (every *.json whose schema is gpubench.results/1, sorted),
+// each read once. Throws input_error for a path that is neither, or a file that does not parse.
+[[nodiscard]] std::vector<fleet_input> read_fleet(const std::vector<std::string>& paths);
+
+// `spec`: a spec name or file for every node; else each node's own (spec_for).
+[[nodiscard]] fleet_report check_fleet(const std::vector<fleet_input>& inputs,
+                                       const std::optional<std::string>& spec,
+                                       const fleet_settings& settings = {});
+
+[[nodiscard]] json to_json(const fleet_report& f);
+[[nodiscard]] std::string to_text(const fleet_report& f);
+// One row per node and one per outlier, for a spreadsheet or a vendor ticket.
+[[nodiscard]] std::string to_csv(const fleet_report& f);
+
+}  // namespace gpubench::acceptance

@@ -1,0 +1,134 @@
+// Acceptance checks (`gpubench validate`): a results file against the spec of its SKU
+// (configs/specs/*.json, schema gpubench.spec/1), DCGM-style: measured figures against a floor
+// that is a fraction of what a healthy unit measures, and health rules (PCIe link under load,
+// ECC and row remapping, NVLink links, peer access, power limit, throttling, clocks and drop
+// during the sustained load). Optionally against a fleet baseline, SuperBench-style: the median of
+// many machines' results, with a tolerance. docs/validate.md describes every rule.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpubench/core/json.hpp"
+#include "gpubench/core/results.hpp"
+
+namespace gpubench::acceptance {
+
+inline constexpr const char* spec_schema = "gpubench.spec/1";
+inline constexpr const char* validation_schema = "gpubench.validation/1";
+
+// An expected figure and where it came from. `advisory`: it rests on an assumed catalog figure,
+// so falling below its floor warns instead of failing.
+struct expectation {
+  double value = 0;
+  std::string source;
+  bool advisory = false;
+};
+
+// A measured figure against a floor: the best value of `metric` over the results of `benchmark`
+// whose axes have the given values, per GPU, per GPU pair or for the whole machine.
+struct figure_rule {
+  std::string name;  // "gemm bf16"
+  std::string benchmark;
+  std::map<std::string, std::string> axes;
+  std::string metric;
+  std::string per = "gpu";  // gpu | pair | machine
+  expectation expected;
+  double floor = 0.9;        // fraction of expected
+  int min_gpus = 1;          // the rule applies where the run had at least this many GPUs
+  std::optional<int> ranks;  // only results over this many ranks (collectives)
+};
+
+struct health_rules {
+  std::optional<int> gpus;  // GPUs every node must have
+  std::string gpu_model;    // catalog GPU entry every GPU must be
+  std::optional<int> pcie_gen;
+  std::optional<int> pcie_width;
+  bool ecc = false;  // ECC on; no uncorrected errors, pending or failed remaps
+  std::optional<int> nvlink_links;
+  bool peer_access_over_nvlink = false;
+  std::optional<expectation> power_limit_W;
+  double power_limit_floor = 0.95;
+  std::vector<std::string> throttle_reasons_fail;
+  std::optional<double> burn_max_drop_pct;
+  std::optional<double> burn_sustain_fraction;  // of the same GPU's gemm rate, same dtype/shape
+  std::optional<double> sm_clock_fraction;      // highest SM clock under load / NVML's maximum
+  std::optional<expectation> cpu_cores;
+  std::optional<expectation> memory_GB;
+  double memory_floor = 0.9;
+  // InfiniBand/RoCE ports every node must have up (ACTIVE) at this rate or more.
+  std::optional<int> network_ports;
+  double network_port_Gbps = 0;
+};
+
+struct spec {
+  std::string name;
+  std::string description;
+  std::string file;
+  std::string extends;  // the spec whose rules this one starts from
+  std::vector<figure_rule> figures;
+  health_rules health;
+};
+
+// NAME (configs/specs/NAME.json) or a file. Throws input_error naming the file, the JSON path
+// and what was expected.
+[[nodiscard]] spec load_spec(const std::string& name_or_file);
+[[nodiscard]] spec parse_spec(const json& document, const std::string& file);
+[[nodiscard]] std::vector<std::string> spec_names();
+// The spec of the GPUs in a results file (by the catalog entry their name matches), or nullopt
+// with the reason in `why_not`.
+[[nodiscard]] std::optional<std::string> spec_for(const results_document& doc,
+                                                  std::string& why_not);
+
+enum class rule_status { pass, fail, warn, missing, not_applicable };
+[[nodiscard]] std::string_view to_string(rule_status status);
+
+struct rule_outcome {
+  std::string rule;
+  std::string subject;  // "GPU 0", "GPUs 0>1", "machine", "node-a GPU 3"
+  rule_status status = rule_status::pass;
+  std::string measured;  // as text, with its unit
+  std::string expected;
+  std::string floor;
+  std::optional<double> measured_value;
+  std::optional<double> expected_value;
+  std::optional<double> floor_value;
+  std::string unit;
+  std::string detail;  // why it failed, or where the figures come from
+};
+
+struct validation {
+  std::string results_file;
+  std::string spec_name;  // empty when only a baseline was checked
+  std::string spec_file;
+  std::vector<std::string> baseline_files;
+  std::vector<rule_outcome> rules;
+
+  // Some rule applied, none failed and none is missing a measurement.
+  [[nodiscard]] bool passed() const;
+  [[nodiscard]] std::size_t count(rule_status status) const;
+  // One line: "PASS: 42 rules against spec h100-sxm5-80gb" or what failed.
+  [[nodiscard]] std::string verdict() const;
+};
+
+[[nodiscard]] validation validate(const results_document& doc, const std::string& file,
+                                  const spec& s);
+
+// Fleet baseline: the median of every figure over the baseline files, keyed by benchmark, axes
+// and metric. A figure more than `tolerance_pct` worse than its baseline fails.
+struct baseline {
+  std::vector<std::string> files;
+  std::map<std::string, double> median;  // key -> median value
+  std::map<std::string, std::size_t> machines;
+};
+[[nodiscard]] baseline make_baseline(const std::vector<std::string>& files);
+void check_against_baseline(validation& v, const results_document& doc, const baseline& base,
+                            double tolerance_pct);
+
+[[nodiscard]] json to_json(const validation& v);
+[[nodiscard]] std::string to_text(const validation& v);
+
+}  // namespace gpubench::acceptance

@@ -1,0 +1,120 @@
+#include "rules.hpp"
+
+#include <algorithm>
+
+#include "gpubench/core/format.hpp"
+#include "gpubench/core/text.hpp"
+
+namespace gpubench::acceptance::detail {
+
+std::vector<gpu_view> gpus_of(const results_document& doc) {
+  std::vector<gpu_view> out;
+  if (doc.nodes.size() > 1) {
+    for (const node_entry& node : doc.nodes) {
+      for (const gpu_info& g : node.system.gpus) out.push_back({node.host, &g});
+    }
+  } else {
+    for (const gpu_info& g : doc.system.gpus) out.push_back({"", &g});
+  }
+  return out;
+}
+
+std::string host_of(const result& r, const results_document& doc) {
+  return doc.nodes.size() > 1 ? r.host : "";
+}
+
+bool axes_match(const result& r, const std::map<std::string, std::string>& wanted) {
+  return std::all_of(wanted.begin(), wanted.end(), [&](const auto& entry) {
+    const auto value = axis_text(r.axes, entry.first);
+    return value && *value == entry.second;
+  });
+}
+
+std::string with_unit(double value, const std::string& unit) {
+  return format_number(value) + (unit.empty() ? "" : " " + unit);
+}
+
+rule_outcome against_floor(std::string rule, std::string subject, double measured,
+                           const expectation& e, double floor, const std::string& unit,
+                           better direction) {
+  rule_outcome o;
+  o.rule = std::move(rule);
+  o.subject = std::move(subject);
+  o.unit = unit;
+  o.measured_value = measured;
+  o.expected_value = e.value;
+  o.measured = with_unit(measured, unit);
+  o.expected = with_unit(e.value, unit);
+  // Where lower is better (a latency) the floor bounds the rate the figure is the inverse of: a
+  // floor of 0.9 admits expected / 0.9, the latency of a rate at 90% of expected.
+  const bool lower = direction == better::lower;
+  const double limit = lower ? e.value / floor : e.value * floor;
+  o.floor_value = limit;
+  o.floor =
+      lower ? "<= " + with_unit(limit, unit) + " (expected / " + format_number(floor * 100) + "%)"
+            : with_unit(limit, unit) + " (" + format_number(floor * 100) + "%)";
+  const bool beyond = lower ? measured > limit : measured < limit;
+  o.status = !beyond ? rule_status::pass : e.advisory ? rule_status::warn : rule_status::fail;
+  o.detail = e.source;
+  if (beyond) {
+    o.detail = format_number(100 * measured / e.value) + "% of expected, " +
+               (lower ? "over the ceiling; " : "under the floor; ") + o.detail;
+  }
+  return o;
+}
+
+rule_outcome simple(std::string rule, std::string subject, rule_status status, std::string measured,
+                    std::string expected, std::string detail) {
+  rule_outcome o;
+  o.rule = std::move(rule);
+  o.subject = std::move(subject);
+  o.status = status;
+  o.measured = std::move(measured);
+  o.expected = std::move(expected);
+  o.detail = std::move(detail);
+  return o;
+}
+
+// Why a benchmark has no usable result: its skip reason or its error, if the file says.
+std::string why_not_measured(const results_document& doc, const std::string& id) {
+  for (const result& r : doc.results) {
+    if (r.id != id) continue;
+    if (r.status == result_status::skipped) return "skipped: " + r.reason;
+    if (r.status == result_status::failed) return "failed: " + r.error;
+  }
+  return "not in the results file (run it: gpubench run --only " + id + ")";
+}
+
+expectation read_expectation(const json_reader& owner, const std::string& key,
+                             const model::hardware_profile* catalog, double max) {
+  const json_reader value = owner.member(key);
+  expectation e;
+  if (value.node().is_number()) {
+    e.value = owner.get_number(key, 1e-9, max);
+    e.source = owner.find_string("source").value_or("");
+    return e;
+  }
+  value.expect_object({"catalog"});
+  if (catalog == nullptr) {
+    value.fail_here("a number: this spec names no catalog entry to take figures from");
+  }
+  const auto keys = value.elements("catalog", 1);
+  e.value = 1;
+  std::vector<std::string> names;
+  for (const json_reader& k : keys) {
+    if (!k.node().is_string()) k.fail_here("a catalog figure name");
+    const std::string name = k.node().get<std::string>();
+    const model::figure* f = catalog->find(name);
+    if (f == nullptr) {
+      k.fail_here("a figure of catalog entry '" + catalog->name + "' (it has no '" + name + "')");
+    }
+    e.value *= f->value;
+    if (f->source.rfind("assumed", 0) == 0) e.advisory = true;
+    names.push_back(name);
+  }
+  e.source = "catalog:" + catalog->name + " " + join(names, " x ");
+  if (e.advisory) e.source += " (rests on an assumed figure: below the floor warns)";
+  return e;
+}
+
+}  // namespace gpubench::acceptance::detail

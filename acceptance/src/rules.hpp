@@ -1,0 +1,58 @@
+// What the rule files of acceptance/ share: the GPUs of a results file, reading results back,
+// and one outcome per rule checked. Internal to acceptance/.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpubench/acceptance/validate.hpp"
+#include "gpubench/core/json_reader.hpp"
+#include "gpubench/model/hardware.hpp"
+
+namespace gpubench::acceptance::detail {
+
+// One GPU of the results, with the node it is in (empty in a single-node run).
+struct gpu_view {
+  std::string host;
+  const gpu_info* gpu = nullptr;
+  [[nodiscard]] std::string subject() const {
+    return (host.empty() ? "" : host + " ") + "GPU " + std::to_string(gpu->index);
+  }
+};
+[[nodiscard]] std::vector<gpu_view> gpus_of(const results_document& doc);
+// The node a result was measured on, where the file holds several; else empty.
+[[nodiscard]] std::string host_of(const result& r, const results_document& doc);
+[[nodiscard]] bool axes_match(const result& r, const std::map<std::string, std::string>& wanted);
+// Why a benchmark has no usable result: its skip reason or its error, if the file says.
+[[nodiscard]] std::string why_not_measured(const results_document& doc, const std::string& id);
+
+[[nodiscard]] std::string with_unit(double value, const std::string& unit);
+
+// A measured figure against `floor` x the expected value, or where lower is better against the
+// ceiling expected / `floor`: pass, fail, or warn when the expectation is advisory.
+[[nodiscard]] rule_outcome against_floor(std::string rule, std::string subject, double measured,
+                                         const expectation& e, double floor,
+                                         const std::string& unit,
+                                         better direction = better::higher);
+[[nodiscard]] rule_outcome simple(std::string rule, std::string subject, rule_status status,
+                                  std::string measured, std::string expected,
+                                  std::string detail = "");
+
+// A spec's "expected": a number (with "source" beside it) or {"catalog": [KEY, ...]}, the
+// product of figures of the spec's catalog entry (peak x efficiency).
+[[nodiscard]] expectation read_expectation(const json_reader& owner, const std::string& key,
+                                           const model::hardware_profile* catalog, double max);
+
+// figure_rules.cpp
+[[nodiscard]] figure_rule read_figure_rule(const json_reader& r,
+                                           const model::hardware_profile* catalog);
+void check_figure(const figure_rule& rule, const results_document& doc, std::size_t gpu_count,
+                  std::vector<rule_outcome>& out);
+
+// health_rules.cpp: the health keys of a spec, each read and checked by its own row of a table.
+void read_health(const json_reader& h, const model::hardware_profile* catalog, health_rules& out);
+void check_health(const health_rules& h, const results_document& doc,
+                  std::vector<rule_outcome>& out);
+
+}  // namespace gpubench::acceptance::detail

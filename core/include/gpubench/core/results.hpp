@@ -1,0 +1,129 @@
+// The results file, schema gpubench.results/1 (docs/schema.md).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gpubench/core/json.hpp"
+#include "gpubench/core/statistics.hpp"
+#include "gpubench/core/system.hpp"
+
+namespace gpubench {
+
+inline constexpr const char* results_schema = "gpubench.results/1";
+
+enum class result_status { ok, skipped, failed };
+NLOHMANN_JSON_SERIALIZE_ENUM(result_status, {{result_status::ok, "ok"},
+                                             {result_status::skipped, "skipped"},
+                                             {result_status::failed, "failed"}})
+
+// Whether a metric is better when it is higher (rates) or lower (times, drops).
+enum class better { higher, lower };
+NLOHMANN_JSON_SERIALIZE_ENUM(better, {{better::higher, "higher"}, {better::lower, "lower"}})
+// The better of two values of a metric that goes `direction`.
+[[nodiscard]] constexpr double better_of(better direction, double a, double b) noexcept {
+  return direction == better::higher ? (a < b ? b : a) : (b < a ? b : a);
+}
+
+// What a metric measures in, as its benchmark declares it.
+struct metric_unit {
+  std::string unit;  // "GB/s", "TFLOP/s", "us", "IO/s"; "" for a plain ratio
+  better direction = better::higher;
+};
+
+// One metric of a result: its statistics over the repetitions and its unit. In the file, the
+// summary's members and "unit", "better" side by side.
+struct metric_summary : summary {
+  metric_summary() = default;
+  metric_summary(const summary& stats, metric_unit of) : summary(stats), unit(std::move(of)) {}
+  metric_unit unit;
+};
+
+// The unit every metric gpubench's benchmarks declare today, by the metric's name: for results
+// files written before metrics carried their units, and for a rule whose figure is missing from a
+// file. A unit test holds it to the registry's declarations.
+[[nodiscard]] std::optional<metric_unit> known_metric_unit(std::string_view name);
+
+struct results_document;
+
+struct result {
+  std::string id;
+  result_status status = result_status::ok;
+  std::string reason;  // why it was skipped
+  std::string error;   // why it failed
+  json axes = json::object();
+  std::vector<std::pair<std::string, metric_summary>> metrics;
+  std::optional<bool> verified;
+  json info = json::object();
+  // Seconds the case took from start to end: set-up, warm-up, the timed repetitions and the
+  // check (where a suite's time goes); absent where the benchmark was skipped before it ran.
+  std::optional<double> wall_s;
+  // In a multi-rank job: the node and rank that measured it.
+  std::string host;
+  std::optional<int> rank;
+};
+void to_json(json& j, const result& r);
+void from_json(const json& j, result& r);
+
+// Reading a result back: a metric's median; an axis as text (strings as they are, other values as
+// JSON writes them) or as a number. nullopt when the result has no such metric or axis.
+[[nodiscard]] std::optional<double> metric_median(const result& r, std::string_view metric);
+[[nodiscard]] const metric_summary* find_metric(const result& r, std::string_view metric);
+[[nodiscard]] std::optional<std::string> axis_text(const json& axes, std::string_view name);
+// The unit and direction a results document gives a benchmark's metric (every result of one
+// benchmark declares a metric alike); nullopt where no result of it has the metric.
+[[nodiscard]] std::optional<metric_unit> declared_unit(const results_document& doc,
+                                                       std::string_view id,
+                                                       std::string_view metric);
+[[nodiscard]] std::optional<double> axis_number(const json& axes, std::string_view name);
+
+struct run_meta {
+  std::string version;
+  std::string git;
+  std::vector<std::string> argv;
+  std::string started;
+  std::string finished;
+  std::string build_type;
+  std::string compiler;
+  std::string cuda;    // runtime version this binary was built with, "" without CUDA
+  std::string driver;  // GPU driver version, "" when none
+  std::string nccl;    // NCCL version linked, "" when none
+  int mpi_ranks = 1;
+  std::string suite;
+  bool interrupted = false;
+  std::vector<std::string> warnings;
+};
+GPUBENCH_JSON_FIELDS(run_meta, version, git, argv, started, finished, build_type, compiler, cuda,
+                     driver, nccl, mpi_ranks, suite, interrupted, warnings)
+
+// One node of a multi-rank job: its ranks and what it is.
+struct node_entry {
+  std::string host;
+  std::vector<int> ranks;
+  system_info system;
+};
+GPUBENCH_JSON_FIELDS(node_entry, host, ranks, system)
+
+struct results_document {
+  run_meta meta;
+  system_info system;             // this process's (rank 0's) machine
+  std::vector<node_entry> nodes;  // every node, in a multi-rank job; empty otherwise
+  std::vector<result> results;
+};
+void to_json(json& j, const results_document& doc);
+void from_json(const json& j, results_document& doc);
+
+// Reads and parses a results file. Throws input_error naming the file for unreadable or
+// malformed content.
+[[nodiscard]] results_document read_results(const std::filesystem::path& path);
+// The same for a document already parsed; `file` names it in messages.
+[[nodiscard]] results_document parse_results(const json& document, const std::string& file);
+
+// The current time as ISO-8601 UTC, "2026-11-22T11:20:39Z".
+[[nodiscard]] std::string iso8601_now();
+
+}  // namespace gpubench

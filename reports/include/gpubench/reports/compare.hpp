@@ -1,0 +1,77 @@
+// gpubench compare: several machines (measured results and/or catalog systems) side by side —
+// every figure with its ratio to the first machine, predicted samples/s per workload, $/hour,
+// $ per million samples, time per epoch, and the best choice per workload.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpubench/core/json.hpp"
+#include "gpubench/model/hardware.hpp"
+#include "gpubench/model/model.hpp"
+
+namespace gpubench::reports {
+
+// The rental question: how many nodes of each, what they cost, and what a training budget takes.
+struct compare_options {
+  std::optional<int> nodes;               // per machine
+  std::optional<int> gpus;                // per node
+  std::vector<std::string> settings;      // KEY=VALUE for every machine, MACHINE:KEY=VALUE for one
+  std::optional<double> tokens;           // a budget: train this many tokens (sequence workloads)
+  std::optional<double> epochs;           // or this many epochs
+  std::optional<double> dataset_samples;  // of this many samples (else the workload's dataset)
+};
+
+struct compared_machine {
+  std::string spec;  // as given: catalog:NAME or a file
+  std::string name;
+  model::hardware_profile hw;
+  std::optional<double> usd_per_hour;  // per node, after --set
+  std::optional<double> network_Gbps;  // between nodes, per node
+  std::string network_basis;           // measured | catalog | set | unknown
+};
+
+struct compared_cell {
+  std::optional<model::sizing> sizing;
+  std::string error;
+  std::optional<double> usd_per_million_samples;
+  std::optional<double> usd_per_million_tokens;  // sequence workloads
+  std::optional<double> epoch_hours;
+  std::optional<double> budget_hours;  // the --tokens or --epochs budget
+  std::optional<double> budget_usd;
+};
+
+struct compared_workload {
+  std::string name;
+  std::string unit;                         // images/s, sequences/s, samples/s
+  std::optional<double> samples_per_epoch;  // dataset bytes / stored bytes per sample
+  std::vector<compared_cell> cells;         // one per machine
+  std::optional<std::size_t> fastest;
+  std::optional<std::size_t> cheapest;  // lowest $ per million samples
+  // Machines within tie_share of the fastest rate or the lowest cost: a tie when two or more.
+  std::vector<std::size_t> fastest_ties;
+  std::vector<std::size_t> cheapest_ties;
+  std::optional<double> budget_samples;  // what the budget asks of this workload
+  std::string budget_note;               // why there is none, when a budget was given
+};
+
+// Closer than this share to the best is a tie: the model's own error is larger.
+inline constexpr double tie_share = 0.02;
+
+struct comparison {
+  compare_options options;
+  std::vector<compared_machine> machines;
+  std::vector<std::string> figure_keys;  // every figure any machine has
+  std::vector<compared_workload> workloads;
+};
+
+// Throws input_error for a machine or workload that cannot be read.
+[[nodiscard]] comparison compare_machines(const std::vector<std::string>& specs,
+                                          std::vector<std::string> workloads,
+                                          const compare_options& options = {});
+[[nodiscard]] json to_json(const comparison& c);
+[[nodiscard]] std::string to_text(const comparison& c);
+[[nodiscard]] std::string to_html(const comparison& c);
+
+}  // namespace gpubench::reports

@@ -1,0 +1,122 @@
+// What a report shows, gathered once from a results file: the machine, every measured figure,
+// the figures the sizing model took from the catalog, skipped and failed benchmarks, the sizing
+// of the default workloads and the environment. The HTML, Markdown and CSV writers all print
+// this one structure, so they carry the same numbers.
+#pragma once
+
+#include <filesystem>
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "gpubench/acceptance/validate.hpp"
+#include "gpubench/core/results.hpp"
+#include "gpubench/model/hardware.hpp"
+#include "gpubench/model/model.hpp"
+
+namespace gpubench::reports {
+
+struct figure_row {
+  std::string benchmark;
+  std::string axes;  // "gpu=0 dtype=bf16 shape=8192"
+  std::string metric;
+  std::string unit;  // "GB/s", "TFLOP/s", "us", "/s"
+  double value = 0;  // median
+  double cv = 0;
+  std::size_t n = 0;
+  std::optional<bool> verified;
+  std::optional<double> percent_of_peak;  // of the datasheet figure, where one applies
+  std::string peak_key;                   // the catalog figure it is compared with
+  std::string host;                       // the node, in a multi-node job
+};
+
+struct assumed_row {
+  std::string key;
+  double value = 0;
+  std::string basis;  // catalog | user
+  std::string source;
+};
+
+struct not_run_row {
+  std::string benchmark;
+  std::string axes;
+  std::string status;  // skipped | failed
+  std::string reason;
+};
+
+// Where a run's time went, per benchmark: its cases' wall_s summed. In a multi-rank run the ranks
+// run a benchmark at the same time, so the rank that took longest stands for it.
+struct time_row {
+  std::string benchmark;
+  std::size_t cases = 0;  // on every rank
+  double seconds = 0;
+  double share = 0;  // of the seconds of every row
+};
+
+struct workload_row {
+  std::string workload;
+  std::optional<model::sizing> sizing;
+  std::string error;  // why it could not be sized
+};
+
+struct machine_report {
+  std::string source;   // the results file as named on the command line (its file name)
+  std::string summary;  // the machine in one line
+  std::string verdict;  // from `validate` where a spec matches, else why not
+  std::optional<acceptance::validation> acceptance;  // every rule of that spec
+  std::vector<figure_row> figures;
+  std::vector<assumed_row> assumed;
+  std::vector<not_run_row> not_run;
+  std::vector<time_row> time_spent;  // longest first; empty for a file without case times
+  std::vector<workload_row> workloads;
+  std::vector<std::pair<std::string, std::string>> environment;
+  std::optional<model::hardware_profile> profile;  // absent when the file gives none
+  std::string profile_error;                       // why not
+  results_document results;
+};
+
+// `file` names the results file in the report (only its file name is printed). `workloads`
+// empty: configs/workloads/default.json. `settings`: what-if changes to the profile (--set
+// KEY=VALUE, docs/model.md), shown as such. Throws input_error for an unknown workload or setting.
+[[nodiscard]] machine_report make_report(const results_document& doc, const std::string& file,
+                                         std::vector<std::string> workloads,
+                                         const std::vector<std::string>& settings = {});
+
+// One interface for every output format.
+class report_writer {
+ public:
+  virtual ~report_writer() = default;
+  virtual void write(std::ostream& out, const machine_report& report) const = 0;
+};
+
+class html_writer final : public report_writer {
+ public:
+  void write(std::ostream& out, const machine_report& report) const override;
+};
+class markdown_writer final : public report_writer {
+ public:
+  void write(std::ostream& out, const machine_report& report) const override;
+};
+class csv_writer final : public report_writer {
+ public:
+  void write(std::ostream& out, const machine_report& report) const override;
+};
+
+// Writes one format of the report to `path` atomically.
+void write_report_file(const report_writer& writer, const machine_report& report,
+                       const std::string& path);
+// report.html and report.md beside a run's results.json.
+void write_run_reports(const machine_report& report, const std::filesystem::path& results_path);
+
+// The benchmark ids (or id prefixes, ending in '.') whose figures the report shows as a
+// percentage of a datasheet peak (a test checks they exist).
+[[nodiscard]] std::vector<std::string> peak_rule_benchmarks();
+
+// "images/s", "sequences/s" or "samples/s" for a sizing.
+[[nodiscard]] std::string samples_unit(const model::sizing& s);
+// Where the limiting component's figure came from (measured, catalog, anchored, ...).
+[[nodiscard]] std::string limit_basis(const model::sizing& s);
+
+}  // namespace gpubench::reports

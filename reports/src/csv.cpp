@@ -1,0 +1,80 @@
+// report.csv: one row per figure (measured, assumed, predicted, not run, time spent), for
+// spreadsheets. The
+// numbers are those of report.md and report.html, at full precision.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "gpubench/core/format.hpp"
+#include "gpubench/reports/report.hpp"
+
+namespace gpubench::reports {
+namespace {
+
+std::string number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+void line(std::ostream& out, const std::vector<std::string>& fields) {
+  for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << csv_field(fields[i]);
+  out << "\r\n";
+}
+
+}  // namespace
+
+void csv_writer::write(std::ostream& out, const machine_report& report) const {
+  line(out, {"section", "name", "configuration", "metric", "value", "unit", "percent_of_peak", "cv",
+             "n", "verified", "basis", "note"});
+  for (const auto& w : report.workloads) {
+    if (!w.sizing) {
+      line(out, {"sizing", w.workload, "", "predicted_samples_per_s", "", "", "", "", "", "", "",
+                 w.error});
+      continue;
+    }
+    const model::sizing& s = *w.sizing;
+    const std::string unit = samples_unit(s);
+    const std::string config = std::to_string(s.gpus_per_node) + " GPU(s) x " +
+                               std::to_string(s.nodes) + " node(s), " + model::batch_text(s) +
+                               ", " + s.precision;
+    // A job that does not fit in GPU memory has no rate: the value is left empty.
+    const bool fits = s.memory.fits;
+    line(out, {"sizing", w.workload, config, "predicted_samples_per_s",
+               fits ? number(s.predicted_samples_per_s) : "", unit, "", "", "", "", "",
+               "limited by " + s.limiting_component});
+    line(out, {"sizing", w.workload, config, "per_gpu_samples_per_s",
+               fits ? number(s.per_gpu_samples_per_s) : "", unit, "", "", "", "", "", ""});
+    line(out, {"sizing", w.workload, config, "memory.per_gpu_GB", number(s.memory.per_gpu_GB), "GB",
+               "", "", "", "", s.memory.capacity_basis,
+               s.memory.capacity_GB
+                   ? "of " + number(*s.memory.capacity_GB) + " GB" + (fits ? "" : ": does not fit")
+                   : "capacity not known"});
+    for (const auto& c : s.components) {
+      if (!c.samples_per_s) continue;
+      line(out, {"sizing", w.workload, config, "ceiling." + c.name, number(*c.samples_per_s), unit,
+                 "", "", "", "", c.basis, c.detail});
+    }
+  }
+  for (const auto& f : report.figures) {
+    line(out,
+         {"measured", f.benchmark, f.axes, f.metric, number(f.value), f.unit,
+          f.percent_of_peak ? number(*f.percent_of_peak) : "", number(f.cv), std::to_string(f.n),
+          f.verified ? (*f.verified ? "yes" : "no") : "", "measured", f.host});
+  }
+  for (const auto& a : report.assumed) {
+    line(out,
+         {"assumed", a.key, "", a.key, number(a.value), "", "", "", "", "", a.basis, a.source});
+  }
+  for (const auto& n : report.not_run) {
+    line(out, {n.status, n.benchmark, n.axes, "", "", "", "", "", "", "", "", n.reason});
+  }
+  for (const auto& t : report.time_spent) {
+    line(out, {"time", t.benchmark, "", "wall_s", number(t.seconds), "s", "", "", "", "", "",
+               std::to_string(t.cases) + " case(s), " + number(t.share * 100) +
+                   "% of the run's case time"});
+  }
+}
+
+}  // namespace gpubench::reports

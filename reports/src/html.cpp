@@ -1,0 +1,338 @@
+// report.html: one self-contained file. No script at all, no external resource; the page's
+// Content-Security-Policy forbids both, so a string that slipped through escaping still could not
+// run or fetch anything.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "gpubench/core/format.hpp"
+#include "gpubench/core/statistics.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/reports/html_page.hpp"
+#include "gpubench/reports/report.hpp"
+#include "gpubench/reports/svg.hpp"
+
+namespace gpubench::reports {
+namespace {
+
+std::string why_not_run(const machine_report& report, const std::string& prefix) {
+  std::set<std::string> reasons;
+  for (const auto& row : report.not_run) {
+    if (row.benchmark.starts_with(prefix)) reasons.insert(row.status + ": " + row.reason);
+  }
+  if (reasons.empty()) return "not in this run's suite";
+  return join(std::vector<std::string>(reasons.begin(), reasons.end()), "; ");
+}
+
+std::string no_chart(const std::string& id, const std::string& title, const std::string& why) {
+  return "<figure class=\"chart empty\" id=\"" + escape_html(id) + "\"><figcaption>" +
+         escape_html(title) + "</figcaption><p class=\"note\">Not measured: " + escape_html(why) +
+         "</p></figure>\n";
+}
+
+// Median of the values each key collected (one per GPU or rank).
+template <typename Key>
+std::map<Key, double> medians(const std::map<Key, std::vector<double>>& values) {
+  std::map<Key, double> out;
+  for (const auto& [key, v] : values) out[key] = summarize(v).median;
+  return out;
+}
+
+std::string ceilings_charts(const machine_report& report) {
+  std::string out;
+  int index = 0;
+  for (const workload_row& w : report.workloads) {
+    const std::string id = "chart-ceilings-" + std::to_string(index++);
+    const std::string title = "Component ceilings: " + w.workload;
+    if (!w.sizing) {
+      out += no_chart(id, title, w.error);
+      continue;
+    }
+    // The prediction is drawn first. The GPU parts add up to one step, so each GPU ceiling
+    // (the rate if that part were the whole step) stands above it; an input ceiling caps it.
+    std::vector<bar> bars{
+        {"predicted", w.sizing->predicted_samples_per_s, true, "(the prediction)"}};
+    for (const model::component& c : w.sizing->components) {
+      if (!c.samples_per_s) continue;
+      const bool limit = c.name == w.sizing->limiting_component;
+      const bool gpu_part = c.name.starts_with("gpu_") || c.name == "communication";
+      bars.push_back({c.name, *c.samples_per_s, false,
+                      !limit     ? ""
+                      : gpu_part ? "(the limit: the largest part of the GPU step)"
+                                 : "(the limit)"});
+    }
+    out += bar_chart(id, title, bars, samples_unit(*w.sizing));
+    // GPU memory beside the ceilings: what one GPU holds, part by part, and what it has.
+    const model::memory_verdict& memory = w.sizing->memory;
+    std::vector<bar> held{
+        {"per GPU", memory.per_gpu_GB, true, memory.fits ? "(fits)" : "(does not fit)"}};
+    if (memory.capacity_GB) {
+      held.push_back({"capacity", *memory.capacity_GB, false, ""});
+    }
+    for (const model::memory_part& part : memory.parts) {
+      held.push_back({part.name, part.GB, false, ""});
+    }
+    out += bar_chart("chart-memory-" + std::to_string(index - 1), "GPU memory: " + w.workload, held,
+                     "GB");
+  }
+  return out;
+}
+
+// Equivalent cube side of a GEMM shape: "8192" or "MxNxK".
+std::optional<double> gemm_size(const std::string& shape) {
+  try {
+    const gemm_shape parsed = parse_gemm_shape(shape);
+    return std::cbrt(static_cast<double>(parsed.m) * static_cast<double>(parsed.n) *
+                     static_cast<double>(parsed.k));
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;  // a results file from elsewhere: leave the point out
+  }
+}
+
+std::string gemm_chart(const machine_report& report) {
+  std::map<std::string, std::map<double, std::vector<double>>> by_dtype;
+  for (const result& r : report.results.results) {
+    if (r.id != "gemm" || r.status != result_status::ok) continue;
+    const auto dtype = axis_text(r.axes, "dtype");
+    const auto shape = axis_text(r.axes, "shape");
+    const auto tflops = metric_median(r, "TFLOPs");
+    if (!dtype || !shape || !tflops) continue;
+    if (const auto size = gemm_size(*shape)) by_dtype[*dtype][*size].push_back(*tflops);
+  }
+  const std::string title = "GEMM throughput vs size (cuBLASLt, median over GPUs)";
+  if (by_dtype.empty()) return no_chart("chart-gemm", title, why_not_run(report, "gemm"));
+  std::vector<series> lines;
+  for (const auto& [dtype, sizes] : by_dtype) {
+    series s{dtype, {}};
+    for (const auto& [size, tflops] : medians(sizes)) s.points.emplace_back(size, tflops);
+    lines.push_back(std::move(s));
+  }
+  return line_chart("chart-gemm", title, lines, "matrix side (cube root of M·N·K)", "TFLOP/s",
+                    x_scale::log2_number);
+}
+
+std::string nccl_chart(const machine_report& report) {
+  std::map<std::string, std::map<double, std::vector<double>>> by_op;
+  for (const result& r : report.results.results) {
+    if (!r.id.starts_with("nccl.") || r.status != result_status::ok) continue;
+    if (axis_text(r.axes, "placement").value_or("out_of_place") != "out_of_place") continue;
+    const auto bytes = axis_number(r.axes, "bytes");
+    const auto busbw = metric_median(r, "busbw_GBps");
+    if (bytes && busbw) by_op[r.id.substr(5)][*bytes].push_back(*busbw);
+  }
+  const std::string title = "NCCL bus bandwidth vs message size (out of place)";
+  if (by_op.empty()) return no_chart("chart-nccl", title, why_not_run(report, "nccl."));
+  std::vector<series> lines;
+  for (const auto& [op, sizes] : by_op) {
+    series s{op, {}};
+    for (const auto& [bytes, busbw] : medians(sizes)) s.points.emplace_back(bytes, busbw);
+    lines.push_back(std::move(s));
+  }
+  return line_chart("chart-nccl", title, lines, "message size", "busbw GB/s", x_scale::log2_bytes);
+}
+
+// Host and every GPU: host->GPU is pcie.h2d (pinned), GPU->host pcie.d2h, GPU->GPU p2p.copy (copy
+// engine, one way); the largest size each measured.
+std::string link_heat_map(const machine_report& report) {
+  std::map<std::pair<int, int>, std::pair<double, double>> best;  // (from, to) -> (bytes, GB/s)
+  const int host = -1;
+  auto keep = [&](int from, int to, double bytes, double gbps) {
+    auto& slot = best[{from, to}];
+    if (bytes >= slot.first) slot = {bytes, gbps};
+  };
+  std::set<int> gpus;
+  for (const result& r : report.results.results) {
+    if (r.status != result_status::ok) continue;
+    const auto bytes = axis_number(r.axes, "bytes").value_or(0);
+    const auto gbps = metric_median(r, "GBps");
+    if (!gbps) continue;
+    if ((r.id == "pcie.h2d" || r.id == "pcie.d2h") &&
+        axis_text(r.axes, "memory").value_or("pinned") == "pinned") {
+      const auto gpu = axis_number(r.axes, "gpu");
+      if (!gpu) continue;
+      const int g = static_cast<int>(*gpu);
+      gpus.insert(g);
+      if (r.id == "pcie.h2d") {
+        keep(host, g, bytes, *gbps);
+      } else {
+        keep(g, host, bytes, *gbps);
+      }
+    } else if (r.id == "p2p.copy" && axis_text(r.axes, "engine").value_or("") == "ce" &&
+               axis_text(r.axes, "direction").value_or("") == "uni") {
+      const auto pair = axis_text(r.axes, "pair");
+      if (!pair) continue;
+      const auto parts = split(*pair, '>');
+      if (parts.size() != 2) continue;
+      try {
+        const int from = std::stoi(parts[0]);
+        const int to = std::stoi(parts[1]);
+        gpus.insert(from);
+        gpus.insert(to);
+        keep(from, to, bytes, *gbps);
+      } catch (const std::exception&) {
+        continue;
+      }
+    }
+  }
+  const std::string title = "Host and peer copy bandwidth (copy engine, one way, GB/s)";
+  if (best.empty()) {
+    return no_chart("chart-links", title,
+                    why_not_run(report, "pcie.") + "; " + why_not_run(report, "p2p."));
+  }
+  std::vector<int> nodes{host};
+  nodes.insert(nodes.end(), gpus.begin(), gpus.end());
+  std::vector<std::string> labels;
+  labels.reserve(nodes.size());
+  for (const int n : nodes) labels.push_back(n == host ? "host" : "GPU " + std::to_string(n));
+  std::vector<std::vector<std::optional<double>>> cells(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    for (std::size_t j = 0; j < nodes.size(); ++j) {
+      const auto it = best.find({nodes[i], nodes[j]});
+      cells[i].push_back(it == best.end() ? std::nullopt : std::optional(it->second.second));
+    }
+  }
+  return heat_map("chart-links", title, labels, labels, cells, "GB/s");
+}
+
+std::string roofline_chart(const machine_report& report) {
+  const std::string title = "Roofline: the workloads on this machine's GPU";
+  if (!report.profile || !report.profile_error.empty()) {
+    return no_chart("chart-roofline", title, report.profile_error);
+  }
+  const model::hardware_profile& hw = *report.profile;
+  const workload_row* first = nullptr;
+  for (const auto& w : report.workloads) {
+    if (w.sizing) {
+      first = &w;
+      break;
+    }
+  }
+  if (first == nullptr) {
+    return no_chart("chart-roofline", title,
+                    report.workloads.empty() ? std::string("no workload to place")
+                                             : report.workloads.front().error);
+  }
+  const std::string dtype = model::gemm_dtype(first->sizing->precision);
+  const double peak = model::gemm_roof_tflops(hw, dtype).value_or(0);
+  const double bandwidth = model::gpu_memory_GBps(hw).value_or(0);
+  if (peak <= 0 || bandwidth <= 0) {
+    return no_chart("chart-roofline", title, "no GEMM rate or GPU memory bandwidth is known");
+  }
+  std::vector<roofline_point> points;
+  for (const auto& w : report.workloads) {
+    if (!w.sizing || w.sizing->step.bytes <= 0 || w.sizing->step.gpu_step_s <= 0) continue;
+    points.push_back({w.workload + " (" + w.sizing->precision + ")",
+                      w.sizing->step.flops / w.sizing->step.bytes,
+                      w.sizing->step.flops / w.sizing->step.gpu_step_s / 1e12});
+  }
+  return roofline("chart-roofline", title + " (" + dtype + " roof)", peak, bandwidth, points);
+}
+
+std::string percent(const std::optional<double>& v) {
+  return v ? format_number(*v) + "%" : "";
+}
+
+}  // namespace
+
+void html_writer::write(std::ostream& out, const machine_report& report) const {
+  html_page page("gpubench report: " + report.summary);
+  page.heading(1, "gpubench report");
+  page.raw("<section id=\"summary\"><h2>Summary</h2><p class=\"machine\">" +
+           escape_html(report.summary) +
+           "</p><p class=\"verdict\">Verdict: " + escape_html(report.verdict) + "</p>");
+  {
+    html_table t({"workload", "predicted", "per GPU", "limited by", "basis"}, "sizing");
+    for (const auto& w : report.workloads) {
+      if (!w.sizing) {
+        t.row({w.workload, "not sized", "", "", w.error});
+        continue;
+      }
+      const std::string basis = limit_basis(*w.sizing);
+      const bool fits = w.sizing->memory.fits;  // a job that does not fit has no rate
+      t.row({w.workload,
+             fits ? format_number(w.sizing->predicted_samples_per_s) + " " + samples_unit(*w.sizing)
+                  : "does not fit in GPU memory",
+             fits ? format_number(w.sizing->per_gpu_samples_per_s) : "-",
+             w.sizing->limiting_component, basis},
+            {0, 0, 0, 1, 0});
+    }
+    page.raw(t.render());
+  }
+  for (const auto& w : report.workloads) {
+    if (!w.sizing || w.sizing->recommendations.empty()) continue;
+    page.raw("<p class=\"advice\"><b>" + escape_html(w.workload) + ":</b> " +
+             escape_html(w.sizing->recommendations.front()) + "</p>");
+  }
+  page.raw("<p class=\"note\">Source: " + escape_html(report.source) +
+           ". Predictions use the sizing model (docs/model.md) on this file's figures; figures it "
+           "did not measure come from the catalog and are listed below.</p></section>\n");
+
+  if (report.acceptance) {
+    page.raw("<section id=\"acceptance\"><h2>Acceptance: spec " +
+             escape_html(report.acceptance->spec_name) + "</h2>");
+    html_table t({"rule", "subject", "measured", "expected", "floor", "result", "detail"},
+                 "acceptance-table");
+    for (const auto& r : report.acceptance->rules) {
+      const bool bad =
+          r.status == acceptance::rule_status::fail || r.status == acceptance::rule_status::missing;
+      t.row({r.rule, r.subject, r.measured, r.expected, r.floor, std::string(to_string(r.status)),
+             r.detail},
+            {0, 0, 0, 0, 0, bad ? 1 : 0, 0});
+    }
+    page.raw(t.render() + "</section>\n");
+  }
+  page.raw("<section id=\"charts\"><h2>Charts</h2>");
+  page.raw(ceilings_charts(report));
+  page.raw(gemm_chart(report));
+  page.raw(nccl_chart(report));
+  page.raw(link_heat_map(report));
+  page.raw(roofline_chart(report));
+  page.raw("</section>\n");
+
+  page.raw("<section id=\"figures\"><h2>Measured figures</h2>");
+  {
+    html_table t({"benchmark", "configuration", "metric", "median", "unit", "% of datasheet", "cv",
+                  "n", "verified", "host"},
+                 "measured");
+    for (const auto& f : report.figures) {
+      t.row({f.benchmark, f.axes, f.metric, format_number(f.value), f.unit,
+             percent(f.percent_of_peak), format_number(f.cv * 100) + "%", std::to_string(f.n),
+             f.verified ? (*f.verified ? "yes" : "NO") : "-", f.host});
+    }
+    page.raw(t.render());
+  }
+  page.raw("</section>\n<section id=\"assumed\"><h2>Assumed figures (not measured)</h2>");
+  {
+    html_table t({"figure", "value", "from", "source"}, "assumed");
+    for (const auto& a : report.assumed) {
+      t.row({a.key, format_number(a.value), a.basis, a.source});
+    }
+    page.raw(t.render());
+  }
+  page.raw("</section>\n<section id=\"not-run\"><h2>Skipped and failed</h2>");
+  {
+    html_table t({"benchmark", "configuration", "status", "reason"}, "not-run-table");
+    for (const auto& n : report.not_run) t.row({n.benchmark, n.axes, n.status, n.reason});
+    page.raw(t.render());
+  }
+  if (!report.time_spent.empty()) {
+    page.raw("</section>\n<section id=\"time\"><h2>Where the time went</h2>");
+    html_table t({"benchmark", "cases", "seconds", "share"}, "time-table");
+    for (const auto& row : report.time_spent) {
+      t.row({row.benchmark, std::to_string(row.cases), format_number(row.seconds),
+             format_number(row.share * 100) + "%"});
+    }
+    page.raw(t.render());
+  }
+  page.raw("</section>\n<section id=\"environment\"><h2>Environment</h2>");
+  {
+    html_table t({"item", "value"}, "environment-table");
+    for (const auto& [key, value] : report.environment) t.row({key, value});
+    page.raw(t.render());
+  }
+  page.raw("</section>\n");
+  out << page.finish();
+}
+
+}  // namespace gpubench::reports

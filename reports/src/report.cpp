@@ -1,0 +1,241 @@
+#include "gpubench/reports/report.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/format.hpp"
+#include "gpubench/core/output_file.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/model/workload.hpp"
+
+namespace gpubench::reports {
+namespace {
+
+// Which datasheet figure a measured metric is a fraction of. A table, not code: a benchmark
+// whose figures have a datasheet peak adds a line here; the rest show no percentage.
+struct peak_rule {
+  const char* id_prefix;
+  const char* metric;
+  const char* peak_key;     // catalog figure; "{axis}" is replaced by that axis's value
+  const char* needs_axis;   // "" or an axis that must be present
+  const char* needs_value;  // value that axis must have ("" = any)
+  double scale;             // peak x scale is what the metric is compared with
+};
+constexpr peak_rule peak_rules[] = {
+    {"hbm.", "GBps", "gpu.hbm_peak_GBps", "", "", 1.0},
+    {"gemm", "TFLOPs", "gpu.peak_tflops.{dtype}", "dtype", "", 1.0},
+    // A peer copy one way uses one direction of the NVLink total.
+    {"p2p.copy", "GBps", "nvlink.bidir_GBps", "direction", "uni", 0.5},
+    {"p2p.copy", "GBps", "nvlink.bidir_GBps", "direction", "bidir", 1.0},
+};
+
+}  // namespace
+
+std::vector<std::string> peak_rule_benchmarks() {
+  std::vector<std::string> out;
+  for (const peak_rule& rule : peak_rules) out.emplace_back(rule.id_prefix);
+  return out;
+}
+
+namespace {
+
+void add_percent_of_peak(figure_row& row, const json& axes, const model::hardware_profile* hw) {
+  if (hw == nullptr) return;
+  for (const peak_rule& rule : peak_rules) {
+    if (!row.benchmark.starts_with(rule.id_prefix) || row.metric != rule.metric) continue;
+    std::string key = rule.peak_key;
+    if (*rule.needs_axis) {
+      const auto value = axis_text(axes, rule.needs_axis);
+      if (!value || (*rule.needs_value && *value != rule.needs_value)) continue;
+      const auto slot = key.find('{');
+      if (slot != std::string::npos) key = key.substr(0, slot) + *value;
+    }
+    const model::figure* peak = hw->find(key);
+    if (peak == nullptr || peak->value <= 0) continue;
+    row.percent_of_peak = 100.0 * row.value / (peak->value * rule.scale);
+    row.peak_key = key;
+    return;
+  }
+}
+
+std::string machine_line(const system_info& sys, const results_document& doc) {
+  std::string line = sys.host.empty() ? std::string("unnamed host") : sys.host;
+  line += ": " + (sys.cpu.model.empty() ? std::string("unknown CPU") : sys.cpu.model);
+  if (sys.cpu.cores > 0) line += " (" + std::to_string(sys.cpu.cores) + " cores)";
+  if (sys.memory_bytes > 0) line += ", " + format_bytes(sys.memory_bytes) + " RAM";
+  if (sys.gpus.empty()) {
+    line += ", no GPU";
+  } else {
+    std::map<std::string, int> models;
+    for (const auto& g : sys.gpus) ++models[g.name];
+    for (const auto& [name, count] : models) line += ", " + std::to_string(count) + "x " + name;
+    if (!sys.gpu_status.driver_version.empty()) {
+      line += ", driver " + sys.gpu_status.driver_version;
+    }
+  }
+  if (!doc.nodes.empty()) line += "; " + std::to_string(doc.nodes.size()) + " nodes";
+  return line;
+}
+
+std::vector<time_row> time_spent(const results_document& doc) {
+  struct tally {
+    std::size_t cases = 0;
+    std::map<int, double> seconds_by_rank;
+  };
+  std::map<std::string, tally> by_id;
+  for (const result& r : doc.results) {
+    if (!r.wall_s) continue;
+    tally& t = by_id[r.id];
+    ++t.cases;
+    t.seconds_by_rank[r.rank.value_or(0)] += *r.wall_s;
+  }
+  std::vector<time_row> rows;
+  double total = 0;
+  for (const auto& [id, t] : by_id) {
+    double longest = 0;
+    for (const auto& [rank, seconds] : t.seconds_by_rank) longest = std::max(longest, seconds);
+    rows.push_back({id, t.cases, longest, 0});
+    total += longest;
+  }
+  for (time_row& row : rows) row.share = total > 0 ? row.seconds / total : 0;
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const time_row& a, const time_row& b) { return a.seconds > b.seconds; });
+  return rows;
+}
+
+}  // namespace
+
+std::string samples_unit(const model::sizing& s) {
+  return s.sample_unit == "image"      ? "images/s"
+         : s.sample_unit == "sequence" ? "sequences/s"
+                                       : "samples/s";
+}
+
+std::string limit_basis(const model::sizing& s) {
+  if (!s.memory.fits) return s.memory.capacity_basis;  // memory_capacity is not a component
+  for (const auto& c : s.components) {
+    if (c.name == s.limiting_component) return c.basis;
+  }
+  return "";
+}
+
+machine_report make_report(const results_document& doc, const std::string& file,
+                           std::vector<std::string> workloads,
+                           const std::vector<std::string>& settings) {
+  machine_report report;
+  report.results = doc;
+  report.source = std::filesystem::path(file).filename().string();
+  const system_info& sys = doc.nodes.empty() ? doc.system : doc.nodes.front().system;
+  report.summary = machine_line(sys, doc);
+
+  try {
+    report.profile = model::profile_from_results(doc, file);
+  } catch (const input_error& e) {
+    report.profile_error = e.what();
+  }
+  if (report.profile) {
+    // A bad --set is the user's error, not the file's: it propagates (exit 2).
+    for (const auto& setting : settings) model::apply_setting(*report.profile, setting);
+    if (!settings.empty())
+      report.summary += " [sized with --set " + join(settings, " --set ") + "]";
+  }
+  const model::hardware_profile* hw = report.profile ? &*report.profile : nullptr;
+
+  for (const result& r : doc.results) {
+    if (r.status != result_status::ok) {
+      report.not_run.push_back({r.id, format_axes(r.axes),
+                                r.status == result_status::skipped ? "skipped" : "failed",
+                                r.status == result_status::skipped ? r.reason : r.error});
+      continue;
+    }
+    for (const auto& [metric, stats] : r.metrics) {
+      figure_row row;
+      row.benchmark = r.id;
+      row.axes = format_axes(r.axes);
+      row.metric = metric;
+      row.unit = stats.unit.unit;
+      row.value = stats.median;
+      row.cv = stats.cv;
+      row.n = stats.n;
+      row.verified = r.verified;
+      row.host = r.host;
+      add_percent_of_peak(row, r.axes, hw);
+      report.figures.push_back(std::move(row));
+    }
+  }
+  report.time_spent = time_spent(doc);
+  if (hw != nullptr) {
+    for (const auto& [key, fig] : hw->figures) {
+      if (fig.from == model::basis::measured) continue;
+      report.assumed.push_back({key, fig.value, std::string(model::to_string(fig.from)),
+                                fig.source + (fig.note.empty() ? "" : " (" + fig.note + ")")});
+    }
+  }
+
+  // Sizing of the workloads: every one is tried; one that cannot be sized says why.
+  if (workloads.empty()) workloads = model::default_workloads();
+  const model::constants constants = model::load_constants();
+  for (const auto& name : workloads) {
+    const model::workload w = model::load_workload(name);
+    workload_row row;
+    row.workload = w.name;
+    if (!report.profile_error.empty()) {
+      row.error = report.profile_error;
+    } else {
+      try {
+        row.sizing = model::predict(*hw, w, constants);
+      } catch (const input_error& e) {
+        row.error = e.what();
+      }
+    }
+    report.workloads.push_back(std::move(row));
+  }
+
+  std::string no_spec;
+  if (const auto spec_name = acceptance::spec_for(doc, no_spec)) {
+    report.acceptance = acceptance::validate(doc, report.source, acceptance::load_spec(*spec_name));
+    report.verdict = report.acceptance->verdict();
+  } else {
+    report.verdict = "not validated: " + no_spec + "; gpubench validate " + report.source +
+                     " --spec NAME checks it against a spec you choose";
+  }
+  const run_meta& m = doc.meta;
+  report.environment = {{"gpubench", m.version + (m.git.empty() ? "" : " (" + m.git + ")")},
+                        {"build", m.build_type + ", " + m.compiler},
+                        {"suite", m.suite},
+                        {"started", m.started},
+                        {"finished", m.finished},
+                        {"host", sys.host},
+                        {"os", sys.os + " " + sys.kernel},
+                        {"cpu", sys.cpu.model + ", " + std::to_string(sys.cpu.sockets) +
+                                    " socket(s), " + std::to_string(sys.cpu.cores) + " cores, " +
+                                    std::to_string(sys.cpu.threads) + " threads"},
+                        {"memory", format_bytes(sys.memory_bytes)},
+                        {"gpus", std::to_string(sys.gpus.size())},
+                        {"gpu driver", m.driver.empty() ? "none" : m.driver},
+                        {"cuda runtime", m.cuda.empty() ? "none" : m.cuda},
+                        {"nccl", m.nccl.empty() ? "none" : m.nccl},
+                        {"mpi ranks", std::to_string(m.mpi_ranks)}};
+  if (!sys.gpu_status.reason.empty())
+    report.environment.emplace_back("gpu discovery", sys.gpu_status.reason);
+  for (const auto& warning : m.warnings) report.environment.emplace_back("warning", warning);
+  if (m.interrupted) report.environment.emplace_back("interrupted", "yes: partial results");
+  return report;
+}
+
+void write_report_file(const report_writer& writer, const machine_report& report,
+                       const std::string& path) {
+  std::ostringstream text;
+  writer.write(text, report);
+  write_file_atomically(path, text.str());
+}
+
+void write_run_reports(const machine_report& report, const std::filesystem::path& results_path) {
+  write_report_file(html_writer{}, report, (results_path.parent_path() / "report.html").string());
+  write_report_file(markdown_writer{}, report, (results_path.parent_path() / "report.md").string());
+}
+
+}  // namespace gpubench::reports

@@ -1,0 +1,139 @@
+#include "gpubench/reports/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "gpubench/core/format.hpp"
+
+namespace gpubench::reports {
+
+void print_summary(std::ostream& out, const results_document& doc) {
+  text_table table({"benchmark", "case", "metric", "median", "min", "max", "cv", "status"});
+  for (const result& r : doc.results) {
+    std::string axes = format_axes(r.axes);
+    if (r.rank) {
+      // A multi-rank job: say where it was measured.
+      std::string where = "rank " + std::to_string(*r.rank) + "@" + r.host;
+      if (!axes.empty()) where += " " + axes;
+      axes = std::move(where);
+    }
+    switch (r.status) {
+      case result_status::skipped:
+        table.add_row({r.id, r.rank ? axes : "", "", "", "", "", "", "skipped: " + r.reason});
+        continue;
+      case result_status::failed:
+        table.add_row({r.id, axes, "", "", "", "", "", "FAILED: " + r.error});
+        continue;
+      case result_status::ok:
+        break;
+    }
+    for (const auto& [name, s] : r.metrics) {
+      char cv[16];
+      std::snprintf(cv, sizeof cv, "%.1f%%", s.cv * 100);
+      table.add_row({r.id, axes, name, format_number(s.median), format_number(s.min),
+                     format_number(s.max), cv, r.verified.value_or(false) ? "ok, verified" : "ok"});
+    }
+  }
+  out << table.render();
+}
+
+void print_sizing(std::ostream& out, const model::sizing& s) {
+  out << s.workload << " on " << s.hardware << ": " << s.gpus_per_node << " GPU(s) x " << s.nodes
+      << " node(s), " << model::batch_text(s) << " per GPU, " << s.precision << ", " << s.stack
+      << " stack" << (s.anchored ? ", anchored on a reference point" : "") << "\n";
+  const model::memory_verdict& memory = s.memory;
+  if (memory.fits) {
+    out << "predicted " << format_number(s.predicted_samples_per_s) << " " << samples_unit(s)
+        << " (" << format_number(s.per_gpu_samples_per_s) << " per GPU";
+    if (s.sample_unit == "sequence") {
+      out << ", " << format_number(s.predicted_samples_per_s * s.tokens_per_sample) << " tokens/s";
+    }
+    out << "); limited by " << s.limiting_component << "\n";
+  } else {
+    out << "predicted: none, the job does not fit in GPU memory (limited by "
+        << s.limiting_component << "); the ceilings below are what it would reach if it fit\n";
+  }
+  out << "GPU memory: " << format_number(memory.per_gpu_GB) << " GB per GPU";
+  if (memory.capacity_GB) {
+    out << " of " << format_number(*memory.capacity_GB) << " GB ("
+        << format_number(memory.per_gpu_GB / *memory.capacity_GB * 100) << "%, "
+        << memory.capacity_basis << ")";
+  } else {
+    out << " (capacity not known)";
+  }
+  out << ":";
+  for (std::size_t i = 0; i < memory.parts.size(); ++i) {
+    out << (i ? "," : "") << " " << memory.parts[i].name << " "
+        << format_number(memory.parts[i].GB);
+  }
+  for (const std::string& missing : memory.unknown) out << "; not counted: " << missing;
+  out << "\n\n";
+  text_table table({"component", "ceiling/s", "utilization", "basis", "detail"});
+  for (const model::component& c : s.components) {
+    table.add_row({c.name + (c.name == s.limiting_component ? " *" : ""),
+                   c.samples_per_s ? format_number(*c.samples_per_s) : "-",
+                   c.samples_per_s && std::isfinite(c.utilization)
+                       ? format_number(c.utilization * 100) + "%"
+                       : "-",
+                   c.basis, c.detail});
+  }
+  out << table.render();
+  if (!s.recommendations.empty()) {
+    out << "\n";
+    for (const auto& r : s.recommendations) out << "- " << r << "\n";
+  }
+  for (const auto& n : s.notes) out << "note: " << n << "\n";
+  if (!s.assumed.empty()) {
+    out << "assumed (not measured): ";
+    for (std::size_t i = 0; i < s.assumed.size(); ++i) out << (i ? ", " : "") << s.assumed[i];
+    out << "\n";
+  }
+}
+
+// The ten best layouts that fit, as a table under the sizing.
+void print_layouts(std::ostream& out, const std::vector<model::layout>& layouts) {
+  const auto fitting =
+      std::count_if(layouts.begin(), layouts.end(), [](const model::layout& l) { return l.fits; });
+  out << "\nlayouts: " << fitting << " of " << layouts.size()
+      << " fit in GPU memory; the fastest ten:\n";
+  text_table table({"tensor", "pipeline", "data", "micro-batch", "accumulation", "checkpointing",
+                    "strategy", "GB per GPU", "predicted/s", "limited by"});
+  int shown = 0;
+  for (const model::layout& l : layouts) {
+    if (!l.fits || shown++ == 10) break;
+    table.add_row({std::to_string(l.tensor), std::to_string(l.pipeline), std::to_string(l.data),
+                   std::to_string(l.micro_batch), std::to_string(l.accumulation),
+                   l.activation_checkpointing  ? "full"
+                   : l.selective_checkpointing ? "selective"
+                                               : "none",
+                   l.strategy, format_number(l.per_gpu_GB),
+                   format_number(l.predicted_samples_per_s), l.limiting_component});
+  }
+  if (shown == 0) {
+    out << "none fits; the nearest needs " << format_number(layouts.front().per_gpu_GB)
+        << " GB per GPU\n";
+    return;
+  }
+  out << table.render();
+}
+
+void print_sizing_summary(std::ostream& out, const machine_report& report,
+                          const std::string& results_file) {
+  text_table table({"workload", "predicted/s", "per GPU", "limited by", "basis"});
+  for (const workload_row& row : report.workloads) {
+    if (!row.sizing) {
+      out << "\nsizing skipped: " << row.error << "\n";
+      return;
+    }
+    const model::sizing& s = *row.sizing;
+    const std::string basis = limit_basis(s);
+    table.add_row({row.workload, format_number(s.predicted_samples_per_s) + " " + samples_unit(s),
+                   format_number(s.per_gpu_samples_per_s), s.limiting_component, basis});
+  }
+  out << "\nsizing (gpubench size --workload NAME --hardware " << results_file
+      << " for the details):\n"
+      << table.render();
+}
+
+}  // namespace gpubench::reports

@@ -1,0 +1,14 @@
+// watch.html: the verdict and the job's timelines, one self-contained page (inline SVG, no script).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpubench/core/json.hpp"
+
+namespace gpubench::watch {
+
+// `summary_doc` is watch.json; `samples` the lines of watch.jsonl.
+[[nodiscard]] std::string render_page(const json& summary_doc, const std::vector<json>& samples);
+
+}  // namespace gpubench::watch

@@ -1,0 +1,89 @@
+// What bounds a watched job: the samples of watch.jsonl summarised and held against this machine's
+// ceilings (measured with --results, else the catalog's or what the machine reports).
+// docs/watch.md.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpubench/core/json.hpp"
+
+namespace gpubench::watch {
+
+// A ceiling the verdict compares with, and where it came from.
+struct ceiling {
+  double value = 0;
+  std::string basis;   // measured | catalog | set | reported (by the machine itself)
+  std::string origin;  // the --results given, or the catalog entry chosen for the GPU
+  std::string source;  // where the figure itself came from
+};
+struct ceilings {
+  std::optional<ceiling> storage_read_GBps;
+  std::optional<ceiling> pcie_h2d_GBps;      // per GPU
+  std::optional<ceiling> network_Gbps;       // per node
+  std::optional<ceiling> nvlink_bidir_GBps;  // per GPU, both directions together
+};
+
+// Medians over the samples (the job's typical interval), the figures the verdict reads.
+struct summary {
+  int samples = 0;
+  double duration_s = 0;
+  double cpu_cores_used = 0;
+  double cpu_cores_allowed = 0;
+  // Of the CPUs the job may run on: what other processes ran and what a hypervisor held back,
+  // and so what the job could have had, at most its allowance. Samples without them (files of
+  // an older gpubench) leave the allowance whole.
+  double cpu_cores_outside_job = 0;
+  double cpu_cores_stolen = 0;
+  double cpu_cores_available = 0;
+  std::vector<std::pair<std::string, double>> state_shares;  // "S" -> share of process-samples
+  double busiest_thread_cores = 0;  // the busiest thread's share of one core
+  int threads_saturated = 0;        // threads at saturated_thread of a core or more
+  // The threads at saturated_thread or more in a typical sample: name, share of a core, whether
+  // they belong to the job's first process (the training loop) rather than a worker.
+  struct thread_load {
+    std::string name;
+    pid_t pid = 0;
+    double cores = 0;
+    bool in_root = false;
+  };
+  std::vector<thread_load> saturated_threads;
+  int job_gpus = 0;  // GPUs the job's processes held contexts on
+  int machine_gpus = 0;
+  std::optional<double> gpu_busy;         // 0..1, the job's GPUs
+  std::optional<double> gpu_memory_busy;  // 0..1
+  std::optional<double> pcie_rx_GBps;     // the busiest job GPU's
+  std::optional<double> nvlink_GBps;      // the busiest job GPU's, both directions together
+  double job_read_GBps = 0;               // from devices
+  double job_read_call_GBps = 0;          // through read(): the page cache included
+  std::string busiest_disk;
+  double disk_busy = 0;  // 0..1
+  double disk_read_GBps = 0;
+  double disk_read_wait_ms = 0;
+  std::string busiest_link;
+  double link_GBps = 0;  // the busier direction
+  std::optional<double> link_speed_Gbps;
+};
+
+[[nodiscard]] summary summarize(const std::vector<json>& samples);
+
+struct verdict {
+  std::string limiting_component;  // cpu | storage | pcie | communication | gpu_compute |
+                                   // gpu_memory | none
+  std::vector<std::string> evidence;
+  std::vector<std::string> advice;
+};
+
+// Near a ceiling: this share of it or more.
+inline constexpr double near_ceiling = 0.8;
+
+[[nodiscard]] verdict judge(const summary& s, const ceilings& c);
+
+[[nodiscard]] json to_json(const summary& s);
+[[nodiscard]] json to_json(const verdict& v);
+[[nodiscard]] json to_json(const ceilings& c);
+
+}  // namespace gpubench::watch

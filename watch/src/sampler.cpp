@@ -1,0 +1,519 @@
+#include "gpubench/watch/sampler.hpp"
+
+#include <dirent.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace gpubench::watch {
+
+namespace {
+
+std::optional<std::string> slurp(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// /proc/PID/stat: the name sits in parentheses and may hold spaces, so fields are counted from
+// the last ')'.
+std::optional<process_counters> read_stat(pid_t pid, const std::string& path) {
+  const auto text = slurp(path);
+  if (!text) return std::nullopt;
+  const auto open = text->find('(');
+  const auto close = text->rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
+  process_counters p;
+  p.pid = pid;
+  p.name = text->substr(open + 1, close - open - 1);
+  std::istringstream rest(text->substr(close + 1));
+  std::vector<std::string> fields;  // fields[0] is field 3 (state)
+  for (std::string f; rest >> f;) fields.push_back(f);
+  if (fields.size() < 22) return std::nullopt;
+  static const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  static const double page_GB = static_cast<double>(sysconf(_SC_PAGESIZE)) / 1e9;
+  p.state = fields[0].empty() ? '?' : fields[0][0];
+  p.ppid = static_cast<pid_t>(std::stol(fields[1]));
+  p.cpu_seconds = (std::stod(fields[11]) + std::stod(fields[12])) / ticks;  // utime + stime
+  p.rss_GB = std::stod(fields[21]) * page_GB;
+  return p;
+}
+
+std::optional<process_counters> read_stat(pid_t pid) {
+  return read_stat(pid, "/proc/" + std::to_string(pid) + "/stat");
+}
+
+std::vector<thread_counters> read_threads(pid_t pid) {
+  std::vector<thread_counters> threads;
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  if (DIR* dir = opendir(tasks.c_str())) {
+    while (const dirent* entry = readdir(dir)) {
+      if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+      const auto tid = static_cast<pid_t>(std::atol(entry->d_name));
+      if (auto t = read_stat(tid, tasks + "/" + entry->d_name + "/stat")) {
+        threads.push_back({tid, std::move(t->name), t->cpu_seconds});
+      }
+    }
+    closedir(dir);
+  }
+  return threads;
+}
+
+void read_status_and_io(process_counters& p) {
+  const std::string dir = "/proc/" + std::to_string(p.pid);
+  if (const auto status = slurp(dir + "/status")) {
+    std::istringstream lines(*status);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0 ||
+          line.rfind("nonvoluntary_ctxt_switches:", 0) == 0) {
+        p.context_switches += std::stoull(line.substr(line.find(':') + 1));
+      }
+    }
+  }
+  if (const auto io = slurp(dir + "/io")) {
+    std::istringstream lines(*io);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("read_bytes:", 0) == 0) p.read_bytes = std::stoull(line.substr(11));
+      if (line.rfind("rchar:", 0) == 0) p.read_chars = std::stoull(line.substr(6));
+    }
+  }
+}
+
+std::vector<process_counters> read_tree(pid_t root) {
+  std::vector<process_counters> all;
+  if (DIR* proc = opendir("/proc")) {
+    while (const dirent* entry = readdir(proc)) {
+      if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+      if (auto p = read_stat(static_cast<pid_t>(std::atol(entry->d_name)))) {
+        all.push_back(std::move(*p));
+      }
+    }
+    closedir(proc);
+  }
+  std::vector<process_counters> tree;
+  std::set<pid_t> in_tree{root};
+  // Parents before children is not guaranteed by pid order (pids wrap), so grow until stable.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const process_counters& p : all) {
+      if (!in_tree.contains(p.pid) && in_tree.contains(p.ppid)) {
+        in_tree.insert(p.pid);
+        grew = true;
+      }
+    }
+  }
+  for (process_counters& p : all) {
+    if (!in_tree.contains(p.pid)) continue;
+    read_status_and_io(p);
+    p.threads = read_threads(p.pid);
+    tree.push_back(std::move(p));
+  }
+  std::stable_partition(tree.begin(), tree.end(),
+                        [root](const process_counters& p) { return p.pid == root; });
+  return tree;
+}
+
+bool is_whole_disk(const std::string& name) {
+  for (const char* skip : {"loop", "ram", "zram", "fd", "sr"}) {
+    if (name.rfind(skip, 0) == 0) return false;
+  }
+  return access(("/sys/block/" + name).c_str(), F_OK) == 0;
+}
+
+std::optional<double> first_number(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  try {
+    return std::stod(*text);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// /proc/stat's "cpuN" lines, in clock ticks: user nice system idle iowait irq softirq steal ...
+// (guest time is already inside user). Only the CPUs in `cpus` count.
+machine_counters::cpu_time read_cpu_time(const cpu_set_t& cpus) {
+  machine_counters::cpu_time total;
+  const auto stat = slurp("/proc/stat");
+  if (!stat) return total;
+  static const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  std::istringstream lines(*stat);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.size() < 4 || line.rfind("cpu", 0) != 0 || line[3] < '0' || line[3] > '9') continue;
+    std::istringstream f(line.substr(3));
+    int cpu = 0;
+    std::vector<double> t;
+    f >> cpu;
+    for (double x = 0; f >> x;) t.push_back(x);
+    if (t.size() < 8 || cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &cpus)) continue;
+    total.cpus.push_back(cpu);
+    total.busy_s += (t[0] + t[1] + t[2] + t[5] + t[6]) / ticks;
+    total.steal_s += t[7] / ticks;
+  }
+  return total;
+}
+
+machine_counters read_machine(const cpu_set_t& job_cpus) {
+  machine_counters m;
+  m.cpu = read_cpu_time(job_cpus);
+  if (const auto stats = slurp("/proc/diskstats")) {
+    std::istringstream lines(*stats);
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream f(line);
+      std::vector<std::string> t;
+      for (std::string x; f >> x;) t.push_back(x);
+      if (t.size() < 14 || !is_whole_disk(t[2])) continue;
+      machine_counters::disk d;
+      d.reads = std::stoull(t[3]);
+      d.sectors_read = std::stoull(t[5]);
+      d.read_ms = std::stoull(t[6]);
+      d.busy_ms = std::stoull(t[12]);
+      m.disks[t[2]] = d;
+    }
+  }
+  if (const auto dev = slurp("/proc/net/dev")) {
+    std::istringstream lines(*dev);
+    for (std::string line; std::getline(lines, line);) {
+      const auto colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      std::string name = line.substr(0, colon);
+      name.erase(0, name.find_first_not_of(' '));
+      if (name == "lo") continue;
+      std::istringstream f(line.substr(colon + 1));
+      std::vector<std::uint64_t> t;
+      for (std::uint64_t x = 0; f >> x;) t.push_back(x);
+      if (t.size() < 9) continue;
+      machine_counters::link l;
+      l.rx_bytes = t[0];
+      l.tx_bytes = t[8];
+      // Mb/s; -1 or an error when the link does not say.
+      if (const auto mbps = first_number(slurp("/sys/class/net/" + name + "/speed"));
+          mbps && *mbps > 0) {
+        l.speed_Gbps = *mbps / 1000.0;
+      }
+      m.interfaces[name] = l;
+    }
+  }
+  const std::string ib = "/sys/class/infiniband";
+  if (DIR* devices = opendir(ib.c_str())) {
+    while (const dirent* dev = readdir(devices)) {
+      if (dev->d_name[0] == '.') continue;
+      const std::string ports = ib + "/" + dev->d_name + "/ports";
+      DIR* port_dir = opendir(ports.c_str());
+      if (port_dir == nullptr) continue;
+      while (const dirent* port = readdir(port_dir)) {
+        if (port->d_name[0] == '.') continue;
+        const std::string base = ports + "/" + port->d_name;
+        // port_rcv_data and port_xmit_data count 4-byte words.
+        const auto rx = first_number(slurp(base + "/counters/port_rcv_data"));
+        const auto tx = first_number(slurp(base + "/counters/port_xmit_data"));
+        if (!rx || !tx) continue;
+        machine_counters::link l;
+        l.rx_bytes = static_cast<std::uint64_t>(*rx) * 4;
+        l.tx_bytes = static_cast<std::uint64_t>(*tx) * 4;
+        l.speed_Gbps = first_number(slurp(base + "/rate"));  // "200 Gb/sec (4X HDR)"
+        m.infiniband[std::string(dev->d_name) + "/" + port->d_name] = l;
+      }
+      closedir(port_dir);
+    }
+    closedir(devices);
+  }
+  return m;
+}
+
+// cgroup v2: the smallest cpu.max quota on the path from the process's cgroup to the root.
+std::optional<double> cgroup_cores(pid_t pid) {
+  const auto membership = slurp("/proc/" + std::to_string(pid) + "/cgroup");
+  if (!membership) return std::nullopt;
+  std::istringstream lines(*membership);
+  std::optional<double> cores;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("0::", 0) != 0) continue;
+    std::string path = line.substr(3);
+    while (true) {
+      if (const auto max = slurp("/sys/fs/cgroup" + path + "/cpu.max")) {
+        std::istringstream f(*max);
+        std::string quota;
+        double period = 0;
+        if (f >> quota >> period && quota != "max" && period > 0) {
+          const double c = std::stod(quota) / period;
+          cores = cores ? std::min(*cores, c) : c;
+        }
+      }
+      if (path.empty() || path == "/") break;
+      path = path.substr(0, path.rfind('/'));
+    }
+  }
+  return cores;
+}
+
+double rate(double later, double earlier, double seconds) {
+  return seconds > 0 ? std::max(0.0, later - earlier) / seconds : 0.0;
+}
+
+}  // namespace
+
+sampler::sampler(pid_t root) : root_(root) {
+  CPU_ZERO(&job_cpus_);
+  if (sched_getaffinity(root_, sizeof job_cpus_, &job_cpus_) != 0) {
+    for (long c = 0; c < sysconf(_SC_NPROCESSORS_CONF) && c < CPU_SETSIZE; ++c) {
+      CPU_SET(c, &job_cpus_);
+    }
+  }
+  gpus_ = gpu_monitor::open(gpu_why_not_);
+}
+
+sampler::~sampler() = default;
+
+snapshot sampler::take(double t) {
+  const auto begun = std::chrono::steady_clock::now();
+  const auto since_begun = [&] {
+    return t + std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count();
+  };
+  snapshot s;
+  s.t = t;
+  s.root = root_;
+  s.processes = read_tree(root_);
+  if (cpu_set_t now; sched_getaffinity(root_, sizeof now, &now) == 0) job_cpus_ = now;
+  s.machine_t = since_begun();
+  s.machine = read_machine(job_cpus_);
+  s.gpu_t = since_begun();
+  if (gpus_) s.gpus = gpus_->activity();
+  return s;
+}
+
+double sampler::allowed_cores() const {
+  double cores = std::min(static_cast<double>(CPU_COUNT(&job_cpus_)),
+                          static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN)));
+  if (const auto quota = cgroup_cores(root_)) cores = std::min(cores, *quota);
+  return cores;
+}
+
+json interval_sample(const snapshot& before, const snapshot& after, double allowed_cores) {
+  const double dt = after.t - before.t;
+  const double machine_dt = after.machine_t - before.machine_t;
+  const double gpu_dt = after.gpu_t - before.gpu_t;
+  std::map<pid_t, const process_counters*> earlier;
+  for (const process_counters& p : before.processes) earlier[p.pid] = &p;
+
+  double cores_used = 0;
+  double read_GBps = 0;
+  double read_call_GBps = 0;
+  double switches = 0;
+  double rss_GB = 0;
+  std::map<std::string, int> states;
+  json top = json::array();
+  std::vector<std::pair<double, json>> by_cpu;
+  std::set<int> pids;
+  for (const process_counters& p : after.processes) {
+    pids.insert(p.pid);
+    const auto it = earlier.find(p.pid);
+    const process_counters* was = it == earlier.end() ? nullptr : it->second;
+    // A process born within the interval: all its CPU time and reads fall in it.
+    const double cpu = rate(p.cpu_seconds, was ? was->cpu_seconds : 0.0, dt);
+    // GB/s of a byte counter /proc/PID/io may not give (another user's process).
+    const auto GBps = [&](std::optional<std::uint64_t> process_counters::*counter) {
+      if (!(p.*counter)) return 0.0;
+      const double earlier_bytes =
+          was && (was->*counter) ? static_cast<double>(*(was->*counter)) : 0.0;
+      return rate(static_cast<double>(*(p.*counter)), earlier_bytes, dt) / 1e9;
+    };
+    const double read = GBps(&process_counters::read_bytes);
+    const double read_calls = GBps(&process_counters::read_chars);
+    cores_used += cpu;
+    read_GBps += read;
+    read_call_GBps += read_calls;
+    switches += rate(static_cast<double>(p.context_switches),
+                     was ? static_cast<double>(was->context_switches) : 0.0, dt);
+    rss_GB += p.rss_GB;
+    ++states[std::string(1, p.state)];
+    by_cpu.emplace_back(cpu, json{{"pid", p.pid},
+                                  {"name", p.name},
+                                  {"state", std::string(1, p.state)},
+                                  {"cpu_cores", cpu},
+                                  {"rss_GB", p.rss_GB},
+                                  {"read_GBps", read}});
+  }
+  std::stable_sort(by_cpu.begin(), by_cpu.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t i = 0; i < by_cpu.size() && i < 5; ++i) top.push_back(by_cpu[i].second);
+
+  // Threads: which ones ran flat out (a loader worker, the training loop's own thread).
+  std::vector<std::pair<double, json>> threads;
+  int saturated = 0;
+  for (const process_counters& p : after.processes) {
+    const auto it = earlier.find(p.pid);
+    std::map<pid_t, double> was;
+    if (it != earlier.end()) {
+      for (const thread_counters& t : it->second->threads) was[t.tid] = t.cpu_seconds;
+    }
+    for (const thread_counters& t : p.threads) {
+      const auto w = was.find(t.tid);
+      const double cpu = rate(t.cpu_seconds, w == was.end() ? 0.0 : w->second, dt);
+      if (cpu >= saturated_thread) ++saturated;
+      threads.emplace_back(cpu, json{{"pid", p.pid},
+                                     {"tid", t.tid},
+                                     {"name", t.name},
+                                     {"in_root", p.pid == after.root},
+                                     {"cpu_cores", cpu}});
+    }
+  }
+  std::stable_sort(threads.begin(), threads.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  json busiest_threads = json::array();
+  for (std::size_t i = 0; i < threads.size() && i < 5; ++i) {
+    busiest_threads.push_back(threads[i].second);
+  }
+
+  json disks = json::array();
+  for (const auto& [name, d] : after.machine.disks) {
+    const auto it = before.machine.disks.find(name);
+    if (it == before.machine.disks.end()) continue;
+    const auto& b = it->second;
+    const double reads =
+        rate(static_cast<double>(d.reads), static_cast<double>(b.reads), machine_dt);
+    disks.push_back(
+        {{"device", name},
+         {"read_GBps", rate(static_cast<double>(d.sectors_read),
+                            static_cast<double>(b.sectors_read), machine_dt) *
+                           512 / 1e9},
+         {"reads_per_s", reads},
+         // Milliseconds per completed read, queue and service together.
+         {"read_wait_ms", reads > 0 ? static_cast<double>(d.read_ms - b.read_ms) /
+                                          static_cast<double>(d.reads - b.reads)
+                                    : 0.0},
+         {"busy_percent", std::min(100.0, rate(static_cast<double>(d.busy_ms),
+                                               static_cast<double>(b.busy_ms), machine_dt) /
+                                              10.0)}});
+  }
+  const auto links = [&](const std::map<std::string, machine_counters::link>& now,
+                         const std::map<std::string, machine_counters::link>& then,
+                         const char* key) {
+    json out = json::array();
+    for (const auto& [name, l] : now) {
+      const auto it = then.find(name);
+      if (it == then.end()) continue;
+      json row{{key, name},
+               {"rx_GBps", rate(static_cast<double>(l.rx_bytes),
+                                static_cast<double>(it->second.rx_bytes), machine_dt) /
+                               1e9},
+               {"tx_GBps", rate(static_cast<double>(l.tx_bytes),
+                                static_cast<double>(it->second.tx_bytes), machine_dt) /
+                               1e9}};
+      row["speed_Gbps"] = l.speed_Gbps ? json(*l.speed_Gbps) : json();
+      out.push_back(row);
+    }
+    return out;
+  };
+
+  std::map<unsigned, const gpu_activity*> gpus_before;
+  for (const gpu_activity& g : before.gpus) gpus_before[g.index] = &g;
+  json gpus = json::array();
+  for (const gpu_activity& g : after.gpus) {
+    // NVLink GB/s from the cumulative counters; null without NVLink or an earlier reading.
+    const auto nvlink = [&](std::optional<std::uint64_t> gpu_activity::*counter) -> json {
+      const auto it = gpus_before.find(g.index);
+      if (!(g.*counter) || it == gpus_before.end() || !(it->second->*counter)) return json();
+      return rate(static_cast<double>(*(g.*counter)), static_cast<double>(*(it->second->*counter)),
+                  gpu_dt) /
+             1e9;
+    };
+    json job_pids = json::array();
+    for (const int pid : g.compute_pids) {
+      if (pids.contains(pid)) job_pids.push_back(pid);
+    }
+    const auto opt = [](const auto& v) { return v ? json(*v) : json(); };
+    gpus.push_back({{"index", g.index},
+                    {"name", g.name},
+                    {"uuid", g.uuid},
+                    {"pci_bus_id", g.pci_bus_id},
+                    {"utilization_percent", opt(g.gpu_utilization_percent)},
+                    {"memory_utilization_percent", opt(g.memory_utilization_percent)},
+                    {"memory_used_GB", opt(g.memory_used_GB)},
+                    {"memory_total_GB", opt(g.memory_total_GB)},
+                    {"sm_mhz", opt(g.live.clocks.sm_mhz)},
+                    {"power_W", opt(g.live.power_W)},
+                    {"temperature_C", opt(g.live.temperature_C)},
+                    {"throttle_reasons", g.live.throttle_reasons},
+                    {"pcie_rx_GBps", opt(g.pcie_rx_GBps)},
+                    {"pcie_tx_GBps", opt(g.pcie_tx_GBps)},
+                    {"nvlink_rx_GBps", nvlink(&gpu_activity::nvlink_rx_bytes)},
+                    {"nvlink_tx_GBps", nvlink(&gpu_activity::nvlink_tx_bytes)},
+                    {"job_pids", job_pids}});
+  }
+
+  // What the job's CPUs did besides the job: other processes (the watcher among them) and, in a
+  // virtual machine, the host. Both take cores the job is allowed but cannot have.
+  // An affinity changed between the two reads sums other CPUs, even when as many: that interval
+  // has no figure.
+  const auto& cpu_then = before.machine.cpu;
+  const auto& cpu_now = after.machine.cpu;
+  const double busy = rate(cpu_now.busy_s, cpu_then.busy_s, machine_dt);
+  const json cpu = cpu_now.cpus == cpu_then.cpus
+                       ? json{{"cpus", cpu_now.cpus.size()},
+                              {"busy_cores", busy},
+                              {"outside_job_cores", std::max(0.0, busy - cores_used)},
+                              {"stolen_cores", rate(cpu_now.steal_s, cpu_then.steal_s, machine_dt)}}
+                       : json{{"cpus", 0},
+                              {"busy_cores", 0.0},
+                              {"outside_job_cores", 0.0},
+                              {"stolen_cores", 0.0}};
+
+  return {{"schema", "gpubench.watch/1"},
+          {"t", after.t},
+          {"interval_s", dt},
+          {"cpu", cpu},
+          {"job",
+           {{"processes", after.processes.size()},
+            {"cpu_cores_used", cores_used},
+            {"cpu_cores_allowed", allowed_cores},
+            {"states", states},
+            {"rss_GB", rss_GB},
+            {"read_GBps", read_GBps},
+            {"read_call_GBps", read_call_GBps},
+            {"context_switches_per_s", switches},
+            {"top", top},
+            {"threads_saturated", saturated},
+            {"busiest_threads", busiest_threads}}},
+          {"disks", disks},
+          {"network", links(after.machine.interfaces, before.machine.interfaces, "interface")},
+          {"infiniband", links(after.machine.infiniband, before.machine.infiniband, "port")},
+          {"gpus", gpus}};
+}
+
+std::string link_name(const json& link) {
+  return link.contains("interface") ? link.at("interface").get<std::string>()
+                                    : link.at("port").get<std::string>();
+}
+
+const json* machine_cpu(const json& sample) {
+  const auto c = sample.find("cpu");
+  return c != sample.end() && c->at("cpus").get<int>() > 0 ? &*c : nullptr;
+}
+
+bool has_ended(pid_t pid) {
+  const auto p = read_stat(pid);
+  return !p || p->state == 'Z';
+}
+
+std::optional<std::string> why_not_watchable(pid_t pid) {
+  if (pid <= 0) return "expected a process id above 0";
+  const std::string dir = "/proc/" + std::to_string(pid);
+  if (access(dir.c_str(), F_OK) != 0) return "no process " + std::to_string(pid);
+  std::ifstream io(dir + "/io");
+  if (!io) {
+    return "process " + std::to_string(pid) + " is not ours to read (/proc/" + std::to_string(pid) +
+           "/io: " + std::strerror(errno) + ")";
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpubench::watch

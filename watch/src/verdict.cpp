@@ -1,0 +1,487 @@
+#include "gpubench/watch/verdict.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "gpubench/core/format.hpp"
+#include "gpubench/core/statistics.hpp"
+#include "gpubench/watch/sampler.hpp"
+
+namespace gpubench::watch {
+
+namespace {
+
+std::string pct(double share) {
+  return format_number(share * 100) + "%";
+}
+
+// The job's typical interval: a start-up or a final phase does not move it as it moves a mean.
+double median(const std::vector<double>& v) {
+  return v.empty() ? 0 : gpubench::summarize(v).median;  // not watch::summarize
+}
+
+struct finding {
+  std::string component;
+  double nearness = 0;  // share of the ceiling reached; the highest names the limit
+  std::vector<std::string> evidence;
+  std::vector<std::string> advice;
+};
+
+using rule = std::function<std::optional<finding>(const summary&, const ceilings&)>;
+
+std::string basis_note(const ceiling& c) {
+  return " (" + c.basis + (c.origin.empty() ? "" : ", " + c.origin) + ")";
+}
+
+// The share of `limit` that `measured` reached, when both are known and it is near the ceiling.
+std::optional<double> near_share(const std::optional<double>& measured,
+                                 const std::optional<ceiling>& limit) {
+  if (!measured || !limit || limit->value <= 0) return std::nullopt;
+  const double share = *measured / limit->value;
+  if (share < near_ceiling) return std::nullopt;
+  return share;
+}
+
+// Cores the job was allowed but could not have (other processes, a hypervisor), when enough to
+// matter: a quarter of a core, or a tenth of the allowance.
+double cores_taken(const summary& s) {
+  const double taken = std::max(0.0, s.cpu_cores_allowed - s.cpu_cores_available);
+  return taken >= std::max(0.25, 0.1 * s.cpu_cores_allowed) ? taken : 0.0;
+}
+
+// How much of the CPU it could have the job used: of the allowance, less what others took.
+double cpu_share(const summary& s) {
+  const double could_have = s.cpu_cores_allowed - cores_taken(s);
+  return could_have > 0 ? s.cpu_cores_used / could_have : 0.0;
+}
+
+// One row per component: a new one is a new row.
+const std::vector<rule>& rules() {
+  static const std::vector<rule> table{
+      // The GPUs: when the job keeps them busy they are the bound, whatever else is near its
+      // own ceiling, so they count above every host part.
+      [](const summary& s, const ceilings&) -> std::optional<finding> {
+        if (!s.gpu_busy || *s.gpu_busy < 0.85) return std::nullopt;
+        const bool memory = s.gpu_memory_busy && *s.gpu_memory_busy >= near_ceiling;
+        finding f{memory ? "gpu_memory" : "gpu_compute", 1 + *s.gpu_busy, {}, {}};
+        f.evidence.push_back(
+            "the job's " + std::to_string(s.job_gpus) + " GPU(s) ran kernels " + pct(*s.gpu_busy) +
+            " of the time" +
+            (s.gpu_memory_busy ? ", their memory busy " + pct(*s.gpu_memory_busy) : std::string()));
+        f.advice.push_back(
+            memory ? "GPU memory traffic bounds it: fused kernels, a larger batch or a GPU with "
+                     "more memory bandwidth move it"
+                   : "GPU math bounds it: a faster GPU, a lower precision or more GPUs move it");
+        return f;
+      },
+      [](const summary& s, const ceilings&) -> std::optional<finding> {
+        const double share = cpu_share(s);
+        if (share < near_ceiling) return std::nullopt;
+        finding f{"cpu", share, {}, {}};
+        f.evidence.push_back("the job's processes used " + format_number(s.cpu_cores_used) +
+                             " of " + format_number(s.cpu_cores_allowed) + " allowed cores (" +
+                             pct(s.cpu_cores_used / s.cpu_cores_allowed) + ")");
+        if (cores_taken(s) > 0) {
+          f.evidence.push_back("its cores were shared: other processes ran " +
+                               format_number(s.cpu_cores_outside_job) + " cores' worth on them" +
+                               (s.cpu_cores_stolen > 0.05
+                                    ? " and the hypervisor held back " +
+                                          format_number(s.cpu_cores_stolen) + " (steal)"
+                                    : std::string()) +
+                               ", leaving the job " + format_number(s.cpu_cores_available) + " (" +
+                               pct(share) + " of that used)");
+          f.advice.push_back(
+              "the job is not alone on its cores: an exclusive allocation (Slurm --exclusive, "
+              "a Kubernetes Guaranteed pod with whole CPUs, a dedicated or larger instance "
+              "where steal is high) gives it the cores it is allowed");
+        }
+        if (s.gpu_busy) {
+          f.evidence.push_back("its GPUs ran kernels only " + pct(*s.gpu_busy) + " of the time");
+        }
+        f.advice.push_back(
+            "CPU data preparation bounds the job: more cores for the loader (a larger CPU "
+            "allocation or affinity, more DataLoader workers where cores are free), lighter "
+            "decoding (smaller stored images, GPU decoding such as DALI); `gpubench size "
+            "--workload W --set cpu.cores=N` predicts the rate with more");
+        return f;
+      },
+      // Threads that run flat out while the machine's cores are mostly free: a loader with too
+      // few workers, or a training loop bound by its own thread (Python, kernel launches).
+      [](const summary& s, const ceilings&) -> std::optional<finding> {
+        if (s.threads_saturated == 0 || s.busiest_thread_cores < saturated_thread) {
+          return std::nullopt;
+        }
+        if (cpu_share(s) >= near_ceiling) {
+          return std::nullopt;  // every core it could have is busy: the rule above names it
+        }
+        if (s.gpu_busy && *s.gpu_busy >= 0.85) return std::nullopt;  // the GPUs' rule names it
+        finding f{"cpu", s.busiest_thread_cores, {}, {}};
+        std::string names;
+        int in_root = 0;
+        int workers = 0;
+        for (const auto& t : s.saturated_threads) {
+          names += (names.empty() ? "" : ", ") + t.name + " (pid " + std::to_string(t.pid) + ") " +
+                   pct(t.cores);
+          (t.in_root ? in_root : workers) += 1;
+        }
+        f.evidence.push_back((s.threads_saturated == 1
+                                  ? std::string("one of the job's threads kept a core busy")
+                                  : std::to_string(s.threads_saturated) +
+                                        " of the job's threads each kept a core busy") +
+                             (names.empty() ? std::string() : ": " + names));
+        f.evidence.push_back("the job used " + format_number(s.cpu_cores_used) + " of " +
+                             format_number(s.cpu_cores_allowed) + " allowed cores" +
+                             (s.gpu_busy
+                                  ? "; its GPUs ran kernels " + pct(*s.gpu_busy) + " of the time"
+                                  : std::string()));
+        const double idle = std::max(0.0, s.cpu_cores_allowed - cores_taken(s) - s.cpu_cores_used);
+        if (workers > 0) {
+          f.advice.push_back(
+              "worker processes each run flat out on one core while " + format_number(idle) +
+              " of " + format_number(s.cpu_cores_allowed) +
+              " allowed cores are idle: more workers (DataLoader num_workers) use them; lighter "
+              "per-sample work (smaller stored images, GPU decoding) helps as well");
+        }
+        if (in_root > 0) {
+          f.advice.push_back(
+              "the job's own process runs a thread flat out: the training loop (Python, kernel "
+              "launches, collation or pinning on the main thread) bounds it; CUDA graphs or "
+              "torch.compile (fewer launches), a larger batch per step, or moving per-sample "
+              "work to loader workers move it");
+        }
+        return f;
+      },
+      [](const summary& s, const ceilings& c) -> std::optional<finding> {
+        double nearness = s.disk_busy;
+        std::vector<std::string> evidence;
+        if (!s.busiest_disk.empty()) {
+          evidence.push_back(s.busiest_disk + " read " + format_number(s.disk_read_GBps) +
+                             " GB/s, busy " + pct(s.disk_busy) + " of the time, " +
+                             format_number(s.disk_read_wait_ms) + " ms per read");
+        }
+        if (c.storage_read_GBps && c.storage_read_GBps->value > 0) {
+          const double share = s.disk_read_GBps / c.storage_read_GBps->value;
+          nearness = std::max(nearness, share);
+          evidence.push_back("storage read " + format_number(s.disk_read_GBps) + " of " +
+                             format_number(c.storage_read_GBps->value) + " GB/s" +
+                             basis_note(*c.storage_read_GBps));
+        }
+        double waiting = 0;
+        for (const auto& [state, share] : s.state_shares) {
+          if (state == "D") waiting = share;
+        }
+        if (waiting >= 0.5) {
+          nearness = std::max(nearness, waiting);
+          evidence.push_back("the job's processes waited in D state (uninterruptible, I/O) " +
+                             pct(waiting) + " of the time");
+        }
+        if (nearness < near_ceiling) return std::nullopt;
+        finding f{"storage", nearness, evidence, {}};
+        f.advice.push_back(
+            "storage bounds the job: faster storage or more devices, a dataset that fits in the "
+            "page cache, fewer and larger reads (packed shards), or local copies of remote data");
+        return f;
+      },
+      [](const summary& s, const ceilings& c) -> std::optional<finding> {
+        const std::optional<double> share = near_share(s.pcie_rx_GBps, c.pcie_h2d_GBps);
+        if (!share) return std::nullopt;
+        finding f{"pcie", *share, {}, {}};
+        f.evidence.push_back("host-to-GPU traffic " + format_number(*s.pcie_rx_GBps) + " of " +
+                             format_number(c.pcie_h2d_GBps->value) + " GB/s per GPU" +
+                             basis_note(*c.pcie_h2d_GBps));
+        f.advice.push_back(
+            "PCIe bounds the job: send compact data (uint8 images, decode and augment on the "
+            "GPU), pinned memory, or a machine with a faster host link");
+        return f;
+      },
+      [](const summary& s, const ceilings& c) -> std::optional<finding> {
+        std::optional<double> speed = s.link_speed_Gbps;
+        std::string basis = "reported by the link";
+        if (c.network_Gbps && c.network_Gbps->value > 0 && !speed) {
+          speed = c.network_Gbps->value;
+          basis = c.network_Gbps->basis;
+        }
+        if (!speed || s.busiest_link.empty()) return std::nullopt;
+        const double share = s.link_GBps * 8 / *speed;
+        if (share < near_ceiling) return std::nullopt;
+        finding f{"communication", share, {}, {}};
+        f.evidence.push_back(s.busiest_link + " moved " + format_number(s.link_GBps * 8) + " of " +
+                             format_number(*speed) + " Gb/s (" + basis + ")");
+        f.advice.push_back(
+            "the network between nodes bounds the job: a faster fabric, HSDP instead of FSDP "
+            "across nodes, gradient accumulation (fewer exchanges per sample); `gpubench size "
+            "--set network.gbps=N` predicts the rate with more");
+        return f;
+      },
+      // NVLink between the GPUs of a node. NCCL's kernels keep a GPU "busy" while they wait on
+      // the links, so this often shows beside a GPU verdict, as evidence that the GPUs exchange.
+      [](const summary& s, const ceilings& c) -> std::optional<finding> {
+        const std::optional<double> share = near_share(s.nvlink_GBps, c.nvlink_bidir_GBps);
+        if (!share) return std::nullopt;
+        finding f{"communication", *share, {}, {}};
+        f.evidence.push_back("NVLink moved " + format_number(*s.nvlink_GBps) + " of " +
+                             format_number(c.nvlink_bidir_GBps->value) +
+                             " GB/s per GPU, both directions" + basis_note(*c.nvlink_bidir_GBps));
+        f.advice.push_back(
+            "NVLink between the GPUs bounds the job: less exchanged per step (a larger batch per "
+            "GPU, gradient accumulation, less tensor parallelism), or overlap of the exchanges "
+            "with compute; `gpubench size --set nvlink.bidir_GBps=N` predicts the rate with more");
+        return f;
+      },
+  };
+  return table;
+}
+
+}  // namespace
+
+summary summarize(const std::vector<json>& samples) {
+  summary s;
+  s.samples = static_cast<int>(samples.size());
+  if (samples.empty()) return s;
+  std::map<std::string, double> states;
+  double process_samples = 0;
+  std::vector<double> cpu;
+  std::vector<double> cpu_outside;
+  std::vector<double> cpu_stolen;
+  std::vector<double> cpu_available;
+  std::vector<double> busiest_thread;
+  std::vector<double> saturated_counts;
+  std::vector<json> saturated_lists;
+  std::vector<double> job_read;
+  std::vector<double> job_read_calls;
+  std::map<std::string, std::vector<double>> disk_read;
+  std::map<std::string, std::vector<double>> disk_busy;
+  std::map<std::string, std::vector<double>> disk_wait;
+  std::map<std::string, std::vector<double>> link_rate;
+  std::map<std::string, std::optional<double>> link_speed;
+  std::vector<double> gpu_busy;
+  std::vector<double> gpu_memory;
+  std::vector<double> pcie;
+  std::vector<double> nvlink;
+  bool memory_known = false;
+  bool pcie_known = false;
+  std::set<unsigned> job_gpus;
+  for (const json& sample : samples) {
+    s.duration_s += sample.at("interval_s").get<double>();
+    const json& job = sample.at("job");
+    cpu.push_back(job.at("cpu_cores_used").get<double>());
+    const json& threads = job.at("busiest_threads");
+    busiest_thread.push_back(threads.empty() ? 0.0 : threads.front().at("cpu_cores").get<double>());
+    saturated_counts.push_back(job.at("threads_saturated").get<double>());
+    saturated_lists.push_back(threads);
+    s.cpu_cores_allowed = job.at("cpu_cores_allowed").get<double>();
+    double available = s.cpu_cores_allowed;
+    if (const json* c = machine_cpu(sample)) {
+      const double outside = c->at("outside_job_cores").get<double>();
+      const double stolen = c->at("stolen_cores").get<double>();
+      cpu_outside.push_back(outside);
+      cpu_stolen.push_back(stolen);
+      available = std::min(available, c->at("cpus").get<double>() - outside - stolen);
+    }
+    // The job had what it used, whatever the counters' timing says.
+    cpu_available.push_back(std::max(available, cpu.back()));
+    job_read.push_back(job.at("read_GBps").get<double>());
+    job_read_calls.push_back(job.at("read_call_GBps").get<double>());
+    for (const auto& [state, count] : job.at("states").items()) {
+      states[state] += count.get<double>();
+      process_samples += count.get<double>();
+    }
+    for (const json& d : sample.at("disks")) {
+      const std::string device = d.at("device").get<std::string>();
+      disk_read[device].push_back(d.at("read_GBps").get<double>());
+      disk_busy[device].push_back(d.at("busy_percent").get<double>() / 100);
+      disk_wait[device].push_back(d.at("read_wait_ms").get<double>());
+    }
+    for (const char* kind : {"network", "infiniband"}) {
+      for (const json& l : sample.at(kind)) {
+        const std::string name = link_name(l);
+        link_rate[name].push_back(
+            std::max(l.at("rx_GBps").get<double>(), l.at("tx_GBps").get<double>()));
+        if (!l.at("speed_Gbps").is_null()) link_speed[name] = l.at("speed_Gbps").get<double>();
+      }
+    }
+    s.machine_gpus = static_cast<int>(sample.at("gpus").size());
+    double busy = 0;
+    double memory = 0;
+    double rx = 0;
+    std::optional<double> link;
+    int used = 0;
+    for (const json& g : sample.at("gpus")) {
+      if (g.at("job_pids").empty() || g.at("utilization_percent").is_null()) continue;
+      job_gpus.insert(g.at("index").get<unsigned>());
+      ++used;
+      busy += g.at("utilization_percent").get<double>() / 100;
+      if (!g.at("memory_utilization_percent").is_null()) {
+        memory_known = true;
+        memory += g.at("memory_utilization_percent").get<double>() / 100;
+      }
+      if (!g.at("pcie_rx_GBps").is_null()) {
+        pcie_known = true;
+        rx = std::max(rx, g.at("pcie_rx_GBps").get<double>());
+      }
+      if (!g.at("nvlink_rx_GBps").is_null() && !g.at("nvlink_tx_GBps").is_null()) {
+        link = std::max(link.value_or(0), g.at("nvlink_rx_GBps").get<double>() +
+                                              g.at("nvlink_tx_GBps").get<double>());
+      }
+    }
+    // A sample in which the job held no GPU (starting up, exiting) counts as idle.
+    gpu_busy.push_back(used > 0 ? busy / used : 0.0);
+    gpu_memory.push_back(used > 0 ? memory / used : 0.0);
+    if (used > 0) {
+      pcie.push_back(rx);
+      if (link) nvlink.push_back(*link);
+    }
+  }
+  s.cpu_cores_used = median(cpu);
+  s.cpu_cores_outside_job = median(cpu_outside);
+  s.cpu_cores_stolen = median(cpu_stolen);
+  s.cpu_cores_available = median(cpu_available);
+  s.busiest_thread_cores = median(busiest_thread);
+  s.threads_saturated = static_cast<int>(median(saturated_counts));
+  // The saturated threads of the last sample with the typical count, as the example to name.
+  for (std::size_t i = samples.size(); i-- > 0 && s.threads_saturated > 0;) {
+    if (static_cast<int>(saturated_counts[i]) != s.threads_saturated) continue;
+    for (const json& t : saturated_lists[i]) {
+      const double cores = t.at("cpu_cores").get<double>();
+      if (cores < saturated_thread) break;  // sorted, busiest first
+      s.saturated_threads.push_back({t.at("name").get<std::string>(), t.at("pid").get<pid_t>(),
+                                     cores, t.at("in_root").get<bool>()});
+    }
+    break;
+  }
+  s.job_read_GBps = median(job_read);
+  s.job_read_call_GBps = median(job_read_calls);
+  for (const auto& [state, count] : states) {
+    s.state_shares.emplace_back(state, process_samples > 0 ? count / process_samples : 0.0);
+  }
+  s.job_gpus = static_cast<int>(job_gpus.size());
+  if (!pcie.empty()) {  // one entry per sample in which the job held a GPU
+    s.gpu_busy = median(gpu_busy);
+    if (memory_known) s.gpu_memory_busy = median(gpu_memory);
+    if (pcie_known) s.pcie_rx_GBps = median(pcie);
+    if (!nvlink.empty()) s.nvlink_GBps = median(nvlink);
+  }
+  for (const auto& [name, busy] : disk_busy) {
+    const double typical = median(busy);
+    if (typical >= s.disk_busy || s.busiest_disk.empty()) {
+      s.busiest_disk = name;
+      s.disk_busy = typical;
+      s.disk_read_GBps = median(disk_read[name]);
+      s.disk_read_wait_ms = median(disk_wait[name]);
+    }
+  }
+  for (const auto& [name, rates] : link_rate) {
+    const double typical = median(rates);
+    if (typical > s.link_GBps || s.busiest_link.empty()) {
+      s.busiest_link = name;
+      s.link_GBps = typical;
+      s.link_speed_Gbps = link_speed[name];
+    }
+  }
+  return s;
+}
+
+verdict judge(const summary& s, const ceilings& c) {
+  if (s.samples == 0) {
+    return {"none",
+            {"no sample: the job ended (or the watch stopped) within the first interval"},
+            {"watch a longer run, or sample more often (--interval)"}};
+  }
+  std::vector<finding> found;
+  for (const rule& r : rules()) {
+    if (auto f = r(s, c)) found.push_back(std::move(*f));
+  }
+  verdict v;
+  if (!found.empty()) {
+    const auto best =
+        std::max_element(found.begin(), found.end(),
+                         [](const auto& a, const auto& b) { return a.nearness < b.nearness; });
+    v.limiting_component = best->component;
+    v.evidence = best->evidence;
+    v.advice = best->advice;
+    for (const finding& other : found) {
+      if (&other == &*best) continue;
+      v.evidence.push_back("also near its ceiling, " + other.component + ": " +
+                           other.evidence.front());
+    }
+    return v;
+  }
+  v.limiting_component = "none";
+  v.evidence.push_back(
+      "nothing is near a ceiling: " +
+      (s.gpu_busy ? "GPUs busy " + pct(*s.gpu_busy) + ", " : std::string("no GPU in use, ")) +
+      format_number(s.cpu_cores_used) + " of " + format_number(s.cpu_cores_allowed) +
+      " allowed cores" +
+      (s.busiest_disk.empty() ? std::string()
+                              : ", " + s.busiest_disk + " busy " + pct(s.disk_busy)));
+  std::string waits;
+  for (const auto& [state, share] : s.state_shares) {
+    if (share < 0.05) continue;
+    const char* meaning = state == "S"   ? " asleep (S: a timer, a lock, a pipe, the network)"
+                          : state == "D" ? " in uninterruptible waits (D: mostly I/O)"
+                          : state == "R" ? " running or ready to run (R)"
+                                         : "";
+    waits +=
+        (waits.empty() ? "" : ", ") + pct(share) + meaning + (*meaning ? "" : " in state " + state);
+  }
+  if (!waits.empty()) v.evidence.push_back("the job's processes were " + waits);
+  v.advice.push_back(
+      "the job waits on something outside this machine's measured parts (sleep, locks, a "
+      "remote service, its own pacing): profile it (py-spy, torch.profiler) to see where");
+  return v;
+}
+
+json to_json(const summary& s) {
+  json states = json::object();
+  for (const auto& [state, share] : s.state_shares) states[state] = share;
+  const auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(); };
+  return {{"samples", s.samples},
+          {"duration_s", s.duration_s},
+          {"cpu_cores_used", s.cpu_cores_used},
+          {"cpu_cores_allowed", s.cpu_cores_allowed},
+          {"cpu_cores_outside_job", s.cpu_cores_outside_job},
+          {"cpu_cores_stolen", s.cpu_cores_stolen},
+          {"cpu_cores_available", s.cpu_cores_available},
+          {"process_states", states},
+          {"busiest_thread_cores", s.busiest_thread_cores},
+          {"threads_saturated", s.threads_saturated},
+          {"job_gpus", s.job_gpus},
+          {"machine_gpus", s.machine_gpus},
+          {"gpu_busy", opt(s.gpu_busy)},
+          {"gpu_memory_busy", opt(s.gpu_memory_busy)},
+          {"pcie_rx_GBps", opt(s.pcie_rx_GBps)},
+          {"nvlink_GBps", opt(s.nvlink_GBps)},
+          {"job_read_GBps", s.job_read_GBps},
+          {"job_read_call_GBps", s.job_read_call_GBps},
+          {"busiest_disk", s.busiest_disk},
+          {"disk_busy", s.disk_busy},
+          {"disk_read_GBps", s.disk_read_GBps},
+          {"disk_read_wait_ms", s.disk_read_wait_ms},
+          {"busiest_link", s.busiest_link},
+          {"link_GBps", s.link_GBps},
+          {"link_speed_Gbps", opt(s.link_speed_Gbps)}};
+}
+
+json to_json(const verdict& v) {
+  return {
+      {"limiting_component", v.limiting_component}, {"evidence", v.evidence}, {"advice", v.advice}};
+}
+
+json to_json(const ceilings& c) {
+  json out = json::object();
+  const auto add = [&](const char* key, const std::optional<ceiling>& v) {
+    if (v) {
+      out[key] = {
+          {"value", v->value}, {"basis", v->basis}, {"origin", v->origin}, {"source", v->source}};
+    }
+  };
+  add("storage.read_GBps", c.storage_read_GBps);
+  add("pcie.h2d_GBps", c.pcie_h2d_GBps);
+  add("network.gbps", c.network_Gbps);
+  add("nvlink.bidir_GBps", c.nvlink_bidir_GBps);
+  return out;
+}
+
+}  // namespace gpubench::watch
