@@ -11,8 +11,8 @@ figure_rule read_figure_rule(const json_reader& r, const model::hardware_profile
                    "min_gpus", "ranks"});
   figure_rule rule;
   rule.name = r.get_string("name");
-  rule.benchmark = r.get_string("benchmark");
-  rule.metric = r.get_string("metric");
+  rule.measured.benchmark = r.get_string("benchmark");
+  rule.measured.metric = r.get_string("metric");
   rule.per = r.find_string("per").value_or("gpu");
   if (rule.per != "gpu" && rule.per != "pair" && rule.per != "machine") {
     r.fail("per", "gpu, pair or machine");
@@ -22,13 +22,9 @@ figure_rule read_figure_rule(const json_reader& r, const model::hardware_profile
     if (!axes.node().is_object()) axes.fail_here("an object of axis values");
     for (const auto& [name, value] : axes.node().items()) {
       const json_reader v(value, r.file(), json_path(axes.path(), name));
-      if (value.is_string()) {
-        rule.axes[name] = value.get<std::string>();
-      } else if (value.is_number_integer()) {
-        rule.axes[name] = value.dump();
-      } else {
-        v.fail_here("a string or an integer");
-      }
+      if (!value.is_string() && !value.is_number_integer()) v.fail_here("a string or an integer");
+      rule.measured.where.push_back(
+          {.axis = name, .value = value.is_string() ? value.get<std::string>() : value.dump()});
     }
   }
   rule.expected = read_expectation(r, "expected", catalog, 1e9);
@@ -46,37 +42,33 @@ void check_figure(const figure_rule& rule, const results_document& doc, std::siz
                              std::to_string(gpu_count)));
     return;
   }
-  std::map<std::string, double> best;  // subject -> best value
-  std::map<std::string, std::string> failures;
+  const vocabulary::query& q = rule.measured;
   // The unit and direction the results carry (the benchmark's declaration), also where no result
   // matches the rule's axes.
-  metric_unit unit = declared_unit(doc, rule.benchmark, rule.metric).value_or(metric_unit{});
-  for (const result& r : doc.results) {
-    if (r.id != rule.benchmark || !axes_match(r, rule.axes)) continue;
-    if (rule.ranks) {
-      const auto ranks = r.info.find("ranks");
-      if (ranks == r.info.end() || !ranks->is_number() || ranks->get<int>() != *rule.ranks) {
-        continue;
-      }
-    }
-    std::string subject;
+  const metric_unit unit = declared_unit(doc, q.benchmark, q.metric).value_or(metric_unit{});
+  const auto over_ranks = [&](const result& r) {
+    if (!rule.ranks) return true;
+    const auto ranks = r.info.find("ranks");
+    return ranks != r.info.end() && ranks->is_number() && ranks->get<int>() == *rule.ranks;
+  };
+  const auto subject_of = [&](const result& r) {
+    std::string subject = rule.per == "gpu"    ? "GPU " + axis_text(r.axes, "gpu").value_or("?")
+                          : rule.per == "pair" ? "GPUs " + axis_text(r.axes, "pair").value_or("?")
+                                               : std::string("machine");
     const std::string host = host_of(r, doc);
-    if (rule.per == "gpu") {
-      subject = "GPU " + axis_text(r.axes, "gpu").value_or("?");
-    } else if (rule.per == "pair") {
-      subject = "GPUs " + axis_text(r.axes, "pair").value_or("?");
-    } else {
-      subject = "machine";
+    return host.empty() ? subject : host + " " + subject;
+  };
+  std::map<std::string, std::string> failures;  // subject -> why its benchmark failed
+  for (const result& r : doc.results) {
+    if (r.status == result_status::failed && q.matches(r) && over_ranks(r)) {
+      failures[subject_of(r)] = r.error;
     }
-    if (!host.empty()) subject.insert(0, host + " ");
-    if (r.status == result_status::failed) {
-      failures[subject] = r.error;
-      continue;
-    }
-    const metric_summary* metric = find_metric(r, rule.metric);
-    if (r.status != result_status::ok || metric == nullptr) continue;
-    auto [it, fresh] = best.emplace(subject, metric->median);
-    if (!fresh) it->second = better_of(unit.direction, it->second, metric->median);
+  }
+  std::map<std::string, double> best;  // subject -> best value
+  for (const vocabulary::row& row : vocabulary::select(doc, q)) {
+    if (!over_ranks(*row.from)) continue;
+    auto [it, fresh] = best.emplace(subject_of(*row.from), row.value());
+    if (!fresh) it->second = better_of(unit.direction, it->second, row.value());
   }
   for (const auto& [subject, error] : failures) {
     if (best.count(subject) != 0) continue;
@@ -87,7 +79,7 @@ void check_figure(const figure_rule& rule, const results_document& doc, std::siz
   if (best.empty() && failures.empty()) {
     out.push_back(simple(rule.name, "machine", rule_status::missing, "",
                          with_unit(rule.expected.value, unit.unit),
-                         rule.benchmark + " " + why_not_measured(doc, rule.benchmark)));
+                         q.benchmark + " " + why_not_measured(doc, q.benchmark)));
     return;
   }
   for (const auto& [subject, value] : best) {

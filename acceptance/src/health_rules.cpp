@@ -6,11 +6,14 @@
 
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/text.hpp"
+#include "gpubench/vocabulary/measurements.hpp"
 #include "rules.hpp"
 
 namespace gpubench::acceptance::detail {
 
 namespace {
+
+namespace measurements = vocabulary::measurements;
 
 std::string link_text(const pcie_link_info& link) {
   return "Gen" + (link.gen ? std::to_string(*link.gen) : std::string("?")) + " x" +
@@ -21,7 +24,7 @@ std::string link_text(const pcie_link_info& link) {
 std::optional<pcie_link_info> link_under_load(const results_document& doc, const gpu_view& g) {
   std::optional<pcie_link_info> worst;
   for (const result& r : doc.results) {
-    if (!r.id.starts_with("pcie.") || r.status != result_status::ok) continue;
+    if (!measurements::pcie_any.matches_id(r.id) || r.status != result_status::ok) continue;
     if (host_of(r, doc) != g.host) continue;
     const auto gpu = axis_number(r.axes, "gpu");
     if (!gpu || static_cast<int>(*gpu) != g.gpu->index) continue;
@@ -51,16 +54,18 @@ void check_pcie(const health_rules& h, const results_document& doc, const gpu_vi
   }
   if (const auto loaded = link_under_load(doc, g)) {
     const bool ok = *loaded->gen >= *h.pcie_gen && loaded->width.value_or(0) >= want_width;
-    out.push_back(simple("pcie link", g.subject(), ok ? rule_status::pass : rule_status::fail,
-                         link_text(*loaded) + " under load", expected,
-                         ok ? "sampled through NVML while pcie.* copied"
-                            : "the link trained down: reseat the GPU, check the riser and the "
-                              "slot's BIOS setting"));
+    out.push_back(
+        simple("pcie link", g.subject(), ok ? rule_status::pass : rule_status::fail,
+               link_text(*loaded) + " under load", expected,
+               ok ? "sampled through NVML while " + measurements::pcie_any.benchmark + " copied"
+                  : "the link trained down: reseat the GPU, check the riser and the "
+                    "slot's BIOS setting"));
     return;
   }
   if (!idle || !idle->gen) {
     out.push_back(simple("pcie link", g.subject(), rule_status::missing, "", expected,
-                         "NVML gave no link state and no pcie.* result carries one"));
+                         "NVML gave no link state and no " + measurements::pcie_any.benchmark +
+                             " result carries one"));
     return;
   }
   // Idle links drop their generation to save power; their width is what they trained to.
@@ -71,9 +76,11 @@ void check_pcie(const health_rules& h, const results_document& doc, const gpu_vi
                        : slow ? rule_status::warn
                               : rule_status::pass,
                        link_text(*idle) + " idle", expected,
-                       slow && !narrow ? "idle links drop generation; run pcie.* to see the link "
-                                         "under load"
-                                       : "read while idle (no pcie.* result with a link sample)"));
+                       slow && !narrow
+                           ? "idle links drop generation; run " + measurements::pcie_any.benchmark +
+                                 " to see the link under load"
+                           : "read while idle (no " + measurements::pcie_any.benchmark +
+                                 " result with a link sample)"));
 }
 
 void check_ecc(const gpu_view& g, std::vector<rule_outcome>& out) {
@@ -116,7 +123,7 @@ void check_ecc(const gpu_view& g, std::vector<rule_outcome>& out) {
 
 const json* burn_gpu(const results_document& doc, const gpu_view& g, const result** owner) {
   for (const result& r : doc.results) {
-    if (r.id != "gpu.burn" || r.status == result_status::skipped) continue;
+    if (!measurements::burn.matches_id(r.id) || r.status == result_status::skipped) continue;
     if (host_of(r, doc) != g.host) continue;
     const auto gpus = r.info.find("gpus");
     if (gpus == r.info.end() || !gpus->is_array()) continue;
@@ -145,17 +152,15 @@ std::optional<double> gemm_rate(const results_document& doc, const gpu_view& g,
   const auto b = shape_in_file(shape);
   if (!b) return std::nullopt;
   std::optional<double> best;
-  for (const result& r : doc.results) {
-    if (r.id != "gemm" || r.status != result_status::ok || host_of(r, doc) != g.host) continue;
-    const auto gpu = axis_number(r.axes, "gpu");
-    if (!gpu || static_cast<int>(*gpu) != g.gpu->index) continue;
-    if (axis_text(r.axes, "dtype") != dtype) continue;
-    const auto s = axis_text(r.axes, "shape");
+  const vocabulary::query on_gpu =
+      measurements::gemm.and_where("gpu", std::to_string(g.gpu->index)).and_where("dtype", dtype);
+  for (const vocabulary::row& r : vocabulary::select(doc, on_gpu)) {
+    if (host_of(*r.from, doc) != g.host) continue;
+    const auto s = axis_text(r.from->axes, "shape");
     if (!s) continue;
     const auto a = shape_in_file(*s);
     if (!a || a->m != b->m || a->n != b->n || a->k != b->k) continue;
-    const auto rate = metric_median(r, "TFLOPs");
-    if (rate) best = std::max(best.value_or(0), *rate);
+    best = std::max(best.value_or(0), r.value());
   }
   return best;
 }
@@ -168,13 +173,14 @@ void check_burn(const health_rules& h, const results_document& doc, const gpu_vi
   const result* owner = nullptr;
   const json* b = burn_gpu(doc, g, &owner);
   if (b == nullptr) {
-    out.push_back(simple("sustained load", g.subject(), rule_status::missing, "", "gpu.burn",
-                         "gpu.burn " + why_not_measured(doc, "gpu.burn")));
+    const std::string& burn = measurements::burn.benchmark;
+    out.push_back(simple("sustained load", g.subject(), rule_status::missing, "", burn,
+                         burn + " " + why_not_measured(doc, burn)));
     return;
   }
   if (owner->status == result_status::failed) {
     out.push_back(simple("sustained load", g.subject(), rule_status::fail, "", "",
-                         "gpu.burn failed: " + owner->error));
+                         measurements::burn.benchmark + " failed: " + owner->error));
   }
   if (!h.throttle_reasons_fail.empty()) {
     std::vector<std::string> seen;
@@ -188,8 +194,8 @@ void check_burn(const health_rules& h, const results_document& doc, const gpu_vi
       }
     }
     const bool sampled = owner->info.find("nvml") == owner->info.end();
-    std::string detail = "forbidden: " + join(h.throttle_reasons_fail) +
-                         "; seen during gpu.burn: " + (seen.empty() ? "none" : join(seen));
+    std::string detail = "forbidden: " + join(h.throttle_reasons_fail) + "; seen during " +
+                         measurements::burn.benchmark + ": " + (seen.empty() ? "none" : join(seen));
     if (!sampled) detail = owner->info.value("nvml", std::string());
     if (!bad.empty()) {
       detail =
@@ -238,7 +244,7 @@ void check_burn(const health_rules& h, const results_document& doc, const gpu_vi
     const json max = b->value("sm_max_mhz", json());
     if (!typical.is_number() || !max.is_number()) {
       out.push_back(simple("sm clock", g.subject(), rule_status::missing, "", "",
-                           "NVML gave no SM clocks during gpu.burn"));
+                           "NVML gave no SM clocks during " + measurements::burn.benchmark));
     } else {
       expectation e{max.get<double>(), "NVML's maximum SM clock for this GPU", false};
       out.push_back(against_floor("sm clock", g.subject(), typical.get<double>(), e,
@@ -261,7 +267,7 @@ void check_peer_access(const results_document& doc, const std::vector<gpu_view>&
   bool any = false;
   std::vector<std::string> missing;
   for (const result& r : doc.results) {
-    if (r.id != "p2p.copy" || r.status == result_status::failed) continue;
+    if (!measurements::peer_any.matches_id(r.id) || r.status == result_status::failed) continue;
     const auto pair = axis_text(r.axes, "pair");
     const auto access = r.info.find("peer_access");
     if (!pair || access == r.info.end() || !access->is_boolean()) continue;
@@ -276,8 +282,9 @@ void check_peer_access(const results_document& doc, const std::vector<gpu_view>&
     }
   }
   if (!any) {
+    const std::string& peer = measurements::peer_any.benchmark;
     out.push_back(simple("peer access", "machine", rule_status::missing, "", "every NVLink pair",
-                         "p2p.copy " + why_not_measured(doc, "p2p.copy")));
+                         peer + " " + why_not_measured(doc, peer)));
     return;
   }
   out.push_back(simple(

@@ -23,13 +23,6 @@ std::string host_of(const result& r, const results_document& doc) {
   return doc.nodes.size() > 1 ? r.host : "";
 }
 
-bool axes_match(const result& r, const std::map<std::string, std::string>& wanted) {
-  return std::all_of(wanted.begin(), wanted.end(), [&](const auto& entry) {
-    const auto value = axis_text(r.axes, entry.first);
-    return value && *value == entry.second;
-  });
-}
-
 std::string with_unit(double value, const std::string& unit) {
   return format_number(value) + (unit.empty() ? "" : " " + unit);
 }
@@ -104,7 +97,7 @@ expectation read_expectation(const json_reader& owner, const std::string& key,
   for (const json_reader& k : keys) {
     if (!k.node().is_string()) k.fail_here("a catalog figure name");
     const std::string name = k.node().get<std::string>();
-    const model::figure* f = catalog->find(name);
+    const model::figure* f = catalog->find_key(name);
     if (f == nullptr) {
       k.fail_here("a figure of catalog entry '" + catalog->name + "' (it has no '" + name + "')");
     }

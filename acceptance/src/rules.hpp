@@ -23,7 +23,6 @@ struct gpu_view {
 [[nodiscard]] std::vector<gpu_view> gpus_of(const results_document& doc);
 // The node a result was measured on, where the file holds several; else empty.
 [[nodiscard]] std::string host_of(const result& r, const results_document& doc);
-[[nodiscard]] bool axes_match(const result& r, const std::map<std::string, std::string>& wanted);
 // Why a benchmark has no usable result: its skip reason or its error, if the file says.
 [[nodiscard]] std::string why_not_measured(const results_document& doc, const std::string& id);
 

@@ -84,7 +84,7 @@ int list(bool as_json) {
     json units = json::object();
     for (const auto& m : def->metrics()) {
       metrics.push_back(m.name);
-      units[m.name] = {{"unit", m.unit.unit}, {"better", m.unit.direction}};
+      units[m.name] = {{"unit", m.in.symbol}, {"better", m.direction}};
     }
     entry["metrics"] = std::move(metrics);
     entry["metric_units"] = std::move(units);

@@ -82,20 +82,6 @@ pid_t start_job(const std::vector<std::string>& command) {
   return pid;
 }
 
-watch::ceilings ceilings_of(const model::hardware_profile& hw, const std::string& origin) {
-  watch::ceilings c;
-  const auto take = [&](const char* key) -> std::optional<watch::ceiling> {
-    const model::figure* f = hw.find(key);
-    if (f == nullptr) return std::nullopt;
-    return watch::ceiling{f->value, std::string(model::to_string(f->from)), origin, f->source};
-  };
-  c.storage_read_GBps = take("storage.read_GBps");
-  c.pcie_h2d_GBps = take("pcie.h2d_GBps");
-  c.network_Gbps = take("network.gbps");
-  c.nvlink_bidir_GBps = take("nvlink.bidir_GBps");
-  return c;
-}
-
 // The machine's figures, read once for the ceilings and the prediction, and where they came from.
 struct machine_figures {
   model::hardware_profile profile;
@@ -116,14 +102,15 @@ std::optional<machine_figures> catalog_figures(const std::vector<gpu_activity>& 
 // What a watched limit is made of in the model: lifting it doubles these figures.
 struct lift {
   std::string_view component;
-  std::vector<std::string_view> figures;
+  std::vector<const vocabulary::figure_def*> figures;
 };
 const std::vector<lift>& lifts() {
+  namespace fig = vocabulary::figures;
   static const std::vector<lift> table{
-      {"cpu", {"cpu.cores"}},
-      {"storage", {"storage.read_GBps"}},
-      {"pcie", {"pcie.h2d_GBps"}},
-      {"communication", {"network.gbps", "nvlink.bidir_GBps"}},
+      {"cpu", {&fig::cpu_cores}},
+      {"storage", {&fig::storage_read}},
+      {"pcie", {&fig::pcie_h2d}},
+      {"communication", {&fig::network, &fig::nvlink}},
   };
   return table;
 }
@@ -146,7 +133,7 @@ json predict_for_job(const std::string& workload_name, const model::workload& w,
   }
   model::hardware_profile hw = machine->profile;
   const int cores = std::max(1, static_cast<int>(s.cpu_cores_allowed));
-  model::apply_setting(hw, "cpu.cores=" + std::to_string(cores));
+  model::apply_setting(hw, vocabulary::key_of(model::fig::cpu_cores) + "=" + std::to_string(cores));
   const model::constants constants = model::load_constants();
   model::run_options options;
   options.gpus = s.job_gpus;
@@ -167,9 +154,9 @@ json predict_for_job(const std::string& workload_name, const model::workload& w,
       if (l.component != v.limiting_component) continue;
       model::hardware_profile lifted = hw;
       std::vector<std::string> settings;
-      for (const std::string_view key : l.figures) {
-        if (const auto value = lifted.value(key)) {
-          settings.push_back(std::string(key) + "=" + format_number(2 * *value));
+      for (const vocabulary::figure_def* f : l.figures) {
+        if (const auto value = lifted.value(*f)) {
+          settings.push_back(vocabulary::key_of(*f) + "=" + format_number(2 * *value));
           model::apply_setting(lifted, settings.back());
         }
       }
@@ -301,7 +288,7 @@ int watch_job(const watch_args& args) {
 
   const watch::summary summary = watch::summarize(samples);
   const watch::ceilings limits =
-      machine ? ceilings_of(machine->profile, machine->origin) : watch::ceilings{};
+      machine ? watch::ceilings_of(machine->profile, machine->origin) : watch::ceilings{};
   watch::verdict verdict = watch::judge(summary, limits);
   json prediction;
   if (workload) prediction = predict_for_job(*args.workload, *workload, machine, summary, verdict);

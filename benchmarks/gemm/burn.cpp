@@ -425,9 +425,9 @@ benchmark_definition burn_definition() {
       .add_axis("duration_s", axis_kind::integer, {std::int64_t{60}},
                 "seconds of sustained load (run --duration)")
       .set_range("duration_s", axis_range{1, std::int64_t{7} * 24 * 3600})
-      .add_metric("TFLOPs", metric_kind::compute_TFLOPs, "TFLOP/s")
-      .add_extra_metric("min_gpu_TFLOPs", "TFLOP/s", better::higher)
-      .add_extra_metric("drop_pct", "%", better::lower)
+      .add_metric("TFLOPs", metric_kind::compute, units::TFLOPs)
+      .add_extra_metric("min_gpu_TFLOPs", units::TFLOPs, better::higher)
+      .add_extra_metric("drop_pct", units::percent, better::lower)
       .set_timing(timing::manual)
       .set_single_iteration()
       .set_needs_gpu()

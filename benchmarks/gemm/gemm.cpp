@@ -130,7 +130,7 @@ benchmark_definition gemm_definition() {
       .add_axis(axis{"shape", axis_kind::string, "MxNxK, or N for a square multiply",
                      [](const context&) { return square_shapes(); },
                      [](const axis_value& v) { (void)parse_gemm_shape(std::get<std::string>(v)); }})
-      .add_metric("TFLOPs", metric_kind::compute_TFLOPs, "TFLOP/s")
+      .add_metric("TFLOPs", metric_kind::compute, units::TFLOPs)
       .set_timing(timing::manual)
       .set_needs_gpu()
       .set_supported(cublaslt_gpu_unavailable_reason);

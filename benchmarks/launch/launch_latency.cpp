@@ -113,7 +113,7 @@ benchmark_definition launch_latency_definition() {
                        "launch path: stream (back to back), sync (wait after each), graph")
       .add_axis("batch", axis_kind::integer, {std::int64_t{1000}}, "launches per timed iteration")
       .set_range("batch", axis_range{1, 1000000})
-      .add_metric("us", metric_kind::us_per_item, "us")
+      .add_metric("us", metric_kind::time_per_item, units::us)
       .set_timing(timing::host_wall)
       .set_needs_gpu()
       .set_supported(cuda_gpu_unavailable_reason);

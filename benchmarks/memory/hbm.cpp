@@ -190,7 +190,7 @@ benchmark_definition hbm_definition(const hbm_op& op) {
       .add_axis(axis{"array_bytes", axis_kind::bytes, "bytes per array (3 arrays, >= 4x L2)",
                      default_array_bytes})
       .set_range("array_bytes", array_bytes_range)
-      .add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
+      .add_metric("GBps", metric_kind::bandwidth, units::GBps)
       .set_timing(timing::manual)
       .set_needs_gpu()
       .set_supported(cuda_gpu_unavailable_reason);

@@ -221,7 +221,7 @@ benchmark_definition host_membw_definition() {
           axis{"array_bytes", axis_kind::bytes, "bytes per array (3 arrays)", default_array_bytes})
       .set_range("threads", axis_range{1, max_threads})
       .set_range("array_bytes", array_bytes_range)
-      .add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
+      .add_metric("GBps", metric_kind::bandwidth, units::GBps)
       .set_timing(timing::host_wall)
       .set_scope(run_scope::per_node)
       .set_instance<host_membw>();

@@ -513,9 +513,9 @@ benchmark_definition collective_definition(const collective_spec& spec) {
       .set_range("bytes", axis_range{4, std::int64_t{1} << 40, 4})
       .add_choice_axis("placement", {"out_of_place", "in_place"},
                        "separate or shared send/receive buffers")
-      .add_metric("us", metric_kind::us_per_item, "us")
-      .add_metric("algbw_GBps", metric_kind::bandwidth_GBps, "GB/s")
-      .add_extra_metric("busbw_GBps", "GB/s", better::higher)
+      .add_metric("us", metric_kind::time_per_item, units::us)
+      .add_metric("algbw_GBps", metric_kind::bandwidth, units::GBps)
+      .add_extra_metric("busbw_GBps", units::GBps, better::higher)
       .set_timing(timing::manual)
       .set_needs_gpu()
       .set_supported(collective_supported);

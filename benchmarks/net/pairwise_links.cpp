@@ -37,10 +37,10 @@ void add_pairwise_shape(benchmark_definition& def, std::int64_t default_sweeps) 
   def.add_axis("sweeps", axis_kind::integer, {axis_value{default_sweeps}},
                "times every pair is measured; each link reports its median")
       .set_range("sweeps", axis_range{1, 1000, 1})
-      .add_extra_metric("send_GBps_min", "GB/s", better::higher)
-      .add_extra_metric("receive_GBps_min", "GB/s", better::higher)
-      .add_extra_metric("latency_us_max", "us", better::lower)
-      .add_extra_metric("link_GBps_median", "GB/s", better::higher)
+      .add_extra_metric("send_GBps_min", units::GBps, better::higher)
+      .add_extra_metric("receive_GBps_min", units::GBps, better::higher)
+      .add_extra_metric("latency_us_max", units::us, better::lower)
+      .add_extra_metric("link_GBps_median", units::GBps, better::higher)
       .set_timing(timing::manual)
       // Its sweeps are its repetitions: every node must run the same count in step, whatever a
       // suite's time-based iteration counts would make of each node's speed.

@@ -225,7 +225,7 @@ benchmark_definition p2p_definition() {
       .add_choice_axis("direction", {"uni", "bidir"}, "one way, or both at once")
       .add_axis("bytes", axis_kind::bytes, {std::int64_t{256} << 20}, "bytes per copy")
       .set_range("bytes", axis_range{16, std::int64_t{1} << 40, 16})
-      .add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
+      .add_metric("GBps", metric_kind::bandwidth, units::GBps)
       .set_timing(timing::manual)
       .set_needs_gpu()
       .set_supported(p2p_supported);

@@ -347,7 +347,7 @@ benchmark_definition pcie_definition(const pcie_spec& spec) {
     def.add_choice_axis("memory", {"pinned", "pageable"},
                         "host memory: pinned (page-locked) or pageable");
   }
-  def.add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
+  def.add_metric("GBps", metric_kind::bandwidth, units::GBps)
       .set_timing(timing::manual)
       .set_needs_gpu()
       .set_supported(cuda_gpu_unavailable_reason);

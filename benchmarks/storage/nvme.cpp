@@ -404,8 +404,8 @@ benchmark_definition nvme_definition(bool sequential) {
       .set_range("threads", axis_range{1, 1024})
       .set_range("file_bytes",
                  axis_range{static_cast<std::int64_t>(min_file_bytes), std::int64_t{1} << 50})
-      .add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
-      .add_metric("iops", metric_kind::items_per_s, "IO/s")
+      .add_metric("GBps", metric_kind::bandwidth, units::GBps)
+      .add_metric("iops", metric_kind::items_per_s, units::io_per_s)
       .set_timing(timing::host_wall)
       .set_scope(run_scope::per_node)
       .set_factory([sequential](const context& ctx, const axis_values& values) {

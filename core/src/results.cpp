@@ -62,10 +62,7 @@ void from_json(const json& j, result& r) {
   if (j.contains("axes")) r.axes = j.at("axes");
   if (j.contains("metrics")) {
     for (const auto& [name, value] : j.at("metrics").items()) {
-      // Files from before metrics carried units: the unit the metric's name has always had.
-      metric_unit unit = known_metric_unit(name).value_or(metric_unit{});
-      if (value.contains("unit")) unit.unit = value.at("unit").get<std::string>();
-      if (value.contains("better")) unit.direction = value.at("better").get<better>();
+      const metric_unit unit{value.at("unit").get<std::string>(), value.at("better").get<better>()};
       r.metrics.emplace_back(name, metric_summary(value.get<summary>(), unit));
     }
   }
@@ -85,31 +82,6 @@ void to_json(json& j, const results_document& doc) {
     j["nodes"] = doc.nodes;
   }
   j["results"] = doc.results;
-}
-
-std::optional<metric_unit> known_metric_unit(std::string_view name) {
-  static const std::pair<std::string_view, metric_unit> units[] = {
-      {"GBps", {"GB/s", better::higher}},
-      {"algbw_GBps", {"GB/s", better::higher}},
-      {"busbw_GBps", {"GB/s", better::higher}},
-      {"TFLOPs", {"TFLOP/s", better::higher}},
-      {"min_gpu_TFLOPs", {"TFLOP/s", better::higher}},
-      {"us", {"us", better::lower}},
-      {"iops", {"IO/s", better::higher}},
-      {"jpeg_MBps", {"MB/s", better::higher}},
-      {"samples_per_s", {"/s", better::higher}},
-      {"samples_per_s_per_core", {"/s", better::higher}},
-      {"scaling_efficiency", {"", better::higher}},
-      {"drop_pct", {"%", better::lower}},
-      {"send_GBps_min", {"GB/s", better::higher}},
-      {"receive_GBps_min", {"GB/s", better::higher}},
-      {"latency_us_max", {"us", better::lower}},
-      {"link_GBps_median", {"GB/s", better::higher}},
-  };
-  for (const auto& [known, unit] : units) {
-    if (known == name) return unit;
-  }
-  return std::nullopt;
 }
 
 const metric_summary* find_metric(const result& r, std::string_view metric) {
@@ -190,9 +162,16 @@ results_document parse_results(const json& document, const std::string& file) {
           (void)metric.get_number(field, -1e300, 1e300);
         }
         (void)metric.get_int("n", 1, 1'000'000);
-        (void)metric.find_string("unit");
-        if (const auto direction = metric.find_string("better");
-            direction && *direction != "higher" && *direction != "lower") {
+        // Every gpubench since 2026-11-23 writes them: what the benchmark declared, the one
+        // source of a metric's unit and of which way is better.
+        if (!metric.has("unit") || !metric.has("better")) {
+          metric.fail_here(
+              "\"unit\" and \"better\" beside the statistics (a file from before gpubench "
+              "recorded them, 2026-11-23: run the benchmarks again)");
+        }
+        (void)metric.get_string("unit");
+        if (const std::string direction = metric.get_string("better");
+            direction != "higher" && direction != "lower") {
           metric.fail("better", "\"higher\" or \"lower\"");
         }
       }

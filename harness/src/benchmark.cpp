@@ -102,27 +102,52 @@ void check_in_range(axis_kind kind, const axis_range& range, std::int64_t value)
   }
 }
 
-double derive_metric(metric_kind kind, const work& w, double seconds_per_iteration) {
+namespace {
+// The unit a kind's formula gives its value in.
+const vocabulary::unit& base_unit(metric_kind kind) {
+  switch (kind) {
+    case metric_kind::bandwidth:
+      return units::bytes_per_s;
+    case metric_kind::compute:
+      return units::FLOPs;
+    case metric_kind::items_per_s:
+      return units::per_s;
+    case metric_kind::time_per_item:
+    case metric_kind::time_per_iteration:
+      return units::seconds;
+  }
+  throw std::logic_error("unknown metric kind");
+}
+}  // namespace
+
+double derive_metric(metric_kind kind, const work& w, double seconds_per_iteration,
+                     const vocabulary::unit& unit) {
   if (!(seconds_per_iteration > 0)) {
     throw std::invalid_argument("derive_metric: iteration time must be positive");
   }
   const double t = seconds_per_iteration;
+  double value = 0;
   switch (kind) {
-    case metric_kind::bandwidth_GBps:
-      return (w.bytes_read + w.bytes_written) / t / 1e9;
-    case metric_kind::compute_TFLOPs:
-      return w.flops / t / 1e12;
+    case metric_kind::bandwidth:
+      value = (w.bytes_read + w.bytes_written) / t;
+      break;
+    case metric_kind::compute:
+      value = w.flops / t;
+      break;
     case metric_kind::items_per_s:
-      return w.items / t;
-    case metric_kind::us_per_item:
+      value = w.items / t;
+      break;
+    case metric_kind::time_per_item:
       if (!(w.items > 0)) {
-        throw std::invalid_argument("derive_metric: us_per_item needs items > 0");
+        throw std::invalid_argument("derive_metric: time_per_item needs items > 0");
       }
-      return t / w.items * 1e6;
-    case metric_kind::us_per_iteration:
-      return t * 1e6;
+      value = t / w.items;
+      break;
+    case metric_kind::time_per_iteration:
+      value = t;
+      break;
   }
-  throw std::invalid_argument("derive_metric: unknown metric kind");
+  return vocabulary::convert(value, base_unit(kind), unit);
 }
 
 // ---- benchmark_definition ----------------------------------------------------------------
@@ -196,22 +221,28 @@ benchmark_definition& benchmark_definition::set_range(
 }
 
 benchmark_definition& benchmark_definition::add_metric(std::string name, metric_kind kind,
-                                                       std::string unit) {
-  const bool time = kind == metric_kind::us_per_item || kind == metric_kind::us_per_iteration;
-  if (find_metric(name) != nullptr) {
-    throw std::logic_error(id_ + ": metric '" + name + "' declared twice");
+                                                       const vocabulary::unit& unit) {
+  if (unit.of != base_unit(kind).of) {
+    throw std::logic_error(id_ + ": metric '" + name + "' in " + std::string(unit.symbol) +
+                           " is not of its kind's dimension (" +
+                           std::string(vocabulary::to_string(base_unit(kind).of)) + ")");
   }
-  metrics_.push_back(
-      metric_spec{std::move(name), {std::move(unit), time ? better::lower : better::higher}, kind});
-  return *this;
+  const bool time = base_unit(kind).of == vocabulary::dimension::time;
+  return add_declared(
+      metric_spec{std::move(name), unit, time ? better::lower : better::higher, kind});
 }
 
-benchmark_definition& benchmark_definition::add_extra_metric(std::string name, std::string unit,
+benchmark_definition& benchmark_definition::add_extra_metric(std::string name,
+                                                             const vocabulary::unit& unit,
                                                              better direction) {
-  if (find_metric(name) != nullptr) {
-    throw std::logic_error(id_ + ": metric '" + name + "' declared twice");
+  return add_declared(metric_spec{std::move(name), unit, direction, std::nullopt});
+}
+
+benchmark_definition& benchmark_definition::add_declared(metric_spec metric) {
+  if (find_metric(metric.name) != nullptr) {
+    throw std::logic_error(id_ + ": metric '" + metric.name + "' declared twice");
   }
-  metrics_.push_back(metric_spec{std::move(name), {std::move(unit), direction}, std::nullopt});
+  metrics_.push_back(std::move(metric));
   return *this;
 }
 

@@ -195,7 +195,7 @@ result run_case(const planned_benchmark& planned, const axis_values& values, con
     for (const auto& rep : reporter.repetitions) {
       for (const metric_spec& spec : def.metrics()) {
         if (spec.kind) {
-          add_sample(spec.name, derive_metric(*spec.kind, w, rep.seconds_per_iteration));
+          add_sample(spec.name, derive_metric(*spec.kind, w, rep.seconds_per_iteration, spec.in));
         }
       }
       for (const auto& [name, value] : inst->extra_metrics(rep.seconds_per_iteration)) {
@@ -208,7 +208,7 @@ result run_case(const planned_benchmark& planned, const axis_values& values, con
       if (spec == nullptr) {
         throw std::logic_error(def.id() + ": metric '" + name + "' is not declared");
       }
-      r.metrics.emplace_back(name, metric_summary(summarize(values_), spec->unit));
+      r.metrics.emplace_back(name, metric_summary(summarize(values_), spec->written()));
     }
 
     r.info = inst->info();

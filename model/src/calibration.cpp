@@ -126,7 +126,7 @@ std::string source_group(const std::string& source) {
 }
 
 bool has_rate(const hardware_profile& hw, const std::string& precision) {
-  return hw.value(std::string("gpu.peak_tflops.") + gemm_dtype(precision)).has_value();
+  return hw.value(fig::peak_tflops, gemm_dtype(precision)).has_value();
 }
 
 std::vector<prepared_row> prepare(const std::vector<calibration_set>& sets) {
@@ -233,7 +233,7 @@ std::vector<prepared_row> prepare(const std::vector<calibration_set>& sets) {
       p.options.precision = r.precision;
       for (const auto& [match, gbps] : map.networks) {
         if (contains(system, match)) {
-          p.hw.set("network.gbps", gbps, basis::catalog, "calibration mapping: " + match);
+          p.hw.set(fig::network, gbps, basis::catalog, "calibration mapping: " + match);
           break;
         }
       }
@@ -283,7 +283,7 @@ double predict_row(const prepared_row& p, const constants& c) {
 }
 
 double peak_flops(const prepared_row& p) {
-  return *p.hw.value(std::string("gpu.peak_tflops.") + gemm_dtype(p.row.precision)) * 1e12;
+  return *p.hw.value_in(fig::peak_tflops, vocabulary::units::FLOPs, gemm_dtype(p.row.precision));
 }
 
 // The naive first-principles answer: every GPU runs at one fraction of its datasheet peak, the

@@ -30,7 +30,7 @@ double hbm_GBps(const hardware_profile& hw, std::string* basis_out) {
   if (!bandwidth) {
     throw input_error(hw.origin + ": the profile has no GPU memory bandwidth (gpu.hbm_GBps)");
   }
-  const figure* measured = hw.find("gpu.hbm_GBps");
+  const figure* measured = hw.find(fig::hbm);
   if (basis_out) *basis_out = measured ? std::string(to_string(measured->from)) : "catalog";
   return *bandwidth;
 }
@@ -38,10 +38,10 @@ double hbm_GBps(const hardware_profile& hw, std::string* basis_out) {
 }  // namespace
 
 std::optional<double> gpu_memory_GBps(const hardware_profile& hw) {
-  if (const figure* f = hw.find("gpu.hbm_GBps")) return f->value;
-  const auto peak = hw.value("gpu.hbm_peak_GBps");
+  if (const figure* f = hw.find(fig::hbm)) return f->value;
+  const auto peak = hw.value(fig::hbm_peak);
   if (!peak) return std::nullopt;
-  return *peak * hw.value("gpu.hbm_efficiency").value_or(0.8);
+  return *peak * hw.value(fig::hbm_efficiency).value_or(0.8);
 }
 
 std::optional<double> gemm_roof_tflops(const hardware_profile& hw, const std::string& dtype) {
@@ -50,9 +50,9 @@ std::optional<double> gemm_roof_tflops(const hardware_profile& hw, const std::st
     if (p.dtype == dtype) best = std::max(best, p.tflops);
   }
   if (best > 0) return best;
-  const auto peak = hw.value("gpu.peak_tflops." + dtype);
+  const auto peak = hw.value(fig::peak_tflops, dtype);
   if (!peak) return std::nullopt;
-  return *peak * hw.value("gpu.gemm_efficiency." + dtype).value_or(0.8);
+  return *peak * hw.value(fig::gemm_efficiency, dtype).value_or(0.8);
 }
 
 double gemm_tflops(const hardware_profile& hw, const std::string& dtype, std::int64_t m,
@@ -72,9 +72,9 @@ gemm_rates::gemm_rates(const hardware_profile& hw, const std::string& dtype) {
   }
   std::sort(curve_.begin(), curve_.end());
   if (!curve_.empty()) return;
-  peak_ = hw.value("gpu.peak_tflops." + dtype);
-  efficiency_ = hw.value("gpu.gemm_efficiency." + dtype).value_or(0.8);
-  sms_ = hw.value("gpu.sm_count").value_or(100);
+  peak_ = hw.value(fig::peak_tflops, dtype);
+  efficiency_ = hw.value(fig::gemm_efficiency, dtype).value_or(0.8);
+  sms_ = hw.value(fig::sm_count).value_or(100);
   missing_ = hw.origin + ": no " + dtype + " GEMM rate in the profile";
 }
 
@@ -193,8 +193,7 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   out.step.optimizer_s = optimizer_bytes / (hbm * c.memory_efficiency);
   out.step.bytes += optimizer_bytes;
   out.kernels += optimizer.kernels / w.gradient_accumulation;
-  const double launch_latency =
-      hw.value("gpu.launch_latency_us").value_or(c.default_launch_latency_us);
+  const double launch_latency = hw.value(fig::launch_latency).value_or(c.default_launch_latency_us);
   out.step.launch_s = out.kernels * launch_latency * 1e-6;
   out.step.host_s = out.kernels * c.kernel_overhead_us * 1e-6;
   out.compute_basis = any_measured && !any_catalog ? "measured"
@@ -210,7 +209,7 @@ void check_runs(const hardware_profile& hw, const std::string& precision) {
   const std::string dtype = gemm_dtype(precision);
   const bool measured = std::any_of(hw.gemm.begin(), hw.gemm.end(),
                                     [&](const gemm_point& p) { return p.dtype == dtype; });
-  if (!measured && !hw.value("gpu.peak_tflops." + dtype)) {
+  if (!measured && !hw.value(fig::peak_tflops, dtype)) {
     if (hw.gpu_model.empty() && hw.gemm.empty()) {
       throw input_error(hw.origin + ": the profile has no GPU figures (" + hw.description +
                         "); size against a catalog GPU with --set gpu.model=NAME or "
@@ -235,7 +234,7 @@ double memory_part(const step_breakdown& step) {
 std::vector<std::string> faster_precisions(const hardware_profile& hw,
                                            const std::string& precision) {
   const auto peak = [&](std::string_view gemm_dtype) {
-    return hw.value("gpu.peak_tflops." + std::string(gemm_dtype)).value_or(0.0);
+    return hw.value(fig::peak_tflops, gemm_dtype).value_or(0.0);
   };
   const double current = peak(precision_of(precision).gemm_dtype);
   std::vector<std::string> faster;

@@ -12,67 +12,12 @@
 #include "gpubench/core/precision.hpp"
 #include "gpubench/core/statistics.hpp"
 #include "gpubench/core/text.hpp"
+#include "gpubench/vocabulary/measurements.hpp"
 
 namespace gpubench::model {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct key_range {
-  double min;
-  double max;
-};
-
-// Every figure a profile may carry and the values that make sense for it. Prefix entries end in
-// '.' and cover a family of keys (one per dtype).
-const std::map<std::string, key_range, std::less<>>& figure_ranges() {
-  static const std::map<std::string, key_range, std::less<>> ranges{
-      {"gpu.peak_tflops.", {1e-3, 1e5}},
-      {"gpu.gemm_efficiency.", {1e-3, 1.0}},
-      {"gpu.hbm_peak_GBps", {1e-3, 1e5}},
-      {"gpu.hbm_efficiency", {1e-3, 1.0}},
-      {"gpu.hbm_GBps", {1e-3, 1e5}},
-      {"gpu.memory_GB", {1e-3, 1e4}},
-      {"gpu.sm_count", {1, 1e4}},
-      {"gpu.tdp_W", {1, 1e5}},
-      {"gpu.launch_latency_us", {1e-3, 1e5}},
-      {"pcie.gen", {1, 9}},
-      {"pcie.h2d_GBps", {1e-3, 1e4}},
-      {"pcie.h2d_all_GBps", {1e-3, 1e5}},
-      {"nvlink.bidir_GBps", {1e-3, 1e5}},
-      {"interconnect.busbw_GBps", {1e-3, 1e5}},
-      {"cpu.cores", {1, 1e5}},
-      {"cpu.augment_per_core", {1e-3, 1e7}},
-      {"cpu.augment_image_pixels", {1, 1e9}},
-      {"memory.GB", {1e-3, 1e7}},
-      {"storage.read_GBps", {1e-6, 1e5}},
-      {"storage.seq_GBps", {1e-6, 1e5}},
-      {"host.membw_GBps", {1e-3, 1e5}},
-      {"network.gbps", {1e-3, 1e7}},
-      {"price.usd_per_hour", {0, 1e6}},
-  };
-  return ranges;
-}
-
-std::optional<key_range> range_of(std::string_view key) {
-  const auto& ranges = figure_ranges();
-  if (auto it = ranges.find(key); it != ranges.end()) return it->second;
-  for (const auto& [name, range] : ranges) {
-    if (name.back() == '.' && key.size() > name.size() && key.starts_with(name)) {
-      if (is_gemm_dtype(key.substr(name.size()))) return range;
-    }
-  }
-  return std::nullopt;
-}
-
-std::string known_keys_text() {
-  std::string text;
-  for (const auto& [name, range] : figure_ranges()) {
-    if (!text.empty()) text += ", ";
-    text += name.back() == '.' ? name + "{" + gemm_dtype_list(",") + "}" : name;
-  }
-  return text;
-}
 
 std::string join_sources(const json_reader& entry) {
   if (!entry.has("source")) return "";
@@ -98,16 +43,17 @@ void read_figures(const json_reader& doc, hardware_profile& profile, basis from)
   const json_reader figures = doc.member("figures");
   if (!figures.node().is_object()) figures.fail_here("an object of figures");
   for (const auto& [key, value] : figures.node().items()) {
-    const auto range = range_of(key);
+    const auto named = vocabulary::find_figure(key);
     const json_reader entry(value, doc.file(), json_path(figures.path(), key));
-    if (!range) entry.fail_here("a known figure (" + known_keys_text() + ")");
+    if (!named) entry.fail_here("a known figure (" + vocabulary::figure_keys_text() + ")");
+    const figure_def& range = *named->def;
     if (value.is_number()) {
       const double number = entry.node().get<double>();
-      if (!std::isfinite(number) || number < range->min || number > range->max) {
-        entry.fail_here("a number in [" + format_plain(range->min) + ", " +
-                        format_plain(range->max) + "]");
+      if (!std::isfinite(number) || number < range.min || number > range.max) {
+        entry.fail_here("a number in [" + format_plain(range.min) + ", " + format_plain(range.max) +
+                        "]");
       }
-      profile.set(key, number, from, "");
+      profile.set(range, number, from, "", "", named->dtype);
       continue;
     }
     entry.expect_object({"value", "source", "status", "note", "uncertain", "alt"});
@@ -118,8 +64,8 @@ void read_figures(const json_reader& doc, hardware_profile& profile, basis from)
       profile.unknown[key] = std::move(why);
       continue;
     }
-    const double number = entry.get_number("value", range->min, range->max);
-    profile.set(key, number, from, join_sources(entry), note);
+    const double number = entry.get_number("value", range.min, range.max);
+    profile.set(range, number, from, join_sources(entry), note, named->dtype);
     if (entry.find_bool("uncertain").value_or(false)) profile.figures[key].uncertain = true;
   }
 }
@@ -179,182 +125,135 @@ void fill_from_gpu_entry(hardware_profile& profile, const std::string& gpu_name)
   profile.gpu_model = gpu_name;
 }
 
-double median_of(std::vector<double> values) {
-  return values.empty() ? std::numeric_limits<double>::quiet_NaN() : summarize(values).median;
-}
-
-std::int64_t axis_int(const result& r, const char* name, std::int64_t fallback = 0) {
-  const auto it = r.axes.find(name);
-  return it != r.axes.end() && it->is_number_integer() ? it->get<std::int64_t>() : fallback;
-}
-
-std::string axis_string(const result& r, const char* name) {
-  const auto it = r.axes.find(name);
-  return it != r.axes.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 // ---- measured figures: which results each comes from ------------------------------------------
 
-using result_list = std::vector<const result*>;
+using vocabulary::rows;
+namespace measurements = vocabulary::measurements;
 
-// Median over the results' medians of `metric` (one per GPU, say).
-std::vector<double> medians(const result_list& results, const char* metric) {
-  std::vector<double> out;
-  for (const result* r : results) {
-    if (auto v = metric_median(*r, metric)) out.push_back(*v);
-  }
-  return out;
-}
-
-// The medians of `metric` grouped by an integer axis (message or copy size).
-std::map<std::int64_t, std::vector<double>> by_size(const result_list& results, const char* axis,
-                                                    const char* metric) {
-  std::map<std::int64_t, std::vector<double>> out;
-  for (const result* r : results) {
-    if (auto v = metric_median(*r, metric)) out[axis_int(*r, axis)].push_back(*v);
-  }
-  return out;
-}
-
-void read_gemm(const result_list& results, const results_document& /*doc*/, hardware_profile& p) {
-  std::map<std::pair<std::string, std::string>, std::vector<double>> rates;
-  for (const result* r : results) {
-    if (auto v = metric_median(*r, "TFLOPs")) {
-      rates[{axis_string(*r, "dtype"), axis_string(*r, "shape")}].push_back(*v);
-    }
-  }
-  for (const auto& [key, values] : rates) {
-    try {
-      const gemm_shape shape = parse_gemm_shape(key.second);
-      p.gemm.push_back(gemm_point{key.first, shape.m, shape.n, shape.k, median_of(values)});
-    } catch (const std::invalid_argument&) {
-      continue;  // not a shape the gemm benchmark writes: the point is left out
+void read_gemm(const vocabulary::query& /*q*/, const rows& selected,
+               const results_document& /*doc*/, hardware_profile& p) {
+  for (const auto& [dtype, of_dtype] : vocabulary::group_by(selected, "dtype")) {
+    for (const auto& [shape_text, points] : vocabulary::group_by(of_dtype, "shape")) {
+      try {
+        const gemm_shape shape = parse_gemm_shape(shape_text);
+        p.gemm.push_back(
+            gemm_point{dtype, shape.m, shape.n, shape.k, *vocabulary::median_of(points)});
+      } catch (const std::invalid_argument&) {
+        continue;  // not a shape the gemm benchmark writes: the point is left out
+      }
     }
   }
 }
 
-void read_hbm(const result_list& results, const results_document& /*doc*/, hardware_profile& p) {
-  if (const auto v = medians(results, "GBps"); !v.empty()) {
-    p.set("gpu.hbm_GBps", median_of(v), basis::measured, "hbm.copy (median over GPUs)");
-  }
+void read_hbm(const vocabulary::query& q, const rows& selected, const results_document& /*doc*/,
+              hardware_profile& p) {
+  p.set(fig::hbm, *vocabulary::evaluate(selected, q), basis::measured,
+        q.benchmark + " (median over GPUs)");
 }
 
-void read_launch(const result_list& results, const results_document& /*doc*/, hardware_profile& p) {
-  if (const auto v = medians(results, "us"); !v.empty()) {
-    p.set("gpu.launch_latency_us", median_of(v), basis::measured, "gpu.launch_latency mode=stream");
-  }
+void read_launch(const vocabulary::query& q, const rows& selected, const results_document& /*doc*/,
+                 hardware_profile& p) {
+  p.set(fig::launch_latency, *vocabulary::evaluate(selected, q), basis::measured,
+        q.benchmark + " " + describe(q.where));
 }
 
 // A copy rate at the largest size measured.
-void read_largest_copy(const result_list& results, const char* key, const char* what,
+void read_largest_copy(const vocabulary::query& q, const rows& selected, const figure_def& f,
                        hardware_profile& p) {
-  const auto rates = by_size(results, "bytes", "GBps");
-  if (rates.empty()) return;
-  const auto& [bytes, values] = *rates.rbegin();
-  p.set(key, median_of(values), basis::measured,
-        std::string(what) + " pinned, " + std::to_string(bytes) + " bytes");
+  const rows largest = vocabulary::at_largest(selected, q.axis);
+  const auto bytes = axis_number(largest.front().from->axes, q.axis).value_or(0);
+  p.set(f, *vocabulary::median_of(largest), basis::measured,
+        q.benchmark + " pinned, " + std::to_string(static_cast<std::int64_t>(bytes)) + " bytes");
 }
-void read_h2d(const result_list& results, const results_document& /*doc*/, hardware_profile& p) {
-  read_largest_copy(results, "pcie.h2d_GBps", "pcie.h2d", p);
+void read_h2d(const vocabulary::query& q, const rows& selected, const results_document& /*doc*/,
+              hardware_profile& p) {
+  read_largest_copy(q, selected, fig::pcie_h2d, p);
 }
-void read_h2d_all(const result_list& results, const results_document& /*doc*/,
+void read_h2d_all(const vocabulary::query& q, const rows& selected, const results_document& /*doc*/,
                   hardware_profile& p) {
-  read_largest_copy(results, "pcie.h2d_all_GBps", "pcie.h2d_all", p);
+  read_largest_copy(q, selected, fig::pcie_h2d_all, p);
 }
 
-void read_allreduce(const result_list& results, const results_document& doc, hardware_profile& p) {
-  for (const auto& [bytes, values] : by_size(results, "bytes", "busbw_GBps")) {
-    p.allreduce.push_back(busbw_point{static_cast<double>(bytes), median_of(values)});
+void read_allreduce(const vocabulary::query& q, const rows& selected, const results_document& doc,
+                    hardware_profile& p) {
+  for (const auto& [bytes, points] : vocabulary::group_by_number(selected, "bytes")) {
+    p.allreduce.push_back(busbw_point{bytes, *vocabulary::median_of(points)});
   }
+  (void)q;
   if (!p.allreduce.empty()) {
     p.allreduce_ranks = doc.meta.mpi_ranks > 1 ? doc.meta.mpi_ranks : p.gpus_per_node;
   }
 }
 
-void read_triad(const result_list& results, const results_document& /*doc*/, hardware_profile& p) {
-  if (const auto v = medians(results, "GBps"); !v.empty()) {
-    p.set("host.membw_GBps", median_of(v), basis::measured, "host.membw triad");
-  }
+void read_triad(const vocabulary::query& q, const rows& selected, const results_document& /*doc*/,
+                hardware_profile& p) {
+  p.set(fig::host_membw, *vocabulary::evaluate(selected, q), basis::measured,
+        q.benchmark + " " + q.where.front().value);
 }
 
 // The block size nearest a typical dataset sample (128 KiB) wins; then the faster one.
-void read_rand_read(const result_list& results, const results_document& /*doc*/,
-                    hardware_profile& p) {
+void read_rand_read(const vocabulary::query& q, const rows& selected,
+                    const results_document& /*doc*/, hardware_profile& p) {
   std::optional<std::pair<std::int64_t, double>> best;  // block size, GB/s
   const auto distance = [](std::int64_t b) {
     return std::abs(std::log2(static_cast<double>(std::max<std::int64_t>(b, 1)) / 131072.0));
   };
-  for (const result* r : results) {
-    const auto v = metric_median(*r, "GBps");
-    if (!v) continue;
-    const std::int64_t block = axis_int(*r, "block_size");
+  for (const vocabulary::row& r : selected) {
+    const double v = r.value();
+    const auto block =
+        static_cast<std::int64_t>(axis_number(r.from->axes, "block_size").value_or(0));
     if (!best || distance(block) < distance(best->first) ||
-        (block == best->first && *v > best->second)) {
-      best = {{block, *v}};
+        (block == best->first && v > best->second)) {
+      best = {{block, v}};
     }
   }
   if (best) {
-    p.set("storage.read_GBps", best->second, basis::measured,
-          "nvme.rand_read, " + std::to_string(best->first) + "-byte blocks");
+    p.set(fig::storage_read, best->second, basis::measured,
+          q.benchmark + ", " + std::to_string(best->first) + "-byte blocks");
   }
 }
 
-void read_seq_read(const result_list& results, const results_document& /*doc*/,
-                   hardware_profile& p) {
-  double fastest = 0;
-  for (const double v : medians(results, "GBps")) fastest = std::max(fastest, v);
-  if (fastest > 0) p.set("storage.seq_GBps", fastest, basis::measured, "nvme.seq_read");
+void read_seq_read(const vocabulary::query& q, const rows& selected,
+                   const results_document& /*doc*/, hardware_profile& p) {
+  const double fastest = *vocabulary::evaluate(selected, q);
+  if (fastest > 0) p.set(fig::storage_seq, fastest, basis::measured, q.benchmark);
 }
 
-// The per-core rate of the case with the most threads (later cases win ties).
-void read_augment(const result_list& results, const results_document& /*doc*/,
+// The per-core rate of the case with the most threads (later cases win ties), and the size of
+// the image it decoded.
+void read_augment(const vocabulary::query& q, const rows& selected, const results_document& /*doc*/,
                   hardware_profile& p) {
-  std::int64_t threads_seen = 0;
-  double per_core = 0;
-  double pixels = 0;
-  for (const result* r : results) {
-    const std::int64_t threads = axis_int(*r, "threads", 1);
-    if (auto v = metric_median(*r, "samples_per_s_per_core"); v && threads >= threads_seen) {
-      threads_seen = threads;
-      per_core = *v;
-      pixels =
-          static_cast<double>(axis_int(*r, "image_width", 500) * axis_int(*r, "image_height", 375));
-    }
-  }
-  if (per_core > 0) {
-    p.set("cpu.augment_per_core", per_core, basis::measured,
-          "cpu.augment, " + std::to_string(threads_seen) + " threads");
-    p.set("cpu.augment_image_pixels", pixels, basis::measured, "cpu.augment axes");
-  }
+  const vocabulary::row last = vocabulary::at_largest(selected, q.axis).back();
+  const double per_core = last.value();
+  if (per_core <= 0) return;
+  const json& axes = last.from->axes;
+  const double pixels = axis_number(axes, "image_width").value_or(500) *
+                        axis_number(axes, "image_height").value_or(375);
+  const auto threads = static_cast<std::int64_t>(axis_number(axes, q.axis).value_or(1));
+  p.set(fig::augment_per_core, per_core, basis::measured,
+        q.benchmark + ", " + std::to_string(threads) + " threads");
+  p.set(fig::augment_pixels, pixels, basis::measured, q.benchmark + " axes");
 }
 
-// Which results each measured figure of a profile is read from: the benchmark, the value one of
-// its axes must have ("!v": anything but v), and how the figure is made of them. A table: a new
+// Which measurement each measured part of a profile is read from, and how. A table: a new
 // measured figure is a row and its reader.
 struct figure_source {
-  std::string_view benchmark;
-  std::string_view axis;   // "" or the axis the results must match
-  std::string_view value;  // its value; "!v" for anything but v
-  void (*read)(const result_list& results, const results_document& doc, hardware_profile& p);
-
-  [[nodiscard]] bool accepts(const result& r) const {
-    if (axis.empty()) return true;
-    const std::string actual = axis_string(r, std::string(axis).c_str());
-    return value.starts_with('!') ? actual != value.substr(1) : actual == value;
-  }
+  const vocabulary::query* measurement;
+  void (*read)(const vocabulary::query& q, const rows& selected, const results_document& doc,
+               hardware_profile& p);
 };
 
-constexpr figure_source figure_sources[] = {
-    {"gemm", "", "", read_gemm},
-    {"hbm.copy", "", "", read_hbm},
-    {"gpu.launch_latency", "mode", "stream", read_launch},
-    {"pcie.h2d", "memory", "pinned", read_h2d},
-    {"pcie.h2d_all", "memory", "!pageable", read_h2d_all},
-    {"nccl.all_reduce", "placement", "!in_place", read_allreduce},
-    {"host.membw", "kernel", "triad", read_triad},
-    {"nvme.rand_read", "", "", read_rand_read},
-    {"nvme.seq_read", "", "", read_seq_read},
-    {"cpu.augment", "", "", read_augment},
+const figure_source figure_sources[] = {
+    {&measurements::gemm, read_gemm},
+    {&measurements::hbm_copy, read_hbm},
+    {&measurements::launch_latency, read_launch},
+    {&measurements::h2d_pinned, read_h2d},
+    {&measurements::h2d_all, read_h2d_all},
+    {&measurements::allreduce_busbw, read_allreduce},
+    {&measurements::host_triad, read_triad},
+    {&measurements::storage_random, read_rand_read},
+    {&measurements::storage_seq, read_seq_read},
+    {&measurements::augment_per_core, read_augment},
 };
 
 }  // namespace
@@ -383,18 +282,34 @@ std::string network_fabric::describe() const {
   return text;
 }
 
-const figure* hardware_profile::find(std::string_view key) const {
+const figure* hardware_profile::find_key(std::string_view key) const {
   const auto it = figures.find(key);
   return it == figures.end() ? nullptr : &it->second;
 }
 
-std::optional<double> hardware_profile::value(std::string_view key) const {
-  const figure* fig = find(key);
-  return fig ? std::optional<double>(fig->value) : std::nullopt;
+const figure* hardware_profile::find(const figure_def& f, std::string_view dtype) const {
+  return find_key(vocabulary::key_of(f, dtype));
 }
 
-void hardware_profile::set(const std::string& key, double v, basis from, std::string source,
-                           std::string note) {
+std::optional<double> hardware_profile::value(const figure_def& f, std::string_view dtype) const {
+  const figure* found = find(f, dtype);
+  return found ? std::optional<double>(found->value) : std::nullopt;
+}
+
+std::optional<double> hardware_profile::value_in(const figure_def& f, const vocabulary::unit& u,
+                                                 std::string_view dtype) const {
+  const auto v = value(f, dtype);
+  return v ? std::optional<double>(vocabulary::convert(*v, f.in, u)) : std::nullopt;
+}
+
+const std::string* hardware_profile::why_unknown(const figure_def& f) const {
+  const auto it = unknown.find(vocabulary::key_of(f));
+  return it == unknown.end() ? nullptr : &it->second;
+}
+
+void hardware_profile::set(const figure_def& f, double v, basis from, std::string source,
+                           std::string note, std::string_view dtype) {
+  const std::string key = vocabulary::key_of(f, dtype);
   figures[key] = figure{v, from, std::move(source), std::move(note), false};
   unknown.erase(key);
 }
@@ -478,7 +393,7 @@ std::optional<std::string> catalog_gpu_for_device(std::string_view device_name, 
       if (text.empty() || device_name.find(text) == std::string_view::npos) continue;
       double gpu_memory = 0;
       if (const auto figs = doc.find("figures"); figs != doc.end()) {
-        if (const auto mem = figs->find("gpu.memory_GB"); mem != figs->end()) {
+        if (const auto mem = figs->find(vocabulary::key_of(fig::gpu_memory)); mem != figs->end()) {
           gpu_memory = mem->value("value", 0.0);
         }
       }
@@ -494,12 +409,6 @@ std::optional<std::string> catalog_gpu_for_device(std::string_view device_name, 
   return best;
 }
 
-std::vector<std::string> figure_source_benchmarks() {
-  std::vector<std::string> ids;
-  for (const figure_source& source : figure_sources) ids.emplace_back(source.benchmark);
-  return ids;
-}
-
 hardware_profile profile_from_results(const results_document& doc, const std::string& file) {
   hardware_profile profile;
   profile.kind = "measured";
@@ -511,30 +420,29 @@ hardware_profile profile_from_results(const results_document& doc, const std::st
   // Host figures.
   const auto cores = sys.cpu.cores_available > 0 ? sys.cpu.cores_available : sys.cpu.cores;
   if (cores > 0) {
-    profile.set("cpu.cores", static_cast<double>(cores), basis::measured, "system.cpu");
+    profile.set(fig::cpu_cores, static_cast<double>(cores), basis::measured, "system.cpu");
   }
   if (sys.memory_bytes > 0) {
-    profile.set("memory.GB", static_cast<double>(sys.memory_bytes) / 1e9, basis::measured,
-                "system.memory_bytes");
+    profile.set(fig::host_memory,
+                vocabulary::convert(static_cast<double>(sys.memory_bytes), vocabulary::units::bytes,
+                                    fig::host_memory.in),
+                basis::measured, "system.memory_bytes");
   }
 
   for (const figure_source& source : figure_sources) {
-    std::vector<const result*> matching;
-    for (const result& r : doc.results) {
-      if (r.status == result_status::ok && r.id == source.benchmark && source.accepts(r)) {
-        matching.push_back(&r);
-      }
-    }
-    if (!matching.empty()) source.read(matching, doc, profile);
+    const vocabulary::rows selected = vocabulary::select(doc, *source.measurement);
+    if (!selected.empty()) source.read(*source.measurement, selected, doc, profile);
   }
-  profile.unknown.emplace("network.gbps",
-                          "not measured by a single-node run: use --set network.gbps=N");
+  const std::string network = vocabulary::key_of(fig::network);
+  profile.unknown.emplace(network,
+                          "not measured by a single-node run: use --set " + network + "=N");
 
   if (!sys.gpus.empty()) {
     const gpu_info& gpu = sys.gpus.front();
     profile.description = std::to_string(sys.gpus.size()) + "x " + gpu.name + " on " +
                           (sys.host.empty() ? std::string("this host") : sys.host);
-    const double memory_GB = static_cast<double>(gpu.memory_bytes) / 1e9;
+    const double memory_GB = vocabulary::convert(static_cast<double>(gpu.memory_bytes),
+                                                 vocabulary::units::bytes, fig::gpu_memory.in);
     if (const auto entry = catalog_gpu_for_device(gpu.name, memory_GB)) {
       fill_from_gpu_entry(profile, *entry);
     } else {
@@ -542,9 +450,9 @@ hardware_profile profile_from_results(const results_document& doc, const std::st
                               "': only measured GPU figures are available");
     }
     if (gpu.sm_count) {
-      profile.set("gpu.sm_count", *gpu.sm_count, basis::measured, "system.gpus");
+      profile.set(fig::sm_count, *gpu.sm_count, basis::measured, "system.gpus");
     }
-    profile.set("gpu.memory_GB", memory_GB, basis::measured, "system.gpus");
+    profile.set(fig::gpu_memory, memory_GB, basis::measured, "system.gpus");
   } else {
     profile.description = "no GPU found on " + (sys.host.empty() ? "this host" : sys.host);
     profile.notes.push_back("the results have no GPU: " + (sys.gpu_status.reason.empty()
@@ -554,18 +462,19 @@ hardware_profile profile_from_results(const results_document& doc, const std::st
   return profile;
 }
 
+namespace {
+// --set's one key that is not a figure: a catalog GPU under the profile.
+constexpr std::string_view gpu_model_setting = "gpu.model";
+}  // namespace
+
 const std::vector<std::string>& documented_settings() {
-  static const std::vector<std::string> keys{"gpu.model",
-                                             "cpu.cores",
-                                             "cpu.augment_per_core",
-                                             "memory.GB",
-                                             "storage.read_GBps",
-                                             "network.gbps",
-                                             "pcie.h2d_GBps",
-                                             "pcie.h2d_all_GBps",
-                                             "gpu.hbm_GBps",
-                                             "interconnect.busbw_GBps",
-                                             "price.usd_per_hour"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out{std::string(gpu_model_setting)};
+    for (const figure_def* f : vocabulary::all_figures()) {
+      if (f->what_if) out.push_back(vocabulary::key_of(*f));
+    }
+    return out;
+  }();
   return keys;
 }
 
@@ -576,27 +485,29 @@ void apply_setting(hardware_profile& profile, const std::string& assignment) {
   }
   const std::string key = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
-  if (key == "gpu.model") {
+  if (key == gpu_model_setting) {
     std::error_code ec;
     if (!catalog_name_shape(text) ||
         !fs::is_regular_file(catalog_dir() / "gpus" / (text + ".json"), ec)) {
-      throw input_error("--set gpu.model: expected a catalog GPU (" + join(catalog_names("gpus")) +
-                        "), got '" + text + "'");
+      throw input_error("--set " + key + ": expected a catalog GPU (" +
+                        join(catalog_names("gpus")) + "), got '" + text + "'");
     }
     // The named GPU replaces whatever GPU figures the profile had.
     std::erase_if(profile.figures, [](const auto& item) {
-      return item.first.starts_with("gpu.") || item.first.starts_with("nvlink.");
+      const auto named = vocabulary::find_figure(item.first);
+      return named && named->def->of_gpu;
     });
     profile.gemm.clear();
     fill_from_gpu_entry(profile, text);
-    profile.notes.push_back("GPU set to catalog:" + text + " (--set gpu.model)");
+    profile.notes.push_back("GPU set to catalog:" + text + " (--set " + key + ")");
     return;
   }
-  const auto range = range_of(key);
-  if (!range) {
+  const auto named = vocabulary::find_figure(key);
+  if (!named) {
     throw input_error("--set: unknown key '" + key + "' (expected one of " +
                       join(documented_settings()) + ")");
   }
+  const figure_def& range = *named->def;
   double number = 0;
   std::size_t used = 0;
   try {
@@ -604,12 +515,12 @@ void apply_setting(hardware_profile& profile, const std::string& assignment) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != text.size() || text.empty() || !std::isfinite(number) || number < range->min ||
-      number > range->max) {
-    throw input_error("--set " + key + ": expected a number in [" + format_plain(range->min) +
-                      ", " + format_plain(range->max) + "], got '" + text + "'");
+  if (used != text.size() || text.empty() || !std::isfinite(number) || number < range.min ||
+      number > range.max) {
+    throw input_error("--set " + key + ": expected a number in [" + format_plain(range.min) + ", " +
+                      format_plain(range.max) + "], got '" + text + "'");
   }
-  profile.set(key, number, basis::user, "--set " + assignment);
+  profile.set(range, number, basis::user, "--set " + assignment, "", named->dtype);
 }
 
 json to_json(const hardware_profile& profile) {

@@ -21,14 +21,14 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
     return in;
   }
   if (data.pipeline == "jpeg_rrc_flip_normalize") {
-    const figure* rate = hw.find("cpu.augment_per_core");
+    const figure* rate = hw.find(fig::augment_per_core);
     in.per_core = rate ? rate->value : c.default_augment_per_core;
     if (!rate) assumed.push_back("cpu.augment_per_core (default " + fmt(in.per_core) + "/s)");
     // Decoding dominates and scales with the source pixels: rescale from the measured size.
-    const double measured_pixels = hw.value("cpu.augment_image_pixels").value_or(500.0 * 375.0);
+    const double measured_pixels = hw.value(fig::augment_pixels).value_or(500.0 * 375.0);
     in.per_core *= measured_pixels / (static_cast<double>(data.image_width) * data.image_height);
     if (data.loader == "python") in.per_core *= c.loader_efficiency;
-    if (const figure* cores = hw.find("cpu.cores")) {
+    if (const figure* cores = hw.find(fig::cpu_cores)) {
       in.free_cores = std::max(1.0, cores->value - c.loader_cores_reserved_per_gpu * gpus_per_node);
       in.loader_cores = in.free_cores;
       if (data.loader_workers_per_gpu) {
@@ -53,14 +53,14 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
   } else {
     in.cpu.detail = "token pipeline: no per-sample CPU decode";
   }
-  const double memory_bytes = hw.value("memory.GB").value_or(0) * giga;
+  const double memory_bytes = hw.value(fig::host_memory).value_or(0) * giga;
   const bool fits_in_cache = data.dataset_bytes > 0 && memory_bytes > 0 &&
                              data.dataset_bytes <= c.page_cache_fraction * memory_bytes;
   if (fits_in_cache) {
-    in.storage = make_component("storage", std::nullopt, basis_of(hw.find("memory.GB")),
+    in.storage = make_component("storage", std::nullopt, basis_of(hw.find(fig::host_memory)),
                                 "dataset (" + fmt(data.dataset_bytes / giga) +
                                     " GB) fits in the page cache after the first epoch");
-  } else if (const figure* read = hw.find("storage.read_GBps")) {
+  } else if (const figure* read = hw.find(fig::storage_read)) {
     in.storage = make_component(
         "storage", read->value * giga / data.bytes_per_sample_stored * nodes, basis_of(read),
         fmt(read->value) + " GB/s random reads / " + fmt(data.bytes_per_sample_stored / 1e3) +
@@ -69,8 +69,8 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
     in.storage = make_component("storage", std::nullopt, "unknown",
                                 "storage read rate unknown for this profile");
   }
-  const figure* all = hw.find("pcie.h2d_all_GBps");
-  const figure* one = hw.find("pcie.h2d_GBps");
+  const figure* all = hw.find(fig::pcie_h2d_all);
+  const figure* one = hw.find(fig::pcie_h2d);
   if (data.bytes_per_sample_h2d > 0 && (all || one)) {
     const double per_node = all ? all->value : one->value * gpus_per_node;
     if (!all) assumed.push_back("pcie.h2d_all_GBps (per-GPU rate x GPUs)");
@@ -119,7 +119,7 @@ void advise_input(const std::string& limit, const input_pipeline& in, const hard
     const double needed = gpu_rate / nodes * data.bytes_per_sample_stored / giga;
     advice.push_back("storage limits the job: needs " + fmt(needed) +
                      " GB/s of random reads per node to keep the GPUs busy");
-    const double memory_bytes = hw.value("memory.GB").value_or(0) * giga;
+    const double memory_bytes = hw.value(fig::host_memory).value_or(0) * giga;
     if (data.dataset_bytes > 0) {
       advice.push_back(
           "the dataset (" + fmt(data.dataset_bytes / giga) + " GB) does not fit in " +

@@ -90,7 +90,7 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
           fmt(c.framework_reserved_GB) + " GB) and the caching allocator's fragmentation (" +
           fmt(c.allocator_fragmentation * 100) + "%)");
   m.per_gpu_GB = total / 1e9;
-  if (const figure* capacity = hw.find("gpu.memory_GB")) {
+  if (const figure* capacity = hw.find(fig::gpu_memory)) {
     m.capacity_GB = capacity->value;
     m.capacity_basis = std::string(to_string(capacity->from));
     m.fits = m.per_gpu_GB <= capacity->value;

@@ -6,6 +6,7 @@
 
 #include "components.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/vocabulary/measurements.hpp"
 
 namespace gpubench::model::detail {
 
@@ -199,26 +200,28 @@ allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, in
     std::sort(model.measured.begin(), model.measured.end());
     model.busbw_GBps = model.measured.back().second;
     model.basis = "measured";
-    model.detail = "nccl.all_reduce busbw by message size, " + std::to_string(ranks) + " GPUs";
+    model.detail = vocabulary::measurements::allreduce_busbw.benchmark +
+                   " busbw by message size, " + std::to_string(ranks) + " GPUs";
     return model;
   }
   if (gpus_per_node > 1) {
-    if (const figure* f = hw.find("interconnect.busbw_GBps")) {
+    const std::string busbw_key = vocabulary::key_of(fig::busbw);
+    if (const figure* f = hw.find(fig::busbw)) {
       model.busbw_GBps = f->value;
       model.basis = to_string(f->from);
-      model.detail = "interconnect.busbw_GBps";
-    } else if (const auto nvlink = hw.value("nvlink.bidir_GBps")) {
+      model.detail = busbw_key;
+    } else if (const auto nvlink = hw.value(fig::nvlink)) {
       model.busbw_GBps = *nvlink / 2 * c.nvlink_busbw_fraction;
       model.basis = "catalog";
       model.detail =
           "NVLink " + fmt(*nvlink) + " GB/s bidirectional x 1/2 x " + fmt(c.nvlink_busbw_fraction);
-      assumed.push_back("interconnect.busbw_GBps (from NVLink)");
+      assumed.push_back(busbw_key + " (from NVLink)");
     } else {
-      const double h2d = hw.value("pcie.h2d_GBps").value_or(12.5);
+      const double h2d = hw.value(fig::pcie_h2d).value_or(12.5);
       model.busbw_GBps = h2d * c.pcie_busbw_fraction;
       model.basis = "catalog";
       model.detail = "GPUs share PCIe only: " + fmt(h2d) + " GB/s x " + fmt(c.pcie_busbw_fraction);
-      assumed.push_back("interconnect.busbw_GBps (over PCIe)");
+      assumed.push_back(busbw_key + " (over PCIe)");
     }
   } else {
     model.busbw_GBps = std::numeric_limits<double>::infinity();
@@ -227,18 +230,20 @@ allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, in
   if (nodes > 1) {
     double gbps = c.default_network_gbps;
     std::string net_basis = "default";
-    if (const figure* f = hw.find("network.gbps")) {
+    if (const figure* f = hw.find(fig::network)) {
       gbps = f->value;
       net_basis = std::string(to_string(f->from));
     } else {
-      assumed.push_back("network.gbps (default " + fmt(c.default_network_gbps) + ")");
+      assumed.push_back(vocabulary::key_of(fig::network) + " (default " +
+                        fmt(c.default_network_gbps) + ")");
       model.network_assumed = true;
-      if (const auto why = hw.unknown.find("network.gbps"); why != hw.unknown.end()) {
-        model.network_unknown_why = why->second;
+      if (const std::string* why = hw.why_unknown(fig::network)) {
+        model.network_unknown_why = *why;
       }
     }
     model.network_gbps = gbps;
-    const double network_busbw = gbps / 8 * c.network_efficiency;
+    const double network_busbw =
+        vocabulary::convert(gbps, fig::network.in, vocabulary::units::GBps) * c.network_efficiency;
     model.inter_busbw_GBps = network_busbw;
     if (network_busbw < model.busbw_GBps) {
       model.busbw_GBps = network_busbw;
@@ -267,7 +272,9 @@ void advise_communication(const exchange& x, const allreduce_model& ar, const co
   advice.push_back("hidden completely (more overlap), the exchange would leave " + fmt(all_hidden) +
                    " samples/s (now " + fmt(predicted) + "): the most overlap can give");
   if (ar.nodes > 1) {
-    const double needed_gbps = ar.busbw_GBps * factor * 8 / c.network_efficiency;
+    const double needed_gbps =
+        vocabulary::convert(ar.busbw_GBps * factor, vocabulary::units::GBps, fig::network.in) /
+        c.network_efficiency;
     const double most_gbps = c.max_network_gbps_per_gpu * ar.gpus_per_node;
     if (needed_gbps <= most_gbps) {
       advice.push_back("across nodes that is about " + fmt(needed_gbps) +

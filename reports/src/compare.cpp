@@ -105,8 +105,8 @@ comparison compare_machines(const std::vector<std::string>& specs,
   apply_settings(c.machines, options.settings);
   std::set<std::string> keys;
   for (compared_machine& m : c.machines) {
-    m.usd_per_hour = m.hw.value("price.usd_per_hour");
-    const model::figure* network = m.hw.find("network.gbps");
+    m.usd_per_hour = m.hw.value(model::fig::price);
+    const model::figure* network = m.hw.find(model::fig::network);
     m.network_Gbps = network ? std::optional<double>(network->value) : std::nullopt;
     m.network_basis = network ? std::string(model::to_string(network->from)) : "unknown";
     for (const auto& [key, fig] : m.hw.figures) keys.insert(key);
@@ -203,9 +203,9 @@ json to_json(const comparison& c) {
   json figures = json::array();
   for (const auto& key : c.figure_keys) {
     json values = json::array();
-    const model::figure* first = c.machines.front().hw.find(key);
+    const model::figure* first = c.machines.front().hw.find_key(key);
     for (const auto& m : c.machines) {
-      const model::figure* f = m.hw.find(key);
+      const model::figure* f = m.hw.find_key(key);
       if (f == nullptr) {
         values.push_back(nullptr);
         continue;
@@ -417,9 +417,9 @@ std::string to_html(const comparison& c) {
     html_table t(header, "figures-table");
     for (const auto& key : c.figure_keys) {
       std::vector<std::string> row{key};
-      const model::figure* first = c.machines.front().hw.find(key);
+      const model::figure* first = c.machines.front().hw.find_key(key);
       for (std::size_t i = 0; i < c.machines.size(); ++i) {
-        const model::figure* f = c.machines[i].hw.find(key);
+        const model::figure* f = c.machines[i].hw.find_key(key);
         if (f == nullptr) {
           row.emplace_back("-");
           continue;

@@ -12,14 +12,18 @@
 #include "gpubench/reports/html_page.hpp"
 #include "gpubench/reports/report.hpp"
 #include "gpubench/reports/svg.hpp"
+#include "gpubench/vocabulary/measurements.hpp"
 
 namespace gpubench::reports {
 namespace {
 
-std::string why_not_run(const machine_report& report, const std::string& prefix) {
+namespace measurements = vocabulary::measurements;
+
+// Why the benchmarks a chart draws were not run, or were skipped or failed.
+std::string why_not_run(const machine_report& report, const vocabulary::query& q) {
   std::set<std::string> reasons;
   for (const auto& row : report.not_run) {
-    if (row.benchmark.starts_with(prefix)) reasons.insert(row.status + ": " + row.reason);
+    if (q.matches_id(row.benchmark)) reasons.insert(row.status + ": " + row.reason);
   }
   if (reasons.empty()) return "not in this run's suite";
   return join(std::vector<std::string>(reasons.begin(), reasons.end()), "; ");
@@ -92,16 +96,16 @@ std::optional<double> gemm_size(const std::string& shape) {
 
 std::string gemm_chart(const machine_report& report) {
   std::map<std::string, std::map<double, std::vector<double>>> by_dtype;
-  for (const result& r : report.results.results) {
-    if (r.id != "gemm" || r.status != result_status::ok) continue;
-    const auto dtype = axis_text(r.axes, "dtype");
-    const auto shape = axis_text(r.axes, "shape");
-    const auto tflops = metric_median(r, "TFLOPs");
-    if (!dtype || !shape || !tflops) continue;
-    if (const auto size = gemm_size(*shape)) by_dtype[*dtype][*size].push_back(*tflops);
+  for (const vocabulary::row& r : vocabulary::select(report.results, measurements::gemm)) {
+    const auto dtype = axis_text(r.from->axes, "dtype");
+    const auto shape = axis_text(r.from->axes, "shape");
+    if (!dtype || !shape) continue;
+    if (const auto size = gemm_size(*shape)) by_dtype[*dtype][*size].push_back(r.value());
   }
   const std::string title = "GEMM throughput vs size (cuBLASLt, median over GPUs)";
-  if (by_dtype.empty()) return no_chart("chart-gemm", title, why_not_run(report, "gemm"));
+  if (by_dtype.empty()) {
+    return no_chart("chart-gemm", title, why_not_run(report, measurements::gemm));
+  }
   std::vector<series> lines;
   for (const auto& [dtype, sizes] : by_dtype) {
     series s{dtype, {}};
@@ -114,15 +118,16 @@ std::string gemm_chart(const machine_report& report) {
 
 std::string nccl_chart(const machine_report& report) {
   std::map<std::string, std::map<double, std::vector<double>>> by_op;
-  for (const result& r : report.results.results) {
-    if (!r.id.starts_with("nccl.") || r.status != result_status::ok) continue;
-    if (axis_text(r.axes, "placement").value_or("out_of_place") != "out_of_place") continue;
-    const auto bytes = axis_number(r.axes, "bytes");
-    const auto busbw = metric_median(r, "busbw_GBps");
-    if (bytes && busbw) by_op[r.id.substr(5)][*bytes].push_back(*busbw);
+  const vocabulary::query& collectives = measurements::nccl_busbw;
+  // The family's members by the name after its prefix: "all_reduce".
+  const std::size_t prefix = collectives.benchmark.size() - 1;
+  for (const vocabulary::row& r : vocabulary::select(report.results, collectives)) {
+    if (const auto bytes = axis_number(r.from->axes, "bytes")) {
+      by_op[r.from->id.substr(prefix)][*bytes].push_back(r.value());
+    }
   }
   const std::string title = "NCCL bus bandwidth vs message size (out of place)";
-  if (by_op.empty()) return no_chart("chart-nccl", title, why_not_run(report, "nccl."));
+  if (by_op.empty()) return no_chart("chart-nccl", title, why_not_run(report, collectives));
   std::vector<series> lines;
   for (const auto& [op, sizes] : by_op) {
     series s{op, {}};
@@ -142,43 +147,41 @@ std::string link_heat_map(const machine_report& report) {
     if (bytes >= slot.first) slot = {bytes, gbps};
   };
   std::set<int> gpus;
-  for (const result& r : report.results.results) {
-    if (r.status != result_status::ok) continue;
-    const auto bytes = axis_number(r.axes, "bytes").value_or(0);
-    const auto gbps = metric_median(r, "GBps");
-    if (!gbps) continue;
-    if ((r.id == "pcie.h2d" || r.id == "pcie.d2h") &&
-        axis_text(r.axes, "memory").value_or("pinned") == "pinned") {
-      const auto gpu = axis_number(r.axes, "gpu");
+  const auto bytes_of = [](const vocabulary::row& r) {
+    return axis_number(r.from->axes, "bytes").value_or(0);
+  };
+  // Host to GPU and back: the copy's GPU and direction.
+  for (const bool to_gpu : {true, false}) {
+    const vocabulary::query& q = to_gpu ? measurements::h2d_pinned : measurements::d2h_pinned;
+    for (const vocabulary::row& r : vocabulary::select(report.results, q)) {
+      const auto gpu = axis_number(r.from->axes, "gpu");
       if (!gpu) continue;
       const int g = static_cast<int>(*gpu);
       gpus.insert(g);
-      if (r.id == "pcie.h2d") {
-        keep(host, g, bytes, *gbps);
-      } else {
-        keep(g, host, bytes, *gbps);
-      }
-    } else if (r.id == "p2p.copy" && axis_text(r.axes, "engine").value_or("") == "ce" &&
-               axis_text(r.axes, "direction").value_or("") == "uni") {
-      const auto pair = axis_text(r.axes, "pair");
-      if (!pair) continue;
-      const auto parts = split(*pair, '>');
-      if (parts.size() != 2) continue;
-      try {
-        const int from = std::stoi(parts[0]);
-        const int to = std::stoi(parts[1]);
-        gpus.insert(from);
-        gpus.insert(to);
-        keep(from, to, bytes, *gbps);
-      } catch (const std::exception&) {
-        continue;
-      }
+      keep(to_gpu ? host : g, to_gpu ? g : host, bytes_of(r), r.value());
+    }
+  }
+  for (const vocabulary::row& r :
+       vocabulary::select(report.results, measurements::peer_ce_one_way)) {
+    const auto pair = axis_text(r.from->axes, "pair");
+    if (!pair) continue;
+    const auto parts = split(*pair, '>');
+    if (parts.size() != 2) continue;
+    try {
+      const int from = std::stoi(parts[0]);
+      const int to = std::stoi(parts[1]);
+      gpus.insert(from);
+      gpus.insert(to);
+      keep(from, to, bytes_of(r), r.value());
+    } catch (const std::exception&) {
+      continue;
     }
   }
   const std::string title = "Host and peer copy bandwidth (copy engine, one way, GB/s)";
   if (best.empty()) {
     return no_chart("chart-links", title,
-                    why_not_run(report, "pcie.") + "; " + why_not_run(report, "p2p."));
+                    why_not_run(report, measurements::pcie_any) + "; " +
+                        why_not_run(report, measurements::peer_any));
   }
   std::vector<int> nodes{host};
   nodes.insert(nodes.end(), gpus.begin(), gpus.end());

@@ -10,53 +10,44 @@
 #include "gpubench/core/output_file.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/model/workload.hpp"
+#include "gpubench/vocabulary/measurements.hpp"
 
 namespace gpubench::reports {
 namespace {
 
-// Which datasheet figure a measured metric is a fraction of. A table, not code: a benchmark
+namespace measurements = vocabulary::measurements;
+namespace fig = vocabulary::figures;
+
+// Which datasheet figure a measured metric is a fraction of. A table, not code: a measurement
 // whose figures have a datasheet peak adds a line here; the rest show no percentage.
 struct peak_rule {
-  const char* id_prefix;
-  const char* metric;
-  const char* peak_key;     // catalog figure; "{axis}" is replaced by that axis's value
-  const char* needs_axis;   // "" or an axis that must be present
-  const char* needs_value;  // value that axis must have ("" = any)
-  double scale;             // peak x scale is what the metric is compared with
+  const vocabulary::query* measurement;
+  const vocabulary::figure_def* peak;  // a per-dtype figure is read at the result's `dtype_axis`
+  double scale;                        // peak x scale is what the metric is compared with
+  std::string_view dtype_axis = {};
 };
-constexpr peak_rule peak_rules[] = {
-    {"hbm.", "GBps", "gpu.hbm_peak_GBps", "", "", 1.0},
-    {"gemm", "TFLOPs", "gpu.peak_tflops.{dtype}", "dtype", "", 1.0},
+const peak_rule peak_rules[] = {
+    {&measurements::hbm_any, &fig::hbm_peak, 1.0},
+    {&measurements::gemm, &fig::peak_tflops, 1.0, "dtype"},
     // A peer copy one way uses one direction of the NVLink total.
-    {"p2p.copy", "GBps", "nvlink.bidir_GBps", "direction", "uni", 0.5},
-    {"p2p.copy", "GBps", "nvlink.bidir_GBps", "direction", "bidir", 1.0},
+    {&measurements::peer_one_way, &fig::nvlink, 0.5},
+    {&measurements::peer_both_ways, &fig::nvlink, 1.0},
 };
 
-}  // namespace
-
-std::vector<std::string> peak_rule_benchmarks() {
-  std::vector<std::string> out;
-  for (const peak_rule& rule : peak_rules) out.emplace_back(rule.id_prefix);
-  return out;
-}
-
-namespace {
-
-void add_percent_of_peak(figure_row& row, const json& axes, const model::hardware_profile* hw) {
+void add_percent_of_peak(figure_row& row, const result& r, const model::hardware_profile* hw) {
   if (hw == nullptr) return;
   for (const peak_rule& rule : peak_rules) {
-    if (!row.benchmark.starts_with(rule.id_prefix) || row.metric != rule.metric) continue;
-    std::string key = rule.peak_key;
-    if (*rule.needs_axis) {
-      const auto value = axis_text(axes, rule.needs_axis);
-      if (!value || (*rule.needs_value && *value != rule.needs_value)) continue;
-      const auto slot = key.find('{');
-      if (slot != std::string::npos) key = key.substr(0, slot) + *value;
+    if (row.metric != rule.measurement->metric || !rule.measurement->matches(r)) continue;
+    std::string dtype;
+    if (rule.peak->per_dtype) {
+      const auto value = axis_text(r.axes, rule.dtype_axis);
+      if (!value) continue;
+      dtype = *value;
     }
-    const model::figure* peak = hw->find(key);
+    const model::figure* peak = hw->find(*rule.peak, dtype);
     if (peak == nullptr || peak->value <= 0) continue;
     row.percent_of_peak = 100.0 * row.value / (peak->value * rule.scale);
-    row.peak_key = key;
+    row.peak_key = vocabulary::key_of(*rule.peak, dtype);
     return;
   }
 }
@@ -162,7 +153,7 @@ machine_report make_report(const results_document& doc, const std::string& file,
       row.n = stats.n;
       row.verified = r.verified;
       row.host = r.host;
-      add_percent_of_peak(row, r.axes, hw);
+      add_percent_of_peak(row, r, hw);
       report.figures.push_back(std::move(row));
     }
   }

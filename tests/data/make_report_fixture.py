@@ -5,9 +5,13 @@ Its figures are round numbers chosen to exercise every chart and table (GEMM swe
 host and peer copies, HBM, launch latency, a skipped and a failed benchmark); they are not
 measurements and no report made from this file is shown as one. Start from a real run's file so
 the structure stays the one gpubench writes: python3 make_report_fixture.py REAL_RESULTS.json
+(each metric's unit and direction come from the registry of $GPUBENCH, ../../build/gpubench).
 """
 import json
+import os
 import sys
+
+from metric_units import add_units, declared_units
 
 
 def stats(value, cv=0.01, n=5):
@@ -62,6 +66,7 @@ def main(real_path, out_path):
     results.append({"id": "nccl.alltoall", "status": "failed",
                     "axes": {"bytes": 1048576}, "error": "fixture: a failure with <b>markup</b>"})
     doc["results"] = results
+    add_units(doc, declared_units(os.environ.get("GPUBENCH", "../../build/gpubench")))
     with open(out_path, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")

@@ -12,6 +12,8 @@ import json
 import os
 import sys
 
+from metric_units import add_units, declared_units
+
 SHAPE = "8192x8192x8192"
 
 
@@ -139,7 +141,8 @@ def guarded(patch, doc):
 
 def main(base_path):
     base = json.load(open(base_path))
-    good = healthy(base)
+    good = add_units(healthy(base),
+                     declared_units(os.environ.get("GPUBENCH", "../../build/gpubench")))
     with open("validate-healthy.json", "w") as f:
         json.dump(good, f, indent=1)
         f.write("\n")

@@ -49,7 +49,7 @@ class fake_instance : public instance {
 
 inline benchmark_definition fake_definition(const std::string& id, fake_behaviour behaviour = {}) {
   benchmark_definition def(id);
-  def.add_metric("GBps", metric_kind::bandwidth_GBps, "GB/s")
+  def.add_metric("GBps", metric_kind::bandwidth, units::GBps)
       .set_timing(timing::manual)
       .set_factory([behaviour](const context&, const axis_values&) {
         return std::make_unique<fake_instance>(behaviour);

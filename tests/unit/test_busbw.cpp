@@ -27,8 +27,8 @@ TEST_CASE("every collective registers itself with nccl-tests' metrics", "[nccl]"
     std::vector<std::string> metrics;
     for (const auto& m : def->metrics()) metrics.push_back(m.name);
     CHECK(metrics == std::vector<std::string>{"us", "algbw_GBps", "busbw_GBps"});
-    CHECK(def->find_metric("busbw_GBps")->unit.unit == "GB/s");
-    CHECK(def->find_metric("us")->unit.direction == gpubench::better::lower);
+    CHECK(def->find_metric("busbw_GBps")->written().unit == "GB/s");
+    CHECK(def->find_metric("us")->direction == gpubench::better::lower);
     CHECK(def->find_axis("bytes") != nullptr);
     CHECK(def->find_axis("placement") != nullptr);
   }

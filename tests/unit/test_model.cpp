@@ -9,6 +9,7 @@
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/json_reader.hpp"
+#include "gpubench/harness/benchmark.hpp"
 #include "gpubench/harness/suite.hpp"
 #include "gpubench/model/calibration.hpp"
 #include "gpubench/model/model.hpp"
@@ -34,11 +35,11 @@ hardware_profile simple_gpu() {
   hw.kind = "file";
   hw.scalable = true;
   hw.gpu_model = "test";
-  hw.set("gpu.peak_tflops.fp16", 100, basis::catalog, "");
-  hw.set("gpu.gemm_efficiency.fp16", 1.0, basis::catalog, "");
-  hw.set("gpu.sm_count", 128, basis::catalog, "");
-  hw.set("gpu.hbm_GBps", 1000, basis::catalog, "");
-  hw.set("gpu.launch_latency_us", 1e-3, basis::catalog, "");
+  hw.set(fig::peak_tflops, 100, basis::catalog, "", "", "fp16");
+  hw.set(fig::gemm_efficiency, 1.0, basis::catalog, "", "", "fp16");
+  hw.set(fig::sm_count, 128, basis::catalog, "");
+  hw.set(fig::hbm, 1000, basis::catalog, "");
+  hw.set(fig::launch_latency, 1e-3, basis::catalog, "");
   return hw;
 }
 
@@ -94,7 +95,7 @@ TEST_CASE("a totals workload on round figures gives the hand-computed rate", "[u
 TEST_CASE("the gradient allreduce is bucketed and only the unhidden part is exposed",
           "[unit][model]") {
   hardware_profile hw = simple_gpu();
-  hw.set("interconnect.busbw_GBps", 10, basis::user, "");
+  hw.set(fig::busbw, 10, basis::user, "");
   const constants c = simple_constants();
   const workload w = totals_workload(1e12, 1e8, 10);
   model::run_options two;
@@ -114,7 +115,7 @@ TEST_CASE("the gradient allreduce is bucketed and only the unhidden part is expo
 TEST_CASE("gradient accumulation runs the optimizer and the allreduce once per optimizer step",
           "[unit][model]") {
   hardware_profile hw = simple_gpu();
-  hw.set("interconnect.busbw_GBps", 10, basis::user, "");
+  hw.set(fig::busbw, 10, basis::user, "");
   const constants c = simple_constants();
   workload w = totals_workload(1e12, 1e8, 10);
   w.gradient_accumulation = 4;
@@ -143,8 +144,8 @@ TEST_CASE("gradient accumulation runs the optimizer and the allreduce once per o
 
 TEST_CASE("catalog GEMM rate: peak x efficiency x wave quantisation", "[unit][model]") {
   const hardware_profile h100 = load_catalog("h100-sxm5-80gb");
-  const double peak = *h100.value("gpu.peak_tflops.bf16");
-  const double eff = *h100.value("gpu.gemm_efficiency.bf16");
+  const double peak = *h100.value(fig::peak_tflops, "bf16");
+  const double eff = *h100.value(fig::gemm_efficiency, "bf16");
   // 8192^2 output = 4096 tiles of 128x128 on 132 SMs: 32 waves, the last partly empty.
   CHECK(gemm_tflops(h100, "bf16", 8192, 8192, 8192, 1) ==
         Approx(peak * eff * 4096.0 / (32 * 132)).epsilon(1e-12));
@@ -344,10 +345,10 @@ TEST_CASE("every catalog entry the issue names loads with its figures", "[unit][
     INFO(name);
     const hardware_profile gpu = load_catalog(name);
     CHECK(gpu.kind == "gpu");
-    CHECK(gpu.value("gpu.peak_tflops.fp32"));
-    CHECK(gpu.value("gpu.hbm_peak_GBps"));
-    CHECK(gpu.value("pcie.h2d_GBps"));
-    CHECK_FALSE(gpu.find("gpu.peak_tflops.fp32")->source.empty());
+    CHECK(gpu.value(fig::peak_tflops, "fp32"));
+    CHECK(gpu.value(fig::hbm_peak));
+    CHECK(gpu.value(fig::pcie_h2d));
+    CHECK_FALSE(gpu.find(fig::peak_tflops, "fp32")->source.empty());
   }
   for (const char* name :
        {"dgx1-v100", "dgx-a100-40gb", "dgx-a100-80gb", "dgx-h100", "aws-p4d.24xlarge",
@@ -357,15 +358,15 @@ TEST_CASE("every catalog entry the issue names loads with its figures", "[unit][
     const hardware_profile sys = load_catalog(name);
     CHECK(sys.kind == "system");
     CHECK_FALSE(sys.gpu_model.empty());
-    CHECK(sys.value("gpu.peak_tflops.fp32"));  // the GPU entry's figures underneath
-    CHECK((sys.value("price.usd_per_hour") || sys.unknown.contains("price.usd_per_hour")));
+    CHECK(sys.value(fig::peak_tflops, "fp32"));  // the GPU entry's figures underneath
+    CHECK((sys.value(fig::price) || sys.why_unknown(fig::price)));
   }
-  CHECK(*load_catalog("aws-p5.48xlarge").value("price.usd_per_hour") == Approx(55.04));
+  CHECK(*load_catalog("aws-p5.48xlarge").value(fig::price) == Approx(55.04));
   // Every system states its network with a source, or says why it cannot.
   for (const std::string& name : catalog_names("systems")) {
     INFO(name);
     const hardware_profile sys = load_catalog(name);
-    if (const figure* net = sys.find("network.gbps")) {
+    if (const figure* net = sys.find(fig::network)) {
       CHECK_FALSE(net->source.empty());
       CHECK_FALSE(sys.network.fabric.empty());
       CHECK_FALSE(sys.network.source.empty());
@@ -373,12 +374,12 @@ TEST_CASE("every catalog entry the issue names loads with its figures", "[unit][
         CHECK(sys.network.nics * sys.network.nic_gbps == Approx(net->value));
       }
     } else {
-      REQUIRE(sys.unknown.contains("network.gbps"));
-      CHECK(sys.unknown.at("network.gbps").size() > 20);  // a reason, not only a status
+      REQUIRE(sys.why_unknown(fig::network));
+      CHECK(sys.why_unknown(fig::network)->size() > 20);  // a reason, not only a status
     }
   }
   const hardware_profile dgx1 = load_catalog("dgx1-v100");
-  CHECK(*dgx1.value("network.gbps") == 400);
+  CHECK(*dgx1.value(fig::network) == 400);
   CHECK(dgx1.network.describe() == "4 x 100 Gb/s InfiniBand EDR");
   CHECK(load_catalog("gcp-a3-highgpu-8g").network.describe() == "Ethernet (VPC), 5 NICs");
   CHECK_THROWS_WITH(load_catalog("h100"), Catch::Contains("expected a catalog name"));
@@ -402,7 +403,9 @@ TEST_CASE("a results file gives measured figures and the catalog fills the rest"
     summary stats;
     stats.median = median;
     stats.n = 1;
-    r.metrics.emplace_back(metric, metric_summary(stats, known_metric_unit(metric).value()));
+    // The unit and direction the benchmark declares, as a run writes them.
+    r.metrics.emplace_back(
+        metric, metric_summary(stats, registry::global().find(id)->find_metric(metric)->written()));
     doc.results.push_back(r);
   };
   add("gemm", {{"gpu", 0}, {"dtype", "bf16"}, {"shape", "8192"}}, "TFLOPs", 700);
@@ -417,10 +420,10 @@ TEST_CASE("a results file gives measured figures and the catalog fills the rest"
   REQUIRE(hw.gemm.size() == 1);
   CHECK(hw.gemm[0].tflops == Approx(710));
   CHECK(gemm_tflops(hw, "bf16", 8192, 8192, 8192, 1) == Approx(710));
-  CHECK(hw.find("gpu.hbm_GBps")->from == basis::measured);
-  CHECK(hw.find("storage.read_GBps")->value == Approx(6.5));
-  CHECK(hw.find("cpu.augment_per_core")->value == Approx(450));
-  CHECK(hw.find("gpu.peak_tflops.fp16")->from == basis::catalog);
+  CHECK(hw.find(fig::hbm)->from == basis::measured);
+  CHECK(hw.find(fig::storage_read)->value == Approx(6.5));
+  CHECK(hw.find(fig::augment_per_core)->value == Approx(450));
+  CHECK(hw.find(fig::peak_tflops, "fp16")->from == basis::catalog);
   const sizing s = predict(hw, load_workload("resnet50"), load_constants());
   CHECK(std::find(s.assumed.begin(), s.assumed.end(), "gpu.peak_tflops.fp16") != s.assumed.end());
 }

@@ -26,11 +26,14 @@ TEST_CASE("a definition must be complete to register", "[registry]") {
                   return nullptr;
                 })),
       std::logic_error);
-  CHECK_THROWS_AS(
-      r.add(
-          benchmark_definition("no.factory").add_metric("us", metric_kind::us_per_iteration, "us")),
-      std::logic_error);
+  CHECK_THROWS_AS(r.add(benchmark_definition("no.factory")
+                            .add_metric("us", metric_kind::time_per_iteration, units::us)),
+                  std::logic_error);
   CHECK_THROWS_AS(r.add(benchmark_definition("")), std::logic_error);
+  // A metric's unit must be of its kind's dimension: a time declared in GB/s is refused.
+  CHECK_THROWS_AS(fake_definition("y").add_metric("t", metric_kind::time_per_item, units::GBps),
+                  std::logic_error);
+  CHECK_NOTHROW(fake_definition("z").add_metric("t", metric_kind::time_per_item, units::ms));
   CHECK_THROWS_AS(fake_definition("x")
                       .add_axis("a", axis_kind::integer, {})
                       .add_axis("a", axis_kind::integer, {}),

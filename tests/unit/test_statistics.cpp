@@ -46,13 +46,18 @@ TEST_CASE("summarize refuses empty and non-finite input", "[statistics]") {
 TEST_CASE("metric formulas follow docs/methodology.md", "[statistics]") {
   using gpubench::derive_metric;
   using gpubench::metric_kind;
+  namespace units = gpubench::units;
   const gpubench::work w{.bytes_read = 2e9, .bytes_written = 1e9, .flops = 4e12, .items = 500};
-  CHECK(derive_metric(metric_kind::bandwidth_GBps, w, 0.5) == Approx(6.0));
-  CHECK(derive_metric(metric_kind::compute_TFLOPs, w, 2.0) == Approx(2.0));
-  CHECK(derive_metric(metric_kind::items_per_s, w, 0.25) == Approx(2000));
-  CHECK(derive_metric(metric_kind::us_per_item, w, 0.001) == Approx(2.0));
-  CHECK(derive_metric(metric_kind::us_per_iteration, w, 0.001) == Approx(1000));
-  CHECK_THROWS_AS(derive_metric(metric_kind::bandwidth_GBps, w, 0), std::invalid_argument);
-  CHECK_THROWS_AS(derive_metric(metric_kind::us_per_item, gpubench::work{}, 1),
+  CHECK(derive_metric(metric_kind::bandwidth, w, 0.5, units::GBps) == Approx(6.0));
+  CHECK(derive_metric(metric_kind::bandwidth, w, 0.5, units::Gbps) == Approx(48.0));
+  CHECK(derive_metric(metric_kind::compute, w, 2.0, units::TFLOPs) == Approx(2.0));
+  CHECK(derive_metric(metric_kind::items_per_s, w, 0.25, units::per_s) == Approx(2000));
+  CHECK(derive_metric(metric_kind::time_per_item, w, 0.001, units::us) == Approx(2.0));
+  CHECK(derive_metric(metric_kind::time_per_iteration, w, 0.001, units::us) == Approx(1000));
+  CHECK(derive_metric(metric_kind::time_per_iteration, w, 0.001, units::ms) == Approx(1));
+  CHECK_THROWS_AS(derive_metric(metric_kind::bandwidth, w, 0, units::GBps), std::invalid_argument);
+  CHECK_THROWS_AS(derive_metric(metric_kind::time_per_item, gpubench::work{}, 1, units::us),
                   std::invalid_argument);
+  // A unit of another dimension is a bug in the benchmark, not a conversion.
+  CHECK_THROWS_AS(derive_metric(metric_kind::compute, w, 1, units::GBps), std::logic_error);
 }

@@ -13,6 +13,9 @@ namespace gpubench::watch {
 
 namespace {
 
+namespace fig = vocabulary::figures;
+namespace units = vocabulary::units;
+
 std::string pct(double share) {
   return format_number(share * 100) + "%";
 }
@@ -36,9 +39,8 @@ std::string basis_note(const ceiling& c) {
 }
 
 // The share of `limit` that `measured` reached, when both are known and it is near the ceiling.
-std::optional<double> near_share(const std::optional<double>& measured,
-                                 const std::optional<ceiling>& limit) {
-  if (!measured || !limit || limit->value <= 0) return std::nullopt;
+std::optional<double> near_share(const std::optional<double>& measured, const ceiling* limit) {
+  if (!measured || limit == nullptr || limit->value <= 0) return std::nullopt;
   const double share = *measured / limit->value;
   if (share < near_ceiling) return std::nullopt;
   return share;
@@ -161,12 +163,11 @@ const std::vector<rule>& rules() {
                              " GB/s, busy " + pct(s.disk_busy) + " of the time, " +
                              format_number(s.disk_read_wait_ms) + " ms per read");
         }
-        if (c.storage_read_GBps && c.storage_read_GBps->value > 0) {
-          const double share = s.disk_read_GBps / c.storage_read_GBps->value;
+        if (const ceiling* storage = c.find(fig::storage_read); storage && storage->value > 0) {
+          const double share = s.disk_read_GBps / storage->value;
           nearness = std::max(nearness, share);
           evidence.push_back("storage read " + format_number(s.disk_read_GBps) + " of " +
-                             format_number(c.storage_read_GBps->value) + " GB/s" +
-                             basis_note(*c.storage_read_GBps));
+                             format_number(storage->value) + " GB/s" + basis_note(*storage));
         }
         double waiting = 0;
         for (const auto& [state, share] : s.state_shares) {
@@ -185,49 +186,56 @@ const std::vector<rule>& rules() {
         return f;
       },
       [](const summary& s, const ceilings& c) -> std::optional<finding> {
-        const std::optional<double> share = near_share(s.pcie_rx_GBps, c.pcie_h2d_GBps);
+        const ceiling* h2d = c.find(fig::pcie_h2d);
+        const std::optional<double> share = near_share(s.pcie_rx_GBps, h2d);
         if (!share) return std::nullopt;
         finding f{"pcie", *share, {}, {}};
         f.evidence.push_back("host-to-GPU traffic " + format_number(*s.pcie_rx_GBps) + " of " +
-                             format_number(c.pcie_h2d_GBps->value) + " GB/s per GPU" +
-                             basis_note(*c.pcie_h2d_GBps));
+                             format_number(h2d->value) + " GB/s per GPU" + basis_note(*h2d));
         f.advice.push_back(
             "PCIe bounds the job: send compact data (uint8 images, decode and augment on the "
             "GPU), pinned memory, or a machine with a faster host link");
         return f;
       },
       [](const summary& s, const ceilings& c) -> std::optional<finding> {
+        // A link reports its speed in the network figure's unit (bits).
         std::optional<double> speed = s.link_speed_Gbps;
         std::string basis = "reported by the link";
-        if (c.network_Gbps && c.network_Gbps->value > 0 && !speed) {
-          speed = c.network_Gbps->value;
-          basis = c.network_Gbps->basis;
+        if (const ceiling* network = c.find(fig::network);
+            network && network->value > 0 && !speed) {
+          speed = network->value;
+          basis = network->basis;
         }
         if (!speed || s.busiest_link.empty()) return std::nullopt;
-        const double share = s.link_GBps * 8 / *speed;
+        const double moved = vocabulary::convert(s.link_GBps, units::GBps, fig::network.in);
+        const double share = moved / *speed;
         if (share < near_ceiling) return std::nullopt;
         finding f{"communication", share, {}, {}};
-        f.evidence.push_back(s.busiest_link + " moved " + format_number(s.link_GBps * 8) + " of " +
-                             format_number(*speed) + " Gb/s (" + basis + ")");
+        f.evidence.push_back(s.busiest_link + " moved " + format_number(moved) + " of " +
+                             format_number(*speed) + " " + std::string(fig::network.in.symbol) +
+                             " (" + basis + ")");
         f.advice.push_back(
             "the network between nodes bounds the job: a faster fabric, HSDP instead of FSDP "
             "across nodes, gradient accumulation (fewer exchanges per sample); `gpubench size "
-            "--set network.gbps=N` predicts the rate with more");
+            "--set " +
+            vocabulary::key_of(fig::network) + "=N` predicts the rate with more");
         return f;
       },
       // NVLink between the GPUs of a node. NCCL's kernels keep a GPU "busy" while they wait on
       // the links, so this often shows beside a GPU verdict, as evidence that the GPUs exchange.
       [](const summary& s, const ceilings& c) -> std::optional<finding> {
-        const std::optional<double> share = near_share(s.nvlink_GBps, c.nvlink_bidir_GBps);
+        const ceiling* nvlink = c.find(fig::nvlink);
+        const std::optional<double> share = near_share(s.nvlink_GBps, nvlink);
         if (!share) return std::nullopt;
         finding f{"communication", *share, {}, {}};
         f.evidence.push_back("NVLink moved " + format_number(*s.nvlink_GBps) + " of " +
-                             format_number(c.nvlink_bidir_GBps->value) +
-                             " GB/s per GPU, both directions" + basis_note(*c.nvlink_bidir_GBps));
+                             format_number(nvlink->value) + " GB/s per GPU, both directions" +
+                             basis_note(*nvlink));
         f.advice.push_back(
             "NVLink between the GPUs bounds the job: less exchanged per step (a larger batch per "
             "GPU, gradient accumulation, less tensor parallelism), or overlap of the exchanges "
-            "with compute; `gpubench size --set nvlink.bidir_GBps=N` predicts the rate with more");
+            "with compute; `gpubench size --set " +
+            vocabulary::key_of(fig::nvlink) + "=N` predicts the rate with more");
         return f;
       },
   };
@@ -471,17 +479,30 @@ json to_json(const verdict& v) {
 
 json to_json(const ceilings& c) {
   json out = json::object();
-  const auto add = [&](const char* key, const std::optional<ceiling>& v) {
-    if (v) {
-      out[key] = {
-          {"value", v->value}, {"basis", v->basis}, {"origin", v->origin}, {"source", v->source}};
-    }
-  };
-  add("storage.read_GBps", c.storage_read_GBps);
-  add("pcie.h2d_GBps", c.pcie_h2d_GBps);
-  add("network.gbps", c.network_Gbps);
-  add("nvlink.bidir_GBps", c.nvlink_bidir_GBps);
+  for (const ceiling& v : c.known) {
+    out[vocabulary::key_of(*v.figure)] = {
+        {"value", v.value}, {"basis", v.basis}, {"origin", v.origin}, {"source", v.source}};
+  }
   return out;
+}
+
+const ceiling* ceilings::find(const vocabulary::figure_def& f) const {
+  for (const ceiling& c : known) {
+    if (c.figure == &f) return &c;
+  }
+  return nullptr;
+}
+
+ceilings ceilings_of(const model::hardware_profile& hw, const std::string& origin) {
+  ceilings c;
+  for (const vocabulary::figure_def* f :
+       {&fig::storage_read, &fig::pcie_h2d, &fig::network, &fig::nvlink}) {
+    if (const model::figure* found = hw.find(*f)) {
+      c.known.push_back(
+          {f, found->value, std::string(model::to_string(found->from)), origin, found->source});
+    }
+  }
+  return c;
 }
 
 }  // namespace gpubench::watch

@@ -14,6 +14,7 @@
 
 #include "gpubench/core/json.hpp"
 #include "gpubench/core/results.hpp"
+#include "gpubench/vocabulary/query.hpp"
 
 namespace gpubench::acceptance {
 
@@ -28,13 +29,12 @@ struct expectation {
   bool advisory = false;
 };
 
-// A measured figure against a floor: the best value of `metric` over the results of `benchmark`
-// whose axes have the given values, per GPU, per GPU pair or for the whole machine.
+// A measured figure against a floor: the best value of the measurement's metric over the results
+// it selects (a benchmark, the values its axes must have), per GPU, per GPU pair or for the whole
+// machine.
 struct figure_rule {
   std::string name;  // "gemm bf16"
-  std::string benchmark;
-  std::map<std::string, std::string> axes;
-  std::string metric;
+  vocabulary::query measured;
   std::string per = "gpu";  // gpu | pair | machine
   expectation expected;
   double floor = 0.9;        // fraction of expected

@@ -43,11 +43,6 @@ struct metric_summary : summary {
   metric_unit unit;
 };
 
-// The unit every metric gpubench's benchmarks declare today, by the metric's name: for results
-// files written before metrics carried their units, and for a rule whose figure is missing from a
-// file. A unit test holds it to the registry's declarations.
-[[nodiscard]] std::optional<metric_unit> known_metric_unit(std::string_view name);
-
 struct results_document;
 
 struct result {

@@ -15,10 +15,13 @@
 
 #include "gpubench/core/json.hpp"
 #include "gpubench/core/results.hpp"
+#include "gpubench/vocabulary/units.hpp"
 
 namespace gpubench {
 
 class context;
+// A benchmark declares each metric's unit as one of these: units::GBps, units::us, ...
+namespace units = vocabulary::units;
 
 using axis_value = std::variant<std::int64_t, std::string>;
 
@@ -84,14 +87,15 @@ struct work {
   double items = 0;  // samples, launches, messages...
 };
 
-// How a metric is derived from one repetition's seconds per iteration t and the declared work.
-// The formulas are data, as in BabelStream's kernel table: see docs/methodology.md.
+// How a metric is derived from one repetition's seconds per iteration t and the declared work, in
+// its dimension's base unit; the unit the benchmark declares converts it. The formulas are data,
+// as in BabelStream's kernel table: see docs/methodology.md.
 enum class metric_kind {
-  bandwidth_GBps,    // (bytes_read + bytes_written) / t / 1e9
-  compute_TFLOPs,    // flops / t / 1e12
-  items_per_s,       // items / t
-  us_per_item,       // t / items * 1e6
-  us_per_iteration,  // t * 1e6
+  bandwidth,           // (bytes_read + bytes_written) / t, bytes/s
+  compute,             // flops / t, FLOP/s
+  items_per_s,         // items / t
+  time_per_item,       // t / items, s: lower is better
+  time_per_iteration,  // t, s: lower is better
 };
 
 // A metric a benchmark reports: its name, its unit and which way is better (written with every
@@ -99,11 +103,17 @@ enum class metric_kind {
 // itself (instance::extra_metrics).
 struct metric_spec {
   std::string name;  // its unit in its name too: "GBps", "TFLOPs", "us", "samples_per_s"
-  metric_unit unit;
+  vocabulary::unit in;
+  better direction = better::higher;
   std::optional<metric_kind> kind;  // nullopt: an extra metric the instance computes
+
+  // What a results file says of it.
+  [[nodiscard]] metric_unit written() const { return {std::string(in.symbol), direction}; }
 };
 
-[[nodiscard]] double derive_metric(metric_kind kind, const work& w, double seconds_per_iteration);
+// The metric of `kind` for one repetition, in `unit` (which must be of the kind's dimension).
+[[nodiscard]] double derive_metric(metric_kind kind, const work& w, double seconds_per_iteration,
+                                   const vocabulary::unit& unit);
 
 // Where a benchmark runs in a multi-rank (MPI) job.
 enum class run_scope {
@@ -175,10 +185,13 @@ class benchmark_definition {
   benchmark_definition& set_range(std::string_view axis_name, axis_range range);
   benchmark_definition& set_range(std::string_view axis_name,
                                   std::function<axis_range(const context&)> range);
-  // A metric derived from the declared work; lower is better for times, higher for rates.
-  benchmark_definition& add_metric(std::string name, metric_kind kind, std::string unit);
+  // A metric derived from the declared work, in `unit` (of the kind's dimension, else
+  // std::logic_error); lower is better for times, higher for rates.
+  benchmark_definition& add_metric(std::string name, metric_kind kind,
+                                   const vocabulary::unit& unit);
   // A metric the instance computes itself (extra_metrics), with its unit and direction.
-  benchmark_definition& add_extra_metric(std::string name, std::string unit, better direction);
+  benchmark_definition& add_extra_metric(std::string name, const vocabulary::unit& unit,
+                                         better direction);
   benchmark_definition& set_timing(timing t);
   benchmark_definition& set_scope(run_scope scope);
   // The benchmark sets its own length (a sustained load whose duration is one of its axes): the
@@ -214,6 +227,8 @@ class benchmark_definition {
                                                         const axis_values& values) const;
 
  private:
+  benchmark_definition& add_declared(metric_spec metric);
+
   std::string id_;
   std::string description_;
   std::vector<axis> axes_;

@@ -11,10 +11,14 @@
 
 #include "gpubench/core/json.hpp"
 #include "gpubench/core/results.hpp"
+#include "gpubench/vocabulary/figures.hpp"
 
 namespace gpubench::model {
 
 inline constexpr const char* hardware_schema = "gpubench.hardware/1";
+
+namespace fig = vocabulary::figures;
+using vocabulary::figure_def;
 
 // Where a figure came from: measured on the machine, assumed from the catalog, or set by the
 // user (--set KEY=VALUE).
@@ -63,6 +67,7 @@ struct hardware_profile {
   std::string gpu_model;  // catalog GPU entry, "" when unknown
   int gpus_per_node = 1;
   bool scalable = false;  // a bare GPU entry: --gpus may set any count per node
+  // By full key (vocabulary::key_of); read and written through the figure_def overloads below.
   std::map<std::string, figure, std::less<>> figures;
   std::map<std::string, std::string, std::less<>> unknown;  // key -> why it is not known
   std::vector<gemm_point> gemm;
@@ -71,10 +76,18 @@ struct hardware_profile {
   std::vector<std::string> notes;
   network_fabric network;
 
-  [[nodiscard]] const figure* find(std::string_view key) const;
-  [[nodiscard]] std::optional<double> value(std::string_view key) const;
-  void set(const std::string& key, double value, basis from, std::string source,
-           std::string note = "");
+  // A figure (of a per-dtype family: at `dtype`), or nullptr / nullopt where the profile lacks it.
+  [[nodiscard]] const figure* find(const figure_def& f, std::string_view dtype = {}) const;
+  [[nodiscard]] std::optional<double> value(const figure_def& f, std::string_view dtype = {}) const;
+  // The value in another unit of the figure's dimension: network.gbps in GB/s.
+  [[nodiscard]] std::optional<double> value_in(const figure_def& f, const vocabulary::unit& u,
+                                               std::string_view dtype = {}) const;
+  // Why a figure is not known, where the catalog says; nullptr otherwise.
+  [[nodiscard]] const std::string* why_unknown(const figure_def& f) const;
+  void set(const figure_def& f, double value, basis from, std::string source, std::string note = "",
+           std::string_view dtype = {});
+  // By a full key read from a file or a command line (gpu.peak_tflops.fp16).
+  [[nodiscard]] const figure* find_key(std::string_view key) const;
 };
 
 // The folder holding gpus/ and systems/ (under config_dir()).
@@ -91,16 +104,17 @@ struct hardware_profile {
 [[nodiscard]] hardware_profile profile_from_results(const results_document& doc,
                                                     const std::string& file);
 
-// The benchmark ids profile_from_results reads figures from (a test checks they exist).
-[[nodiscard]] std::vector<std::string> figure_source_benchmarks();
-
 // The catalog GPU entry for a device name as the driver reports it ("NVIDIA H100 80GB HBM3").
 [[nodiscard]] std::optional<std::string> catalog_gpu_for_device(std::string_view device_name,
                                                                 double memory_GB);
 
-// --set KEY=VALUE: a what-if change. `gpu.model=NAME` puts a catalog GPU under the profile.
-// Throws input_error for an unknown key or a value out of range.
+// --set KEY=VALUE: a what-if change. `gpu.model=NAME` puts a catalog GPU under the profile; any
+// figure of the vocabulary may be set. Throws input_error for an unknown key or a value out of
+// range.
 void apply_setting(hardware_profile& profile, const std::string& assignment);
+// The same for one figure.
+void apply_setting(hardware_profile& profile, const figure_def& f, double value);
+// "gpu.model" and the what-if figures (vocabulary::figure_def::what_if), as --set lists them.
 [[nodiscard]] const std::vector<std::string>& documented_settings();
 
 [[nodiscard]] json to_json(const hardware_profile& profile);

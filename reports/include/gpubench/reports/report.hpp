@@ -110,10 +110,6 @@ void write_report_file(const report_writer& writer, const machine_report& report
 // report.html and report.md beside a run's results.json.
 void write_run_reports(const machine_report& report, const std::filesystem::path& results_path);
 
-// The benchmark ids (or id prefixes, ending in '.') whose figures the report shows as a
-// percentage of a datasheet peak (a test checks they exist).
-[[nodiscard]] std::vector<std::string> peak_rule_benchmarks();
-
 // "images/s", "sequences/s" or "samples/s" for a sizing.
 [[nodiscard]] std::string samples_unit(const model::sizing& s);
 // Where the limiting component's figure came from (measured, catalog, anchored, ...).

@@ -10,22 +10,29 @@
 #include <vector>
 
 #include "gpubench/core/json.hpp"
+#include "gpubench/model/hardware.hpp"
+#include "gpubench/vocabulary/figures.hpp"
 
 namespace gpubench::watch {
 
-// A ceiling the verdict compares with, and where it came from.
+// A ceiling the verdict compares with: a figure of the machine, in that figure's unit, and where
+// it came from.
 struct ceiling {
+  const vocabulary::figure_def* figure = nullptr;
   double value = 0;
   std::string basis;   // measured | catalog | set | reported (by the machine itself)
   std::string origin;  // the --results given, or the catalog entry chosen for the GPU
   std::string source;  // where the figure itself came from
 };
 struct ceilings {
-  std::optional<ceiling> storage_read_GBps;
-  std::optional<ceiling> pcie_h2d_GBps;      // per GPU
-  std::optional<ceiling> network_Gbps;       // per node
-  std::optional<ceiling> nvlink_bidir_GBps;  // per GPU, both directions together
+  std::vector<ceiling> known;
+  // The ceiling of a figure, or nullptr where the machine's figures lack it.
+  [[nodiscard]] const ceiling* find(const vocabulary::figure_def& f) const;
 };
+
+// The figures a watched job is held against (storage reads, host-to-GPU per GPU, the network per
+// node, NVLink per GPU both ways), from a hardware profile; `origin` names where it came from.
+[[nodiscard]] ceilings ceilings_of(const model::hardware_profile& hw, const std::string& origin);
 
 // Medians over the samples (the job's typical interval), the figures the verdict reads.
 struct summary {

@@ -1,0 +1,74 @@
+#include "gpubench/vocabulary/figures.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "gpubench/core/precision.hpp"
+
+namespace gpubench::vocabulary {
+
+std::span<const figure_def* const> all_figures() {
+  using namespace figures;
+  static constexpr const figure_def* table[] = {
+      &cpu_cores,
+      &augment_per_core,
+      &augment_pixels,
+      &host_memory,
+      &storage_read,
+      &storage_seq,
+      &host_membw,
+      &network,
+      &pcie_gen,
+      &pcie_h2d,
+      &pcie_h2d_all,
+      &peak_tflops,
+      &gemm_efficiency,
+      &decode_gemm_efficiency,
+      &hbm_peak,
+      &hbm_efficiency,
+      &hbm,
+      &gpu_memory,
+      &sm_count,
+      &tdp,
+      &launch_latency,
+      &nvlink,
+      &busbw,
+      &allreduce_latency,
+      &price,
+  };
+  return table;
+}
+
+std::string key_of(const figure_def& f, std::string_view dtype) {
+  std::string key(f.key);
+  if (f.per_dtype) key.append(".").append(dtype);
+  return key;
+}
+
+std::optional<named_figure> find_figure(std::string_view key) {
+  for (const figure_def* f : all_figures()) {
+    if (!f->per_dtype) {
+      if (key == f->key) return named_figure{f, ""};
+      continue;
+    }
+    if (key.size() > f->key.size() + 1 && key.starts_with(f->key) && key[f->key.size()] == '.') {
+      const std::string_view dtype = key.substr(f->key.size() + 1);
+      if (is_gemm_dtype(dtype)) return named_figure{f, std::string(dtype)};
+    }
+  }
+  return std::nullopt;
+}
+
+std::string figure_keys_text() {
+  std::vector<std::string> keys;
+  for (const figure_def* f : all_figures()) {
+    keys.push_back(f->per_dtype ? std::string(f->key) + ".{" + gemm_dtype_list(",") + "}"
+                                : std::string(f->key));
+  }
+  std::sort(keys.begin(), keys.end());
+  std::string text;
+  for (const std::string& k : keys) text += (text.empty() ? "" : ", ") + k;
+  return text;
+}
+
+}  // namespace gpubench::vocabulary
