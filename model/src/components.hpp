@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,9 +24,10 @@ inline constexpr double tera = 1e12;
 // Log-linear interpolation of (x, y) points sorted by x, clamped at the ends.
 [[nodiscard]] double interpolate_log(const std::vector<std::pair<double, double>>& points,
                                      double x);
-[[nodiscard]] std::string basis_of(const figure* f);
-[[nodiscard]] component make_component(std::string name, std::optional<double> ceiling,
-                                       std::string basis, std::string detail);
+// Where a figure came from; unknown where the profile lacks it.
+[[nodiscard]] basis basis_of(const figure* f);
+[[nodiscard]] component make_component(part name, std::optional<double> ceiling, basis from,
+                                       std::string detail);
 
 // (parallelism.cpp) The GPUs that hold the same part of the model and exchange its gradients: all
 // of them, or with a tensor x pipeline split one GPU of each split. Throws input_error when the
@@ -63,8 +65,8 @@ struct gpu_times {
   double kernels = 0;
   double tokens_per_sample = 1;
   step_ops ops;  // the expansion the step was timed from (model parallelism and memory read it)
-  std::string compute_basis;
-  std::string memory_basis;
+  basis compute_basis = basis::catalog;
+  basis memory_basis = basis::catalog;
   [[nodiscard]] double work() const {
     return step.compute_s + step.memory_s + step.optimizer_s + step.launch_s;
   }
@@ -98,7 +100,7 @@ void check_runs(const hardware_profile& hw, const std::string& precision);
 [[nodiscard]] std::vector<std::string> faster_precisions(const hardware_profile& hw,
                                                          const std::string& precision);
 // What would move a gpu_compute or gpu_memory limit of a job in `precision`.
-void advise_gpu(const std::string& limit, const gpu_times& gpu, const step_breakdown& step,
+void advise_gpu(part limit, const gpu_times& gpu, const step_breakdown& step,
                 const hardware_profile& hw, const std::string& precision,
                 std::vector<std::string>& advice);
 
@@ -110,7 +112,7 @@ struct allreduce_model {
   double inter_busbw_GBps = 0;  // between nodes (network); infinite on one node
   int gpus_per_node = 1;
   int nodes = 1;
-  std::string basis;
+  model::basis basis = model::basis::catalog;
   std::string detail;
   std::vector<std::pair<double, double>> measured;  // bytes -> busbw, when measured at this size
   double network_gbps = 0;                          // per node, across nodes (0: one node)
@@ -132,6 +134,7 @@ struct exchange {
 
 // How a parallelism strategy exchanges data (docs/model.md). A table: a new strategy is a row.
 struct strategy {
+  parallel_strategy kind;
   std::string_view name;
   exchange (*cost)(const gpu_times& gpu, const allreduce_model& ar, const constants& c,
                    const workload& w, const std::string& precision, int ranks);
@@ -143,16 +146,15 @@ struct strategy {
   };
   sharding (*shards)(int gpus_per_node, int nodes);
   bool gathers_layers;  // parameters gathered one unit at a time (FSDP's flat units)
+  bool across_nodes;    // differs from another row only across nodes (HSDP: FSDP in a node)
 };
 // The tensor group's exchanges, the stages' sends and the pipeline bubble, per micro-batch step.
 void model_parallel_times(const hardware_profile& hw, const constants& c, const workload& w,
                           const gpu_times& gpu, int gpus_per_node, step_breakdown& step);
 
-// The strategy a workload names; throws input_error for an unknown one.
-[[nodiscard]] const strategy& strategy_named(const std::string& name);
-// The strategies' names for a message: "\"ddp\" or \"fsdp\"".
-[[nodiscard]] std::string strategy_choices();
-[[nodiscard]] bool is_strategy(const std::string& name);
+// The row of a strategy, and every row (the layout search tries each).
+[[nodiscard]] const strategy& strategy_of(parallel_strategy kind);
+[[nodiscard]] std::span<const strategy> all_strategies();
 // The backward pass's share of a step, under which an exchange can hide.
 [[nodiscard]] double backward_seconds(const step_breakdown& step);
 // What would move a communication limit.
@@ -210,7 +212,7 @@ struct input_pipeline {
                                             const constants& c, int gpus_per_node, int nodes,
                                             std::vector<std::string>& assumed);
 // What would move a cpu, storage or pcie limit; `gpu_rate` is what the GPUs could take.
-void advise_input(const std::string& limit, const input_pipeline& in, const hardware_profile& hw,
+void advise_input(part limit, const input_pipeline& in, const hardware_profile& hw,
                   const workload& w, const constants& c, int gpus_per_node, int nodes,
                   double gpu_rate, std::vector<std::string>& advice);
 

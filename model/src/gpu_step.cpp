@@ -25,13 +25,14 @@ constexpr double zero_grad_passes = 1;
 constexpr double multi_tensor_max_tensors = 36;
 constexpr double multi_tensor_max_elements = 320.0 * 65536.0;
 
-double hbm_GBps(const hardware_profile& hw, std::string* basis_out) {
+double hbm_GBps(const hardware_profile& hw, basis* basis_out) {
   const auto bandwidth = gpu_memory_GBps(hw);
   if (!bandwidth) {
-    throw input_error(hw.origin + ": the profile has no GPU memory bandwidth (gpu.hbm_GBps)");
+    throw input_error(hw.origin + ": the profile has no GPU memory bandwidth (" +
+                      vocabulary::key_of(fig::hbm) + ")");
   }
   const figure* measured = hw.find(fig::hbm);
-  if (basis_out) *basis_out = measured ? std::string(to_string(measured->from)) : "catalog";
+  if (basis_out) *basis_out = measured ? measured->from : basis::catalog;
   return *bandwidth;
 }
 
@@ -140,7 +141,7 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   out.tokens_per_sample = ops.tokens_per_sample;
   const std::string dtype = gemm_dtype(precision);
   const double act = activation_bytes(precision);
-  std::string hbm_basis;
+  basis hbm_basis = basis::catalog;
   const double hbm = hbm_GBps(hw, &hbm_basis) * giga;
   out.memory_basis = hbm_basis;
   bool any_measured = false;
@@ -179,8 +180,8 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   out.step.bytes += ops.nchw_conv_bytes * c.nchw_conv_passes;
   // A sharding strategy splits the optimizer state and keeps each wrapped unit's parameters as
   // one flat tensor.
-  const double sharding = strategy_named(w.strategy).shards(dp.per_node, dp.nodes).optimizer;
-  const bool flat = w.strategy != "ddp";
+  const double sharding = strategy_of(w.strategy).shards(dp.per_node, dp.nodes).optimizer;
+  const bool flat = w.strategy != parallel_strategy::ddp;
   const optimizer_cost optimizer = optimizer_step(w, precision, ops.params / sharding,
                                                   flat ? ops.param_groups : ops.param_tensors);
   if (w.optimizer_impl == "per_tensor" && ops.param_tensors <= 0) {
@@ -196,9 +197,9 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   const double launch_latency = hw.value(fig::launch_latency).value_or(c.default_launch_latency_us);
   out.step.launch_s = out.kernels * launch_latency * 1e-6;
   out.step.host_s = out.kernels * c.kernel_overhead_us * 1e-6;
-  out.compute_basis = any_measured && !any_catalog ? "measured"
-                      : any_measured               ? "measured+catalog"
-                                                   : "catalog";
+  out.compute_basis = any_measured && !any_catalog ? basis::measured
+                      : any_measured               ? basis::measured_and_catalog
+                                                   : basis::catalog;
   if (any_catalog && !hw.gemm.empty()) {
     assumed.push_back("gemm " + dtype + " rate (not measured at this dtype)");
   }
@@ -244,17 +245,17 @@ std::vector<std::string> faster_precisions(const hardware_profile& hw,
   return faster;
 }
 
-void advise_gpu(const std::string& limit, const gpu_times& gpu, const step_breakdown& step,
+void advise_gpu(part limit, const gpu_times& gpu, const step_breakdown& step,
                 const hardware_profile& hw, const std::string& precision,
                 std::vector<std::string>& advice) {
   const bool issue_bound = step.host_s > gpu.work();
-  if (limit == "gpu_compute" && issue_bound) {
+  if (limit == part::gpu_compute && issue_bound) {
     advice.push_back("issuing kernels limits the job: " + fmt(gpu.kernels) + " kernels take " +
                      fmt(step.host_s * 1e3) + " ms of CPU time per step against " +
                      fmt(gpu.work() * 1e3) +
                      " ms of GPU work; a larger batch per GPU, CUDA graphs or a compiled model "
                      "(torch.compile) move it");
-  } else if (limit == "gpu_compute") {
+  } else if (limit == part::gpu_compute) {
     const std::vector<std::string> faster = faster_precisions(hw, precision);
     advice.push_back("GPU math limits the job (" + fmt(step.flops / step.gpu_step_s / 1e12 / 1, 3) +
                      " TFLOP/s per GPU achieved): a faster GPU" +
@@ -263,7 +264,7 @@ void advise_gpu(const std::string& limit, const gpu_times& gpu, const step_break
                           : ", more GPUs or a lower precision (" + join(faster, "/") + ")") +
                      " moves it");
   }
-  if (limit == "gpu_memory") {
+  if (limit == part::gpu_memory) {
     advice.push_back("GPU memory bandwidth limits the job: memory-bound kernels take " +
                      fmt(memory_part(step) * 1e3) + " ms of a " + fmt(step.gpu_step_s * 1e3) +
                      " ms step; fused kernels (torch.compile), a larger batch or a GPU with "

@@ -258,18 +258,6 @@ const figure_source figure_sources[] = {
 
 }  // namespace
 
-std::string_view to_string(basis from) {
-  switch (from) {
-    case basis::measured:
-      return "measured";
-    case basis::catalog:
-      return "catalog";
-    case basis::user:
-      return "set";
-  }
-  return "catalog";
-}
-
 std::string network_fabric::describe() const {
   std::string text;
   if (nics > 0 && nic_gbps > 0) text = std::to_string(nics) + " x ";
@@ -520,7 +508,7 @@ void apply_setting(hardware_profile& profile, const std::string& assignment) {
     throw input_error("--set " + key + ": expected a number in [" + format_plain(range.min) + ", " +
                       format_plain(range.max) + "], got '" + text + "'");
   }
-  profile.set(range, number, basis::user, "--set " + assignment, "", named->dtype);
+  profile.set(range, number, basis::set, "--set " + assignment, "", named->dtype);
 }
 
 json to_json(const hardware_profile& profile) {

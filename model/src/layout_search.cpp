@@ -45,9 +45,6 @@ std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w
   // Selective recomputation only changes anything where attention is not fused.
   const bool can_select =
       w.model.flags.contains("selective_checkpointing") && !w.model.flags.at("flash_attention");
-  // HSDP differs from FSDP only across nodes.
-  std::vector<std::string> strategies{"ddp", "zero1", "zero2", "fsdp"};
-  if (base.nodes > 1) strategies.emplace_back("hsdp");
   enum class recompute { none, selective, full };
 
   std::vector<layout> found;
@@ -65,8 +62,12 @@ std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w
               (r == recompute::selective && !can_select)) {
             continue;
           }
-          for (const std::string& strategy : strategies) {
-            if (data == 1 && strategy != "ddp") continue;  // nothing to shard over
+          for (const detail::strategy& how : detail::all_strategies()) {
+            // A row that differs from another only across nodes (HSDP) adds nothing on one.
+            if (how.across_nodes && base.nodes == 1) continue;
+            // One replica: nothing to shard over, the plain exchange stands for every row.
+            if (data == 1 && how.kind != parallel_strategy::ddp) continue;
+            const parallel_strategy strategy = how.kind;
             workload candidate = w;
             candidate.tensor = t;
             candidate.pipeline = p;

@@ -31,7 +31,7 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
 memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, const constants& c,
                               const std::string& precision, const step_ops& ops, int batch,
                               const data_parallel& dp) {
-  const strategy& how = strategy_named(w.strategy);
+  const strategy& how = strategy_of(w.strategy);
   const strategy::sharding split = how.shards(dp.per_node, dp.nodes);
   const double params = ops.params;
   const double act = activation_bytes(precision);
@@ -92,7 +92,7 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
   m.per_gpu_GB = total / 1e9;
   if (const figure* capacity = hw.find(fig::gpu_memory)) {
     m.capacity_GB = capacity->value;
-    m.capacity_basis = std::string(to_string(capacity->from));
+    m.capacity_basis = capacity->from;
     m.fits = m.per_gpu_GB <= capacity->value;
   }
   return m;
@@ -144,10 +144,10 @@ void advise_memory(const sizing& s, const workload& w, const memory_of& memory_w
   const auto flag = w.model.flags.find("activation_checkpointing");
   const bool can_recompute = flag != w.model.flags.end() && !flag->second;
   workload sharded = w;
-  sharded.strategy = "fsdp";
+  sharded.strategy = parallel_strategy::fsdp;
   const memory_verdict under_fsdp = memory_with(sharded, s.batch_per_gpu, gpus);
   std::optional<memory_verdict> under_fsdp_recomputing;
-  if (w.strategy != "fsdp" && ranks > 1) {
+  if (w.strategy != parallel_strategy::fsdp && ranks > 1) {
     advice.push_back("FSDP (ZeRO-3: parameters, gradients and optimizer state split over all " +
                      std::to_string(ranks) + " GPUs): " + fits_text(under_fsdp));
   }
@@ -160,7 +160,7 @@ void advise_memory(const sizing& s, const workload& w, const memory_of& memory_w
         fits_text(memory_with(recomputing, s.batch_per_gpu, gpus)));
     sharded.model.flags["activation_checkpointing"] = true;
     under_fsdp_recomputing = memory_with(sharded, s.batch_per_gpu, gpus);
-    if (w.strategy != "fsdp" && ranks > 1) {
+    if (w.strategy != parallel_strategy::fsdp && ranks > 1) {
       advice.push_back("both, FSDP and checkpointing: " + fits_text(*under_fsdp_recomputing));
     }
   }

@@ -20,8 +20,8 @@ std::string fmt(double value, int digits) {
   return format_number(value, digits);
 }
 
-std::string basis_of(const figure* f) {
-  return f ? std::string(to_string(f->from)) : "unknown";
+basis basis_of(const figure* f) {
+  return f ? f->from : basis::unknown;
 }
 
 // Log-linear interpolation of (x, y) points sorted by x, clamped at the ends.
@@ -39,12 +39,11 @@ double interpolate_log(const std::vector<std::pair<double, double>>& points, dou
   return points.back().second;
 }
 
-component make_component(std::string name, std::optional<double> ceiling, std::string basis,
-                         std::string detail) {
+component make_component(part name, std::optional<double> ceiling, basis from, std::string detail) {
   component comp;
-  comp.name = std::move(name);
+  comp.name = name;
   comp.samples_per_s = ceiling;
-  comp.basis = std::move(basis);
+  comp.basis = from;
   comp.detail = std::move(detail);
   return comp;
 }
@@ -134,7 +133,7 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   const double backward_s = detail::backward_seconds(step);
   detail::exchange exchange;
   if (dp.ranks() > 1) {
-    exchange = detail::strategy_named(w.strategy).cost(gpu, ar, c, w, s.precision, dp.ranks());
+    exchange = detail::strategy_of(w.strategy).cost(gpu, ar, c, w, s.precision, dp.ranks());
     step.communication_s = exchange.per_step_s;
     step.communication_exposed_s = exchange.exposed_s;
   }
@@ -147,27 +146,26 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   // The input pipeline beside the GPUs: it limits only where it is slower.
   detail::input_pipeline in = detail::input_ceilings(hw, w, c, s.gpus_per_node, s.nodes, s.assumed);
   double predicted = gpu_ceiling;
-  std::string limit;
+  std::optional<part> input_limit;
   for (const component* comp : {&in.cpu, &in.storage, &in.pcie}) {
     if (comp->samples_per_s && *comp->samples_per_s < predicted) {
       predicted = *comp->samples_per_s;
-      limit = comp->name;
+      input_limit = comp->name;
     }
   }
   const double compute_part = detail::compute_part(step);
   const double memory_part = detail::memory_part(step);
-  if (limit.empty()) {
-    limit = compute_part >= memory_part ? "gpu_compute" : "gpu_memory";
-    if (step.communication_exposed_s + step.tensor_parallel_s >
-        std::max(compute_part, memory_part)) {
-      limit = "communication";
-    }
+  part limit =
+      input_limit.value_or(compute_part >= memory_part ? part::gpu_compute : part::gpu_memory);
+  if (!input_limit &&
+      step.communication_exposed_s + step.tensor_parallel_s > std::max(compute_part, memory_part)) {
+    limit = part::communication;
   }
   // A job that does not fit in GPU memory runs at no rate: the rate it would reach is kept apart.
   s.memory = detail::memory_per_gpu(hw, w, c, s.precision, gpu.ops, s.batch_per_gpu, dp);
   s.samples_per_s_if_it_fit = predicted;
   if (!s.memory.fits) {
-    limit = "memory_capacity";
+    limit = part::memory_capacity;
     predicted = 0;
   }
   s.predicted_samples_per_s = predicted;
@@ -176,24 +174,22 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   s.step = step;
 
   const double gpu_busy_share = predicted / gpu_ceiling;  // < 1 when the input pipeline limits
-  auto gpu_component = [&](const char* name, double seconds, std::string basis,
-                           std::string detail) {
+  auto gpu_component = [&](part name, double seconds, basis from, std::string detail) {
     component comp = detail::make_component(
-        name, seconds > 0 ? std::optional(samples_per_step / seconds) : std::nullopt,
-        std::move(basis), std::move(detail));
+        name, seconds > 0 ? std::optional(samples_per_step / seconds) : std::nullopt, from,
+        std::move(detail));
     comp.utilization = seconds / step.gpu_step_s * gpu_busy_share;
     return comp;
   };
-  const std::string tag = s.anchored ? "anchored" : "";
   s.components.push_back(gpu_component(
-      "gpu_compute", compute_part, tag.empty() ? gpu.compute_basis : tag,
+      part::gpu_compute, compute_part, s.anchored ? basis::anchored : gpu.compute_basis,
       fmt(step.flops / 1e12) + " TFLOP per step at " + gemm_dtype(s.precision) + "; " +
           fmt(gpu.kernels) + " kernels, " + fmt(step.host_s * 1e3) + " ms to issue" +
           (step.pipeline_bubble_s > 0
                ? "; " + fmt(step.pipeline_bubble_s * 1e3) + " ms in the pipeline bubble"
                : std::string())));
-  s.components.push_back(gpu_component("gpu_memory", memory_part,
-                                       tag.empty() ? gpu.memory_basis : tag,
+  s.components.push_back(gpu_component(part::gpu_memory, memory_part,
+                                       s.anchored ? basis::anchored : gpu.memory_basis,
                                        "memory-bound kernels and the " + w.optimizer + " step"));
   if (ranks > 1) {
     std::string detail;
@@ -208,11 +204,12 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
                 " x pipeline " + std::to_string(w.pipeline) + ": " +
                 fmt(step.tensor_parallel_s * 1e3) + " ms of the groups' exchanges, not hidden";
     }
-    s.components.push_back(gpu_component(
-        "communication", step.communication_exposed_s + step.tensor_parallel_s, ar.basis, detail));
+    s.components.push_back(gpu_component(part::communication,
+                                         step.communication_exposed_s + step.tensor_parallel_s,
+                                         ar.basis, detail));
   } else {
-    s.components.push_back(detail::make_component("communication", std::nullopt, "not_applicable",
-                                                  "one GPU: no gradient exchange"));
+    s.components.push_back(detail::make_component(
+        part::communication, std::nullopt, basis::not_applicable, "one GPU: no gradient exchange"));
   }
   for (component* comp : {&in.pcie, &in.storage, &in.cpu}) {
     if (comp->samples_per_s) comp->utilization = predicted / *comp->samples_per_s;
@@ -233,7 +230,7 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
     return s;
   }
   detail::advise_input(limit, in, hw, w, c, s.gpus_per_node, s.nodes, gpu_ceiling, advice);
-  if (limit == "communication") {
+  if (limit == part::communication) {
     detail::advise_communication(exchange, ar, c, step, backward_s, w, predicted, rate_with,
                                  advice);
   }
@@ -264,16 +261,16 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   std::vector<std::pair<double, std::string>> ceilings;
   for (const component& comp : s.components) {
     if (comp.samples_per_s && comp.name != limit)
-      ceilings.emplace_back(*comp.samples_per_s, comp.name);
+      ceilings.emplace_back(*comp.samples_per_s, to_string(comp.name));
   }
   std::sort(ceilings.begin(), ceilings.end());
   if (!ceilings.empty()) {
-    advice.push_back("after " + limit + ", the next ceiling is " + ceilings.front().second +
-                     " at " + fmt(ceilings.front().first) + " samples/s");
+    advice.push_back("after " + std::string(to_string(limit)) + ", the next ceiling is " +
+                     ceilings.front().second + " at " + fmt(ceilings.front().first) + " samples/s");
   }
   for (const component& comp : s.components) {
-    if (comp.basis == "unknown") {
-      advice.push_back(comp.name + " not modelled (" + comp.detail +
+    if (comp.basis == basis::unknown) {
+      advice.push_back(std::string(to_string(comp.name)) + " not modelled (" + comp.detail +
                        "): measure it with gpubench run "
                        "on the machine or state it with --set");
     }
@@ -291,10 +288,10 @@ sizing predict(const hardware_profile& hw, const workload& w, const constants& g
 json to_json(const sizing& s, const hardware_profile& hw, const workload& w, const constants& c) {
   json components = json::object();
   for (const component& comp : s.components) {
-    components[comp.name] = {{"samples_per_s", comp.samples_per_s},
-                             {"utilization", comp.utilization},
-                             {"basis", comp.basis},
-                             {"detail", comp.detail}};
+    components[std::string(to_string(comp.name))] = {{"samples_per_s", comp.samples_per_s},
+                                                     {"utilization", comp.utilization},
+                                                     {"basis", comp.basis},
+                                                     {"detail", comp.detail}};
   }
   json out = json::object();
   out["schema"] = sizing_schema;

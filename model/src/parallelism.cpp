@@ -107,25 +107,46 @@ sharding node_gpus(int gpus_per_node, int /*nodes*/) {
 }
 
 constexpr strategy strategies[] = {
-    {"ddp", ddp, replicated, false}, {"zero1", ddp, zero_1, false},   {"zero2", ddp, zero_2, false},
-    {"fsdp", fsdp, every_gpu, true}, {"hsdp", hsdp, node_gpus, true},
+    {parallel_strategy::ddp, "ddp", ddp, replicated, false, false},
+    {parallel_strategy::zero1, "zero1", ddp, zero_1, false, false},
+    {parallel_strategy::zero2, "zero2", ddp, zero_2, false, false},
+    {parallel_strategy::fsdp, "fsdp", fsdp, every_gpu, true, false},
+    {parallel_strategy::hsdp, "hsdp", hsdp, node_gpus, true, true},
 };
 
 }  // namespace
 
-const strategy& strategy_named(const std::string& name) {
+const strategy& strategy_of(parallel_strategy kind) {
   for (const strategy& s : strategies) {
-    if (s.name == name) return s;
+    if (s.kind == kind) return s;
   }
-  throw input_error("unknown parallelism strategy '" + name + "' (" + strategy_choices() + ")");
+  throw std::logic_error("a parallel strategy without a row in the strategy table");
 }
 
-bool is_strategy(const std::string& name) {
-  return std::any_of(std::begin(strategies), std::end(strategies),
-                     [&](const strategy& s) { return s.name == name; });
+std::span<const strategy> all_strategies() {
+  return strategies;
+}
+
+}  // namespace gpubench::model::detail
+
+namespace gpubench::model {
+
+std::string_view to_string(parallel_strategy s) noexcept {
+  for (const detail::strategy& row : detail::strategies) {
+    if (row.kind == s) return row.name;
+  }
+  return "?";
+}
+
+std::optional<parallel_strategy> strategy_from_string(std::string_view name) {
+  for (const detail::strategy& row : detail::strategies) {
+    if (row.name == name) return row.kind;
+  }
+  return std::nullopt;
 }
 
 std::string strategy_choices() {
+  using detail::strategies;
   std::string out;
   const std::size_t n = std::size(strategies);
   for (std::size_t i = 0; i < n; ++i) {
@@ -136,6 +157,10 @@ std::string strategy_choices() {
   }
   return out;
 }
+
+}  // namespace gpubench::model
+
+namespace gpubench::model::detail {
 
 data_parallel data_parallel_group(const workload& w, int gpus_per_node, int nodes) {
   const int split = w.tensor * w.pipeline;
@@ -199,7 +224,7 @@ allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, in
     for (const auto& p : hw.allreduce) model.measured.emplace_back(p.bytes, p.GBps);
     std::sort(model.measured.begin(), model.measured.end());
     model.busbw_GBps = model.measured.back().second;
-    model.basis = "measured";
+    model.basis = basis::measured;
     model.detail = vocabulary::measurements::allreduce_busbw.benchmark +
                    " busbw by message size, " + std::to_string(ranks) + " GPUs";
     return model;
@@ -208,18 +233,18 @@ allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, in
     const std::string busbw_key = vocabulary::key_of(fig::busbw);
     if (const figure* f = hw.find(fig::busbw)) {
       model.busbw_GBps = f->value;
-      model.basis = to_string(f->from);
+      model.basis = f->from;
       model.detail = busbw_key;
     } else if (const auto nvlink = hw.value(fig::nvlink)) {
       model.busbw_GBps = *nvlink / 2 * c.nvlink_busbw_fraction;
-      model.basis = "catalog";
+      model.basis = basis::catalog;
       model.detail =
           "NVLink " + fmt(*nvlink) + " GB/s bidirectional x 1/2 x " + fmt(c.nvlink_busbw_fraction);
       assumed.push_back(busbw_key + " (from NVLink)");
     } else {
       const double h2d = hw.value(fig::pcie_h2d).value_or(12.5);
       model.busbw_GBps = h2d * c.pcie_busbw_fraction;
-      model.basis = "catalog";
+      model.basis = basis::catalog;
       model.detail = "GPUs share PCIe only: " + fmt(h2d) + " GB/s x " + fmt(c.pcie_busbw_fraction);
       assumed.push_back(busbw_key + " (over PCIe)");
     }
@@ -229,10 +254,10 @@ allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, in
   model.intra_busbw_GBps = model.busbw_GBps;
   if (nodes > 1) {
     double gbps = c.default_network_gbps;
-    std::string net_basis = "default";
+    basis net_basis = basis::assumed_default;
     if (const figure* f = hw.find(fig::network)) {
       gbps = f->value;
-      net_basis = std::string(to_string(f->from));
+      net_basis = f->from;
     } else {
       assumed.push_back(vocabulary::key_of(fig::network) + " (default " +
                         fmt(c.default_network_gbps) + ")");
@@ -288,15 +313,15 @@ void advise_communication(const exchange& x, const allreduce_model& ar, const co
                        " Gb/s NIC per GPU): the network alone cannot move this limit");
     }
   }
-  if (w.strategy == "fsdp" && ar.nodes > 1) {
+  if (w.strategy == parallel_strategy::fsdp && ar.nodes > 1) {
     workload hybrid = w;
-    hybrid.strategy = "hsdp";
+    hybrid.strategy = parallel_strategy::hsdp;
     advice.push_back(
         "hybrid sharding (\"strategy\": \"hsdp\": FSDP inside each node, one gradient "
         "allreduce across nodes) keeps the parameter gathers and scatters on the node's own "
         "links: " +
         fmt(rate_with(hybrid)) + " samples/s (now " + fmt(predicted) + ")");
-  } else if (w.strategy == "ddp") {
+  } else if (w.strategy == parallel_strategy::ddp) {
     // The allreduce runs once per optimizer step: k micro-batches share it.
     workload accumulating = w;
     accumulating.gradient_accumulation = w.gradient_accumulation * 4;

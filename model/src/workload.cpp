@@ -377,8 +377,9 @@ workload parse_workload(const json& doc, const std::string& file) {
     if (auto g = p.find_int("gpus", 1, max_gpus_per_node)) w.gpus = static_cast<int>(*g);
     w.nodes = static_cast<int>(p.find_int("nodes", 1, max_nodes).value_or(1));
     if (auto s = p.find_string("strategy")) {
-      if (!detail::is_strategy(*s)) p.fail("strategy", detail::strategy_choices());
-      w.strategy = *s;
+      const auto kind = strategy_from_string(*s);
+      if (!kind) p.fail("strategy", strategy_choices());
+      w.strategy = *kind;
     }
     w.tensor = static_cast<int>(p.find_int("tensor", 1, max_gpus_per_node).value_or(1));
     w.pipeline = static_cast<int>(p.find_int("pipeline", 1, max_pipeline_stages).value_or(1));

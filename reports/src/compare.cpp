@@ -26,7 +26,7 @@ std::string basis_letter(const model::figure* f) {
       return " (measured)";
     case model::basis::catalog:
       return " (catalog)";
-    case model::basis::user:
+    case model::basis::set:
       return " (set)";
   }
   return "";
@@ -229,7 +229,7 @@ json to_json(const comparison& c) {
       const model::sizing& s = *cell.sizing;
       cells.push_back({{"predicted_samples_per_s", s.predicted_samples_per_s},
                        {"per_gpu_samples_per_s", s.per_gpu_samples_per_s},
-                       {"limiting_component", s.limiting_component},
+                       {"limiting_component", std::string(to_string(s.limiting_component))},
                        {"nodes", s.nodes},
                        {"gpus_per_node", s.gpus_per_node},
                        {"fits", s.memory.fits},
@@ -338,7 +338,7 @@ std::string to_text(const comparison& c) {
       const model::sizing& s = *cell.sizing;
       row.push_back(std::to_string(s.nodes) + " x " + std::to_string(s.gpus_per_node));
       row.push_back(predicted_text(s, w.unit));
-      row.push_back(s.limiting_component);
+      row.push_back(std::string(to_string(s.limiting_component)));
       row.push_back(money(cell.usd_per_million_samples));
       if (tokens) row.push_back(money(cell.usd_per_million_tokens));
       row.push_back(cell.epoch_hours ? hours_text(*cell.epoch_hours) : "-");
@@ -380,7 +380,7 @@ std::string to_html(const comparison& c) {
       const model::sizing& s = *cell.sizing;
       const std::string best = best_label(w, i);
       t.row({c.machines[i].name, std::to_string(s.nodes) + " x " + std::to_string(s.gpus_per_node),
-             predicted_text(s, w.unit), s.limiting_component, money(cell.usd_per_million_samples),
+             predicted_text(s, w.unit), std::string(to_string(s.limiting_component)), money(cell.usd_per_million_samples),
              money(cell.usd_per_million_tokens),
              cell.epoch_hours ? hours_text(*cell.epoch_hours) : "-", budget_text(cell), best},
             {0, 0, w.fastest == i ? 1 : 0, 0, w.cheapest == i ? 1 : 0, 0, 0, 0,
@@ -397,7 +397,7 @@ std::string to_html(const comparison& c) {
       const auto& cell = w.cells[i];
       if (!cell.sizing) continue;
       rate.push_back({c.machines[i].name, cell.sizing->predicted_samples_per_s, w.fastest == i,
-                      "(" + cell.sizing->limiting_component + ")"});
+                      "(" + std::string(to_string(cell.sizing->limiting_component)) + ")"});
       if (cell.usd_per_million_samples) {
         cost.push_back({c.machines[i].name, *cell.usd_per_million_samples, w.cheapest == i, ""});
       }

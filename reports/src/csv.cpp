@@ -43,18 +43,19 @@ void csv_writer::write(std::ostream& out, const machine_report& report) const {
     const bool fits = s.memory.fits;
     line(out, {"sizing", w.workload, config, "predicted_samples_per_s",
                fits ? number(s.predicted_samples_per_s) : "", unit, "", "", "", "", "",
-               "limited by " + s.limiting_component});
+               "limited by " + std::string(to_string(s.limiting_component))});
     line(out, {"sizing", w.workload, config, "per_gpu_samples_per_s",
                fits ? number(s.per_gpu_samples_per_s) : "", unit, "", "", "", "", "", ""});
     line(out, {"sizing", w.workload, config, "memory.per_gpu_GB", number(s.memory.per_gpu_GB), "GB",
-               "", "", "", "", s.memory.capacity_basis,
+               "", "", "", "", std::string(to_string(s.memory.capacity_basis)),
                s.memory.capacity_GB
                    ? "of " + number(*s.memory.capacity_GB) + " GB" + (fits ? "" : ": does not fit")
                    : "capacity not known"});
     for (const auto& c : s.components) {
       if (!c.samples_per_s) continue;
-      line(out, {"sizing", w.workload, config, "ceiling." + c.name, number(*c.samples_per_s), unit,
-                 "", "", "", "", c.basis, c.detail});
+      line(out, {"sizing", w.workload, config, "ceiling." + std::string(to_string(c.name)),
+                 number(*c.samples_per_s), unit, "", "", "", "", std::string(to_string(c.basis)),
+                 c.detail});
     }
   }
   for (const auto& f : report.figures) {

@@ -60,8 +60,8 @@ std::string ceilings_charts(const machine_report& report) {
     for (const model::component& c : w.sizing->components) {
       if (!c.samples_per_s) continue;
       const bool limit = c.name == w.sizing->limiting_component;
-      const bool gpu_part = c.name.starts_with("gpu_") || c.name == "communication";
-      bars.push_back({c.name, *c.samples_per_s, false,
+      const bool gpu_part = vocabulary::in_gpu_step(c.name);
+      bars.push_back({std::string(to_string(c.name)), *c.samples_per_s, false,
                       !limit     ? ""
                       : gpu_part ? "(the limit: the largest part of the GPU step)"
                                  : "(the limit)"});
@@ -257,7 +257,7 @@ void html_writer::write(std::ostream& out, const machine_report& report) const {
              fits ? format_number(w.sizing->predicted_samples_per_s) + " " + samples_unit(*w.sizing)
                   : "does not fit in GPU memory",
              fits ? format_number(w.sizing->per_gpu_samples_per_s) : "-",
-             w.sizing->limiting_component, basis},
+             std::string(to_string(w.sizing->limiting_component)), basis},
             {0, 0, 0, 1, 0});
     }
     page.raw(t.render());

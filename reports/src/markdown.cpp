@@ -62,7 +62,7 @@ void markdown_writer::write(std::ostream& out, const machine_report& report) con
     rows.push_back({w.workload, fits ? format_number(w.sizing->predicted_samples_per_s) : "-",
                     samples_unit(*w.sizing),
                     fits ? format_number(w.sizing->per_gpu_samples_per_s) : "-",
-                    w.sizing->limiting_component, basis});
+                    std::string(to_string(w.sizing->limiting_component)), basis});
   }
   table(out, {"workload", "predicted", "unit", "per GPU", "limited by", "basis"}, rows);
   for (const auto& w : report.workloads) {

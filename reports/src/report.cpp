@@ -106,9 +106,10 @@ std::string samples_unit(const model::sizing& s) {
 }
 
 std::string limit_basis(const model::sizing& s) {
-  if (!s.memory.fits) return s.memory.capacity_basis;  // memory_capacity is not a component
+  // memory_capacity is not a component: the capacity's own basis stands for it.
+  if (!s.memory.fits) return std::string(to_string(s.memory.capacity_basis));
   for (const auto& c : s.components) {
-    if (c.name == s.limiting_component) return c.basis;
+    if (c.name == s.limiting_component) return std::string(to_string(c.basis));
   }
   return "";
 }

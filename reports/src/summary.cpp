@@ -71,12 +71,12 @@ void print_sizing(std::ostream& out, const model::sizing& s) {
   out << "\n\n";
   text_table table({"component", "ceiling/s", "utilization", "basis", "detail"});
   for (const model::component& c : s.components) {
-    table.add_row({c.name + (c.name == s.limiting_component ? " *" : ""),
+    table.add_row({std::string(to_string(c.name)) + (c.name == s.limiting_component ? " *" : ""),
                    c.samples_per_s ? format_number(*c.samples_per_s) : "-",
                    c.samples_per_s && std::isfinite(c.utilization)
                        ? format_number(c.utilization * 100) + "%"
                        : "-",
-                   c.basis, c.detail});
+                   std::string(to_string(c.basis)), c.detail});
   }
   out << table.render();
   if (!s.recommendations.empty()) {
@@ -107,8 +107,9 @@ void print_layouts(std::ostream& out, const std::vector<model::layout>& layouts)
                    l.activation_checkpointing  ? "full"
                    : l.selective_checkpointing ? "selective"
                                                : "none",
-                   l.strategy, format_number(l.per_gpu_GB),
-                   format_number(l.predicted_samples_per_s), l.limiting_component});
+                   std::string(to_string(l.strategy)), format_number(l.per_gpu_GB),
+                   format_number(l.predicted_samples_per_s),
+                   std::string(to_string(l.limiting_component))});
   }
   if (shown == 0) {
     out << "none fits; the nearest needs " << format_number(layouts.front().per_gpu_GB)
@@ -129,7 +130,8 @@ void print_sizing_summary(std::ostream& out, const machine_report& report,
     const model::sizing& s = *row.sizing;
     const std::string basis = limit_basis(s);
     table.add_row({row.workload, format_number(s.predicted_samples_per_s) + " " + samples_unit(s),
-                   format_number(s.per_gpu_samples_per_s), s.limiting_component, basis});
+                   format_number(s.per_gpu_samples_per_s),
+                   std::string(to_string(s.limiting_component)), basis});
   }
   out << "\nsizing (gpubench size --workload NAME --hardware " << results_file
       << " for the details):\n"

@@ -68,7 +68,7 @@ workload totals_workload(double flops_per_sample, double params, int batch) {
 
 const component& find(const sizing& s, const std::string& name) {
   for (const auto& c : s.components) {
-    if (c.name == name) return c;
+    if (to_string(c.name) == name) return c;
   }
   FAIL("no component " << name);
   return s.components.front();
@@ -88,14 +88,14 @@ TEST_CASE("a totals workload on round figures gives the hand-computed rate", "[u
   CHECK(s.step.compute_s == Approx(0.2).epsilon(1e-9));
   CHECK(s.step.optimizer_s == Approx(38e-6).epsilon(1e-9));
   CHECK(s.predicted_samples_per_s == Approx(10 / expected_step).epsilon(1e-9));
-  CHECK(s.limiting_component == "gpu_compute");
-  CHECK(find(s, "communication").basis == "not_applicable");
+  CHECK(s.limiting_component == vocabulary::component::gpu_compute);
+  CHECK(find(s, "communication").basis == vocabulary::basis::not_applicable);
 }
 
 TEST_CASE("the gradient allreduce is bucketed and only the unhidden part is exposed",
           "[unit][model]") {
   hardware_profile hw = simple_gpu();
-  hw.set(fig::busbw, 10, basis::user, "");
+  hw.set(fig::busbw, 10, basis::set, "");
   const constants c = simple_constants();
   const workload w = totals_workload(1e12, 1e8, 10);
   model::run_options two;
@@ -115,7 +115,7 @@ TEST_CASE("the gradient allreduce is bucketed and only the unhidden part is expo
 TEST_CASE("gradient accumulation runs the optimizer and the allreduce once per optimizer step",
           "[unit][model]") {
   hardware_profile hw = simple_gpu();
-  hw.set(fig::busbw, 10, basis::user, "");
+  hw.set(fig::busbw, 10, basis::set, "");
   const constants c = simple_constants();
   workload w = totals_workload(1e12, 1e8, 10);
   w.gradient_accumulation = 4;
@@ -135,7 +135,7 @@ TEST_CASE("gradient accumulation runs the optimizer and the allreduce once per o
             .epsilon(1e-9));
   // FSDP reduce-scatters every micro-batch: its traffic does not shrink with accumulation.
   workload sharded = w;
-  sharded.strategy = "fsdp";
+  sharded.strategy = parallel_strategy::fsdp;
   workload sharded_once = sharded;
   sharded_once.gradient_accumulation = 1;
   CHECK(predict(hw, sharded, c, two).step.communication_s ==
@@ -159,15 +159,15 @@ TEST_CASE("each component in turn is named as the limit", "[unit][model]") {
     workload w = load_workload("resnet50");
     w.data.source = "synthetic";
     const sizing s = predict(load_catalog("dgx-h100"), w, c);
-    CHECK((s.limiting_component == "gpu_compute" || s.limiting_component == "gpu_memory"));
-    CHECK(find(s, "cpu").basis == "not_applicable");
+    CHECK((s.limiting_component == vocabulary::component::gpu_compute || s.limiting_component == vocabulary::component::gpu_memory));
+    CHECK(find(s, "cpu").basis == vocabulary::basis::not_applicable);
   }
   SECTION("a JPEG pipeline with 4 cores for 8 GPUs: the CPU") {
     hardware_profile hw = load_catalog("dgx-h100");
     apply_setting(hw, "cpu.cores=4");
     const sizing s = predict(hw, load_workload("resnet50"), c);
-    CHECK(s.limiting_component == "cpu");
-    CHECK(find(s, "cpu").basis == "set");
+    CHECK(s.limiting_component == vocabulary::component::cpu);
+    CHECK(find(s, "cpu").basis == vocabulary::basis::set);
     REQUIRE_FALSE(s.recommendations.empty());
     CHECK_THAT(s.recommendations.front(), Catch::Contains("more) to keep 8 GPUs fed"));
   }
@@ -177,7 +177,7 @@ TEST_CASE("each component in turn is named as the limit", "[unit][model]") {
     workload w = load_workload("resnet50");
     w.data.loader_workers_per_gpu = 2;  // 16 loaders: 72 cores idle
     const sizing s = predict(hw, w, c);
-    REQUIRE(s.limiting_component == "cpu");
+    REQUIRE(s.limiting_component == vocabulary::component::cpu);
     const double per_core = *find(s, "cpu").samples_per_s / 16;
     CHECK_THAT(find(s, "cpu").detail,
                Catch::Contains("16 loader cores") && Catch::Contains("72 more cores idle"));
@@ -217,7 +217,7 @@ TEST_CASE("each component in turn is named as the limit", "[unit][model]") {
     workload w = load_workload("resnet50");
     w.data.dataset_bytes = 10e12;
     const sizing s = predict(hw, w, c);
-    CHECK(s.limiting_component == "storage");
+    CHECK(s.limiting_component == vocabulary::component::storage);
     CHECK(*find(s, "storage").samples_per_s == Approx(0.5e9 / 110000).epsilon(1e-9));
   }
   SECTION("GPT on 16 nodes over 25 Gb/s Ethernet: communication") {
@@ -226,7 +226,7 @@ TEST_CASE("each component in turn is named as the limit", "[unit][model]") {
     model::run_options sixteen;
     sixteen.nodes = 16;
     const sizing s = predict(hw, load_workload("gpt"), c, sixteen);
-    CHECK(s.limiting_component == "communication");
+    CHECK(s.limiting_component == vocabulary::component::communication);
     CHECK(s.nodes == 16);
   }
 }
@@ -335,7 +335,7 @@ TEST_CASE("issuing kernels overlaps the GPU's work and the longer of the two set
   const sizing issue_bound = predict(hw, w, c);
   CHECK(issue_bound.step.gpu_step_s == Approx(0.5005).epsilon(1e-9));
   CHECK(issue_bound.predicted_samples_per_s == Approx(10 / 0.5005).epsilon(1e-9));
-  CHECK(issue_bound.limiting_component == "gpu_compute");
+  CHECK(issue_bound.limiting_component == vocabulary::component::gpu_compute);
 }
 
 TEST_CASE("every catalog entry the issue names loads with its figures", "[unit][model]") {
@@ -626,7 +626,7 @@ TEST_CASE("a GPU-math limit suggests only precisions that run faster on that GPU
     model::run_options opts;
     opts.precision = precision;
     const sizing s = predict(load_catalog(system), load_workload("bert-large"), c, opts);
-    REQUIRE(s.limiting_component == "gpu_compute");
+    REQUIRE(s.limiting_component == vocabulary::component::gpu_compute);
     for (const auto& line : s.recommendations) {
       if (line.starts_with("GPU math limits the job")) return line.substr(line.find("): ") + 3);
     }
@@ -667,7 +667,7 @@ TEST_CASE(
   const sizing a100 = predict(load_catalog("dgx-a100-80gb"), load_workload("gpt2-large"), c, four);
   const auto communication =
       std::find_if(a100.components.begin(), a100.components.end(),
-                   [](const component& part) { return part.name == "communication"; });
+                   [](const component& part) { return part.name == vocabulary::component::communication; });
   REQUIRE(communication != a100.components.end());
   CHECK_THAT(communication->detail,
              Catch::Contains("inter-node: 1600 Gb/s per node of 8 x 200 Gb/s InfiniBand HDR "
@@ -689,14 +689,14 @@ TEST_CASE(
 
   // GPT-2 large on the rental is limited by the exchange. At batch 8 hiding it takes 737 Gb/s
   // per node, which a node can have: asked for.
-  REQUIRE(rental.limiting_component == "communication");
+  REQUIRE(rental.limiting_component == vocabulary::component::communication);
   CHECK(says(rental, "Gb/s of network per node (this one: 100)"));
   // At batch 1 it would take more than 8 x 400 Gb/s: that is said, not asked for.
   model::run_options tiny = four;
   tiny.batch = 1;
   const sizing starved =
       predict(load_catalog("lambda-8x-h100-sxm"), load_workload("gpt2-large"), c, tiny);
-  REQUIRE(starved.limiting_component == "communication");
+  REQUIRE(starved.limiting_component == vocabulary::component::communication);
   CHECK(says(starved,
              "more than a node of 8 GPUs has (at most 3200 Gb/s, one 400 Gb/s NIC per "
              "GPU): the network alone cannot move this limit"));
@@ -720,11 +720,11 @@ TEST_CASE(
   // FSDP gathers and scatters every micro-batch: hybrid sharding is the lever, not accumulation,
   // and the advice gives the rate it would reach.
   workload sharded = load_workload("gpt2-large");
-  sharded.strategy = "fsdp";
+  sharded.strategy = parallel_strategy::fsdp;
   const sizing fsdp = predict(load_catalog("lambda-8x-h100-sxm"), sharded, c, four);
-  REQUIRE(fsdp.limiting_component == "communication");
+  REQUIRE(fsdp.limiting_component == vocabulary::component::communication);
   workload hybrid = sharded;
-  hybrid.strategy = "hsdp";
+  hybrid.strategy = parallel_strategy::hsdp;
   const double hsdp =
       predict(load_catalog("lambda-8x-h100-sxm"), hybrid, c, four).predicted_samples_per_s;
   CHECK(hsdp > fsdp.predicted_samples_per_s);
@@ -750,12 +750,12 @@ TEST_CASE("HSDP: FSDP inside the node, one whole-gradient allreduce across nodes
   opts.gpus = 8;
   opts.nodes = 4;
   opts.batch = 8;
-  w.strategy = "hsdp";
+  w.strategy = parallel_strategy::hsdp;
   const sizing hybrid = predict(hw, w, c, opts);
   const double latency = c.allreduce_latency_us * 1e-6;
   CHECK(hybrid.step.communication_s ==
         Approx(3 * 2e9 * 7 / 8 / 360e9 + 2e9 * 2 * 3 / 4 / 45e9 + latency).epsilon(1e-9));
-  w.strategy = "fsdp";
+  w.strategy = parallel_strategy::fsdp;
   const sizing full = predict(hw, w, c, opts);
   CHECK(full.step.communication_s == Approx(3 * 2e9 * 31 / 32 / 45e9).epsilon(1e-9));
   // The optimizer state is sharded over the node's 8 GPUs, not all 32: HSDP's optimizer step
@@ -990,7 +990,7 @@ TEST_CASE("GPU memory: Llama 3's shapes, against torchtitan's published peak", "
   // Grouped-query attention (8 key/value heads of 32), untied embeddings and rotary positions:
   // 32 x (2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14336 + 4 x 4096) + 2 x 128256 x 4096
   // = 8,030,519,296 parameters (Meta: 8.03B), 4 bytes each in fp32.
-  w.strategy = "ddp";
+  w.strategy = parallel_strategy::ddp;
   model::run_options one;
   one.gpus = 1;
   CHECK(memory_bytes(predict(load_catalog("h100-sxm5-80gb"), w, c, one), "weights") ==
@@ -998,7 +998,7 @@ TEST_CASE("GPU memory: Llama 3's shapes, against torchtitan's published peak", "
   // torchtitan docs/performance.md (commit d4c86e3, Table 2, first row): Llama 3.1 8B on 8 H100s
   // under FSDP with full activation checkpointing, local batch 1 at 32768 tokens: 83.9 GiB
   // (torch.cuda's max reserved). torch.compile and Float8 are not modelled.
-  w.strategy = "fsdp";
+  w.strategy = parallel_strategy::fsdp;
   w.model.params["seq_len"] = 32768;
   w.model.flags["activation_checkpointing"] = true;
   model::run_options node;
@@ -1029,13 +1029,13 @@ TEST_CASE("a job that does not fit has no rate, says what makes it fit", "[unit]
   const constants c = load_constants();
   // Llama-2-7B on one 80 GB H100: 16 B per parameter of training state alone is 106 GB.
   workload w = load_workload("llama2-7b");
-  w.strategy = "ddp";
+  w.strategy = parallel_strategy::ddp;
   model::run_options one;
   one.gpus = 1;
   const hardware_profile hw = load_catalog("h100-sxm5-80gb");
   const sizing s = predict(hw, w, c, one);
   CHECK_FALSE(s.memory.fits);
-  CHECK(s.limiting_component == "memory_capacity");
+  CHECK(s.limiting_component == vocabulary::component::memory_capacity);
   CHECK(s.predicted_samples_per_s == 0);
   CHECK(s.samples_per_s_if_it_fit > 0);
   const json out = to_json(s, hw, w, c);
@@ -1055,18 +1055,18 @@ TEST_CASE("a job that does not fit has no rate, says what makes it fit", "[unit]
   CHECK(says("\"parallel\": {\"tensor\": T, \"pipeline\": P}"));
   // Sharded over 8 GPUs with FSDP it fits, and the rate is back.
   workload sharded = load_workload("llama2-7b");
-  sharded.strategy = "fsdp";
+  sharded.strategy = parallel_strategy::fsdp;
   model::run_options eight;
   eight.gpus = 8;
   const sizing fits = predict(hw, sharded, c, eight);
   CHECK(fits.memory.fits);
   CHECK(fits.predicted_samples_per_s == Approx(fits.samples_per_s_if_it_fit));
-  CHECK(fits.limiting_component != "memory_capacity");
+  CHECK(fits.limiting_component != vocabulary::component::memory_capacity);
   // ZeRO-1 splits only the optimizer state, ZeRO-2 the gradients too.
   workload z = sharded;
-  z.strategy = "zero1";
+  z.strategy = parallel_strategy::zero1;
   const sizing z1 = predict(hw, z, c, eight);
-  z.strategy = "zero2";
+  z.strategy = parallel_strategy::zero2;
   const sizing z2 = predict(hw, z, c, eight);
   CHECK(memory_bytes(z1, "optimizer_state") == Approx(memory_bytes(fits, "optimizer_state")));
   CHECK(memory_bytes(z1, "gradients") == Approx(8 * memory_bytes(fits, "gradients")));

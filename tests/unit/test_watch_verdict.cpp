@@ -7,6 +7,7 @@
 
 using gpubench::json;
 using namespace gpubench::watch;
+namespace vocabulary = gpubench::vocabulary;
 
 namespace {
 
@@ -60,7 +61,7 @@ TEST_CASE("watch verdict: a job given every core it could have on shared cores i
   CHECK(s.cpu_cores_stolen == Approx(1.0));
   CHECK(s.cpu_cores_available == Approx(4.0));
   const verdict v = judge(s, {});
-  CHECK(v.limiting_component == "cpu");
+  CHECK(v.limiting_component == vocabulary::component::cpu);
   CHECK_THAT(joined(v.evidence),
              Catch::Contains("other processes ran 3 cores' worth on them and the hypervisor "
                              "held back 1 (steal), leaving the job 4 (95% of that used)"));
@@ -72,7 +73,7 @@ TEST_CASE("watch verdict: an idle job on a busy machine is not CPU-bound", "[wat
   // fifth of that.
   const summary s = summarize(std::vector<json>(5, sample(0.1, 8, machine_cpu(8, 7.6, 7.5, 0))));
   CHECK(s.cpu_cores_available == Approx(0.5));
-  CHECK(judge(s, {}).limiting_component == "none");
+  CHECK(judge(s, {}).limiting_component == vocabulary::component::none);
 }
 
 TEST_CASE("watch verdict: a little sharing leaves the allowance whole", "[watch]") {
@@ -80,7 +81,7 @@ TEST_CASE("watch verdict: a little sharing leaves the allowance whole", "[watch]
   // 6 of 8 used (75%) is not near the ceiling.
   const summary s = summarize(std::vector<json>(5, sample(6.0, 8, machine_cpu(8, 6.2, 0.2, 0))));
   const verdict v = judge(s, {});
-  CHECK(v.limiting_component == "none");
+  CHECK(v.limiting_component == vocabulary::component::none);
   CHECK_THAT(joined(v.evidence), !Catch::Contains("shared"));
 }
 
@@ -90,6 +91,6 @@ TEST_CASE("watch verdict: samples without machine CPU figures judge on the allow
     const summary s = summarize(std::vector<json>(5, sample(1.0, 2, cpu)));
     CHECK(s.cpu_cores_available == Approx(2.0));
     CHECK(s.cpu_cores_outside_job == 0);
-    CHECK(judge(s, {}).limiting_component == "none");
+    CHECK(judge(s, {}).limiting_component == vocabulary::component::none);
   }
 }

@@ -25,8 +25,10 @@ double median(const std::vector<double>& v) {
   return v.empty() ? 0 : gpubench::summarize(v).median;  // not watch::summarize
 }
 
+using vocabulary::component;
+
 struct finding {
-  std::string component;
+  vocabulary::component component;
   double nearness = 0;  // share of the ceiling reached; the highest names the limit
   std::vector<std::string> evidence;
   std::vector<std::string> advice;
@@ -67,7 +69,7 @@ const std::vector<rule>& rules() {
       [](const summary& s, const ceilings&) -> std::optional<finding> {
         if (!s.gpu_busy || *s.gpu_busy < 0.85) return std::nullopt;
         const bool memory = s.gpu_memory_busy && *s.gpu_memory_busy >= near_ceiling;
-        finding f{memory ? "gpu_memory" : "gpu_compute", 1 + *s.gpu_busy, {}, {}};
+        finding f{memory ? component::gpu_memory : component::gpu_compute, 1 + *s.gpu_busy, {}, {}};
         f.evidence.push_back(
             "the job's " + std::to_string(s.job_gpus) + " GPU(s) ran kernels " + pct(*s.gpu_busy) +
             " of the time" +
@@ -81,7 +83,7 @@ const std::vector<rule>& rules() {
       [](const summary& s, const ceilings&) -> std::optional<finding> {
         const double share = cpu_share(s);
         if (share < near_ceiling) return std::nullopt;
-        finding f{"cpu", share, {}, {}};
+        finding f{component::cpu, share, {}, {}};
         f.evidence.push_back("the job's processes used " + format_number(s.cpu_cores_used) +
                              " of " + format_number(s.cpu_cores_allowed) + " allowed cores (" +
                              pct(s.cpu_cores_used / s.cpu_cores_allowed) + ")");
@@ -119,7 +121,7 @@ const std::vector<rule>& rules() {
           return std::nullopt;  // every core it could have is busy: the rule above names it
         }
         if (s.gpu_busy && *s.gpu_busy >= 0.85) return std::nullopt;  // the GPUs' rule names it
-        finding f{"cpu", s.busiest_thread_cores, {}, {}};
+        finding f{component::cpu, s.busiest_thread_cores, {}, {}};
         std::string names;
         int in_root = 0;
         int workers = 0;
@@ -179,7 +181,7 @@ const std::vector<rule>& rules() {
                              pct(waiting) + " of the time");
         }
         if (nearness < near_ceiling) return std::nullopt;
-        finding f{"storage", nearness, evidence, {}};
+        finding f{component::storage, nearness, evidence, {}};
         f.advice.push_back(
             "storage bounds the job: faster storage or more devices, a dataset that fits in the "
             "page cache, fewer and larger reads (packed shards), or local copies of remote data");
@@ -189,7 +191,7 @@ const std::vector<rule>& rules() {
         const ceiling* h2d = c.find(fig::pcie_h2d);
         const std::optional<double> share = near_share(s.pcie_rx_GBps, h2d);
         if (!share) return std::nullopt;
-        finding f{"pcie", *share, {}, {}};
+        finding f{component::pcie, *share, {}, {}};
         f.evidence.push_back("host-to-GPU traffic " + format_number(*s.pcie_rx_GBps) + " of " +
                              format_number(h2d->value) + " GB/s per GPU" + basis_note(*h2d));
         f.advice.push_back(
@@ -210,7 +212,7 @@ const std::vector<rule>& rules() {
         const double moved = vocabulary::convert(s.link_GBps, units::GBps, fig::network.in);
         const double share = moved / *speed;
         if (share < near_ceiling) return std::nullopt;
-        finding f{"communication", share, {}, {}};
+        finding f{component::communication, share, {}, {}};
         f.evidence.push_back(s.busiest_link + " moved " + format_number(moved) + " of " +
                              format_number(*speed) + " " + std::string(fig::network.in.symbol) +
                              " (" + basis + ")");
@@ -227,7 +229,7 @@ const std::vector<rule>& rules() {
         const ceiling* nvlink = c.find(fig::nvlink);
         const std::optional<double> share = near_share(s.nvlink_GBps, nvlink);
         if (!share) return std::nullopt;
-        finding f{"communication", *share, {}, {}};
+        finding f{component::communication, *share, {}, {}};
         f.evidence.push_back("NVLink moved " + format_number(*s.nvlink_GBps) + " of " +
                              format_number(nvlink->value) + " GB/s per GPU, both directions" +
                              basis_note(*nvlink));
@@ -393,7 +395,7 @@ summary summarize(const std::vector<json>& samples) {
 
 verdict judge(const summary& s, const ceilings& c) {
   if (s.samples == 0) {
-    return {"none",
+    return {component::none,
             {"no sample: the job ended (or the watch stopped) within the first interval"},
             {"watch a longer run, or sample more often (--interval)"}};
   }
@@ -411,12 +413,12 @@ verdict judge(const summary& s, const ceilings& c) {
     v.advice = best->advice;
     for (const finding& other : found) {
       if (&other == &*best) continue;
-      v.evidence.push_back("also near its ceiling, " + other.component + ": " +
-                           other.evidence.front());
+      v.evidence.push_back("also near its ceiling, " + std::string(to_string(other.component)) +
+                           ": " + other.evidence.front());
     }
     return v;
   }
-  v.limiting_component = "none";
+  v.limiting_component = component::none;
   v.evidence.push_back(
       "nothing is near a ceiling: " +
       (s.gpu_busy ? "GPUs busy " + pct(*s.gpu_busy) + ", " : std::string("no GPU in use, ")) +

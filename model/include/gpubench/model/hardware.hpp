@@ -12,6 +12,7 @@
 #include "gpubench/core/json.hpp"
 #include "gpubench/core/results.hpp"
 #include "gpubench/vocabulary/figures.hpp"
+#include "gpubench/vocabulary/verdicts.hpp"
 
 namespace gpubench::model {
 
@@ -21,9 +22,9 @@ namespace fig = vocabulary::figures;
 using vocabulary::figure_def;
 
 // Where a figure came from: measured on the machine, assumed from the catalog, or set by the
-// user (--set KEY=VALUE).
-enum class basis { measured, catalog, user };
-[[nodiscard]] std::string_view to_string(basis from);
+// user (--set KEY=VALUE); a component's ceiling may also be anchored, a default, ...
+using vocabulary::basis;
+using vocabulary::to_string;
 
 struct figure {
   double value = 0;

@@ -81,12 +81,14 @@ struct run_options {
   bool advise = true;  // false: the rate, the limit and the memory only (no what-if advice)
 };
 
+using part = vocabulary::component;
+
 struct component {
-  std::string name;
+  part name = part::gpu_compute;
   std::optional<double>
       samples_per_s;       // its own ceiling; none when it does not apply or is unknown
   double utilization = 0;  // share of its capacity used at the predicted rate
-  std::string basis;       // measured | catalog | set | anchored | not_applicable | unknown
+  model::basis basis = model::basis::unknown;
   std::string detail;
 };
 
@@ -116,7 +118,7 @@ struct memory_verdict {
   bool fits = true;  // also when the capacity is not known (then capacity_GB is empty)
   double per_gpu_GB = 0;
   std::optional<double> capacity_GB;
-  std::string capacity_basis;
+  model::basis capacity_basis = model::basis::unknown;
   std::vector<memory_part> parts;
   std::vector<std::string> unknown;  // parts the model cannot count for this workload
 };
@@ -135,7 +137,7 @@ struct sizing {
   double per_gpu_samples_per_s = 0;
   double samples_per_s_if_it_fit = 0;  // the rate the GPUs would reach, fit or not
   memory_verdict memory;
-  std::string limiting_component;
+  part limiting_component = part::gpu_compute;
   std::vector<component> components;
   step_breakdown step;
   std::vector<std::string> recommendations;
@@ -173,11 +175,11 @@ struct layout {
   int accumulation = 1;
   bool activation_checkpointing = false;
   bool selective_checkpointing = false;  // the attention core only (Korthikanti et al.)
-  std::string strategy;
+  parallel_strategy strategy = parallel_strategy::ddp;
   bool fits = false;
   double per_gpu_GB = 0;
   double predicted_samples_per_s = 0;
-  std::string limiting_component;
+  part limiting_component = part::gpu_compute;
 };
 // Every layout of the workload on the machine that keeps its samples per optimizer step
 // (batch_per_gpu x gradient_accumulation x GPUs); those that fit first, fastest first.

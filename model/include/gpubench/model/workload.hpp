@@ -109,6 +109,18 @@ struct reference_point {
   std::shared_ptr<const hardware_profile> profile;
 };
 
+// How data-parallel replicas exchange gradients and parameters: a row each of the strategy table
+// (model/src/parallelism.cpp), which also holds their names.
+enum class parallel_strategy { ddp, zero1, zero2, fsdp, hsdp };
+[[nodiscard]] std::string_view to_string(parallel_strategy s) noexcept;
+[[nodiscard]] std::optional<parallel_strategy> strategy_from_string(std::string_view name);
+// The strategies' names for a message: "\"ddp\", ... or \"hsdp\"".
+[[nodiscard]] std::string strategy_choices();
+template <typename Json>
+void to_json(Json& j, parallel_strategy s) {
+  j = std::string(to_string(s));
+}
+
 struct workload {
   std::string name;
   std::string description;
@@ -129,7 +141,7 @@ struct workload {
   data_spec data;
   std::optional<int> gpus;  // per node
   int nodes = 1;
-  std::string strategy = "ddp";  // ddp | zero1 | zero2 | fsdp | hsdp: the data-parallel exchange
+  parallel_strategy strategy = parallel_strategy::ddp;  // the data-parallel exchange
   // Megatron-style model parallelism (transformer presets): each layer's matrices split over
   // `tensor` GPUs of a node, the layers over `pipeline` stages; data parallel over the rest.
   int tensor = 1;

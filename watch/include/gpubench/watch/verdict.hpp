@@ -12,6 +12,7 @@
 #include "gpubench/core/json.hpp"
 #include "gpubench/model/hardware.hpp"
 #include "gpubench/vocabulary/figures.hpp"
+#include "gpubench/vocabulary/verdicts.hpp"
 
 namespace gpubench::watch {
 
@@ -78,8 +79,7 @@ struct summary {
 [[nodiscard]] summary summarize(const std::vector<json>& samples);
 
 struct verdict {
-  std::string limiting_component;  // cpu | storage | pcie | communication | gpu_compute |
-                                   // gpu_memory | none
+  vocabulary::component limiting_component = vocabulary::component::none;
   std::vector<std::string> evidence;
   std::vector<std::string> advice;
 };

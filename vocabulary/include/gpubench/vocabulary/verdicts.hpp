@@ -1,0 +1,56 @@
+// The words a prediction or a diagnosis answers with, each an enum with one to_string and one
+// from_string: what limits a job (the model's sizing, watch's verdict, the reports) and where a
+// figure came from (a hardware profile, a component's ceiling, watch's ceilings).
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gpubench::vocabulary {
+
+// The part of a machine that bounds a training job.
+enum class component {
+  gpu_compute,      // GPU math
+  gpu_memory,       // GPU memory bandwidth
+  communication,    // gradient and parameter exchange between GPUs and nodes
+  pcie,             // host-to-GPU copies
+  storage,          // reading the dataset
+  cpu,              // preparing the data
+  memory_capacity,  // the job does not fit in GPU memory (no rate)
+  none,             // a watched job near no ceiling
+};
+[[nodiscard]] std::string_view to_string(component c) noexcept;
+[[nodiscard]] std::optional<component> component_from_string(std::string_view name);
+// The parts of one GPU step (their times add up), as opposed to the input pipeline beside it.
+[[nodiscard]] bool in_gpu_step(component c) noexcept;
+
+// Where a figure or a ceiling came from.
+enum class basis {
+  measured,              // a results file of this machine
+  catalog,               // configs/hardware/ (datasheets and published measurements)
+  measured_and_catalog,  // a step whose GEMMs were partly measured
+  set,                   // --set KEY=VALUE
+  anchored,              // scaled from a published reference run of the workload
+  assumed_default,       // the model's default (no figure at all)
+  reported,              // what the machine itself reports (a link's speed)
+  not_applicable,        // the component plays no part (one GPU: no communication)
+  unknown,               // the figure is needed and nobody states it
+};
+[[nodiscard]] std::string_view to_string(basis b) noexcept;
+[[nodiscard]] std::optional<basis> basis_from_string(std::string_view name);
+
+// In text and in JSON as their words (found by argument-dependent lookup).
+std::ostream& operator<<(std::ostream& out, component c);
+std::ostream& operator<<(std::ostream& out, basis b);
+template <typename Json>
+void to_json(Json& j, component c) {
+  j = std::string(to_string(c));
+}
+template <typename Json>
+void to_json(Json& j, basis b) {
+  j = std::string(to_string(b));
+}
+
+}  // namespace gpubench::vocabulary

@@ -1,0 +1,226 @@
+// gpubench watch: runs a training job (or attaches to one), samples it and its machine from
+// outside each interval, and says what bounds it (docs/watch.md). The job is never harmed: if
+// the watcher fails, the job runs on and its exit code is still returned.
+#include "gpubench/watch/session.hpp"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/exit_codes.hpp"
+#include "gpubench/core/format.hpp"
+#include "gpubench/core/output_file.hpp"
+#include "gpubench/watch/page.hpp"
+#include "gpubench/watch/prediction.hpp"
+#include "gpubench/watch/sampler.hpp"
+#include "gpubench/watch/verdict.hpp"
+
+namespace gpubench::watch {
+
+namespace {
+
+// The job's process group, for the signal handler (a handler can reach nothing else).
+std::atomic<pid_t> job_group{0};
+constexpr int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+extern "C" void forward_signal(int sig) {
+  const pid_t group = job_group.load();
+  if (group > 0) kill(-group, sig);
+}
+
+// The job runs in its own process group, so a signal sent to the watcher reaches it once, from
+// here, with its DataLoader workers (as a terminal's Ctrl-C reaches a foreground group).
+pid_t start_job(const std::vector<std::string>& command) {
+  int ready[2];
+  if (pipe2(ready, O_CLOEXEC) != 0)
+    throw std::runtime_error("pipe: " + std::string(strerror(errno)));
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork: " + std::string(strerror(errno)));
+  if (pid == 0) {
+    setpgid(0, 0);
+    std::vector<char*> argv;
+    argv.reserve(command.size() + 1);
+    for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    const int err = errno;
+    (void)!write(ready[1], &err, sizeof err);
+    _exit(127);
+  }
+  setpgid(pid, pid);  // both sides, so the group exists before either goes on
+  close(ready[1]);
+  int err = 0;
+  const bool failed = read(ready[0], &err, sizeof err) == static_cast<ssize_t>(sizeof err);
+  close(ready[0]);
+  if (failed) {
+    waitpid(pid, nullptr, 0);
+    throw input_error("--: cannot run '" + command.front() + "': " + strerror(err));
+  }
+  return pid;
+}
+
+std::string status_line(const json& sample) {
+  const json& job = sample.at("job");
+  std::string line = "watch " + format_number(sample.at("t").get<double>()) +
+                     " s: " + std::to_string(job.at("processes").get<int>()) + " processes, " +
+                     format_number(job.at("cpu_cores_used").get<double>()) + "/" +
+                     format_number(job.at("cpu_cores_allowed").get<double>()) + " cores, read " +
+                     format_number(job.at("read_GBps").get<double>()) + " GB/s";
+  for (const json& g : sample.at("gpus")) {
+    if (!g.at("job_pids").empty() && !g.at("utilization_percent").is_null()) {
+      line += ", GPU" + g.at("index").dump() + " " + g.at("utilization_percent").dump() + "%";
+    }
+  }
+  return line;
+}
+
+}  // namespace
+
+int watch_job(const options& args) {
+  if (args.command.empty() == !args.pid) {
+    throw input_error(args.pid ? "--pid: give a PID or a command after --, not both"
+                               : "--: expected a command to run (gpubench watch -- CMD ARGS...) "
+                                 "or --pid PID");
+  }
+  if (args.pid) {
+    if (const auto why = why_not_watchable(*args.pid)) throw input_error("--pid: " + *why);
+  }
+  // Bad --results or --workload: exit 2 before the job starts.
+  std::optional<machine_figures> machine;
+  if (args.results) machine = machine_figures{model::load_hardware(*args.results), *args.results};
+  std::optional<model::workload> workload;
+  if (args.workload) workload = model::load_workload(*args.workload);
+  const std::filesystem::path out(args.out);
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) throw input_error("--out: cannot create " + out.string() + ": " + ec.message());
+
+  pid_t root = 0;
+  if (args.pid) {
+    root = *args.pid;
+  } else {
+    for (const int sig : forwarded) std::signal(sig, forward_signal);
+    root = start_job(args.command);
+    job_group = root;
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  const auto now_s = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const bool live = isatty(STDERR_FILENO) != 0;
+  std::vector<json> samples;
+  std::vector<std::string> watcher_errors;
+  std::optional<int> job_status;
+  std::ofstream lines(out / "watch.jsonl");
+  double sampling_cpu_s = 0;
+  const auto cpu_now = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  };
+  try {
+    sampler sampler(root);
+    if (!sampler.gpu_why_not().empty())
+      watcher_errors.push_back("no GPUs: " + sampler.gpu_why_not());
+    const double cpu_start = cpu_now();
+    snapshot previous = sampler.take(now_s());
+    if (!machine) machine = catalog_figures(previous.gpus);
+    const double allowed = sampler.allowed_cores();
+    sampling_cpu_s += cpu_now() - cpu_start;
+    while (true) {
+      // Sleep until the next sample, waking early when the job ends.
+      const double next = previous.t + args.interval_s;
+      bool ended = false;
+      while (true) {
+        if (!args.pid) {
+          int status = 0;
+          if (waitpid(root, &status, WNOHANG) == root) job_status = status;
+          ended = job_status.has_value();
+        } else {
+          ended = has_ended(root);
+        }
+        if (ended || now_s() >= next) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(
+            std::max<long>(1, std::min<long>(50, static_cast<long>((next - now_s()) * 1000)))));
+      }
+      if (ended || (args.duration_s && now_s() >= *args.duration_s)) {
+        break;
+      }
+      const double cpu_before = cpu_now();
+      snapshot current = sampler.take(now_s());
+      json sample = interval_sample(previous, current, allowed);
+      sampling_cpu_s += cpu_now() - cpu_before;
+      lines << sample.dump() << "\n" << std::flush;
+      if (live) std::cerr << "\r\033[K" << status_line(sample) << std::flush;
+      samples.push_back(std::move(sample));
+      previous = std::move(current);
+    }
+  } catch (const std::exception& e) {
+    // The job runs on; what was sampled is kept.
+    watcher_errors.push_back(std::string("the watcher stopped sampling: ") + e.what());
+  }
+  if (live) std::cerr << "\r\033[K";
+  if (!args.pid && !job_status) {
+    int status = 0;
+    if (!args.duration_s) {
+      while (waitpid(root, &status, 0) < 0 && errno == EINTR) {
+      }
+      job_status = status;
+    }
+  }
+
+  const summary summary = summarize(samples);
+  const ceilings limits = machine ? ceilings_of(machine->profile, machine->origin) : ceilings{};
+  verdict verdict = judge(summary, limits);
+  json prediction;
+  if (workload) prediction = predict_for_job(*args.workload, *workload, machine, summary, verdict);
+  json doc = {{"schema", "gpubench.watch/1"}, {"kind", "summary"}};
+  if (args.pid) {
+    doc["pid"] = *args.pid;
+  } else {
+    doc["command"] = args.command;
+  }
+  doc["interval_s"] = args.interval_s;
+  doc["results"] = args.results ? json(*args.results) : json();
+  int exit = exit_ok;
+  if (job_status) {
+    exit = WIFEXITED(*job_status) ? WEXITSTATUS(*job_status) : 128 + WTERMSIG(*job_status);
+    doc["job_exit_code"] = exit;
+  } else {
+    doc["job_exit_code"] = json();  // attached, or still running at --duration
+  }
+  const double wall = now_s();
+  doc["watcher"] = {{"sampling_cpu_s", sampling_cpu_s},
+                    {"cpu_percent_of_one_core", wall > 0 ? 100 * sampling_cpu_s / wall : 0.0},
+                    {"errors", watcher_errors}};
+  doc["ceilings"] = to_json(limits);
+  doc["summary"] = to_json(summary);
+  doc["verdict"] = to_json(verdict);
+  doc["prediction"] = prediction;  // null without --workload
+  try {
+    write_file_atomically(out / "watch.json", doc.dump(2) + "\n");
+    write_file_atomically(out / "watch.html", render_page(doc, samples));
+  } catch (const std::exception& e) {
+    std::cerr << "gpubench: watch: " << e.what() << "\n";
+    if (args.pid) return exit_failure;
+  }
+  std::cerr << "gpubench watch: " << verdict.limiting_component << " ("
+            << (verdict.evidence.empty() ? "" : verdict.evidence.front()) << "); " << out.string()
+            << "/watch.json\n";
+  return exit;
+}
+
+}  // namespace gpubench::watch
