@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 """Regenerates configs/hardware/ from the sourced reference tables (tools/reference/hardware.json).
 
-Run from the repository root: /usr/bin/python3 tools/make_catalog.py [REFERENCE.json]
+Run from the repository root: /usr/bin/python3 tools/make_catalog.py [REFERENCE.json [OUT]]
 The catalog keeps every figure's sources and status; figures the reference could not pin down are
 left null (or carried with `uncertain` and a note), never invented. Typical achieved efficiencies
-(fractions of a datasheet peak) come from the peer-tool table in docs/sources.md.
+(fractions of a datasheet peak) come from the peer-tool table in docs/sources.md. Every entry is
+checked against gpubench's figure table (tools/vocabulary.py) before it is written.
 """
 import json
 import os
 import re
 import sys
 
+import vocabulary
+
 REF = sys.argv[1] if len(sys.argv) > 1 else os.path.join("tools", "reference", "hardware.json")
-OUT = os.path.join("configs", "hardware")
+OUT = sys.argv[2] if len(sys.argv) > 2 else os.path.join("configs", "hardware")
 
 # catalog name -> (reference name, names the CUDA driver reports, PCIe gen when the reference lacks it)
 GPUS = {
@@ -313,15 +316,19 @@ def system_entry(cat_name, s, gpu_names):
 
 
 def main():
+    table = vocabulary.load()
     with open(REF) as f:
         ref = json.load(f)
     by_name = {g["name"]: g for g in ref["gpus"]}
     for cat_name, (ref_name, device_names, pcie_fallback) in GPUS.items():
-        write(os.path.join(OUT, "gpus", cat_name + ".json"),
-              gpu_entry(cat_name, by_name[ref_name], device_names, pcie_fallback))
+        entry = gpu_entry(cat_name, by_name[ref_name], device_names, pcie_fallback)
+        table.check_figures(entry["figures"], cat_name)
+        write(os.path.join(OUT, "gpus", cat_name + ".json"), entry)
     systems = {s["name"]: s for s in ref["systems"]}
     for cat_name, ref_name in SYSTEMS.items():
-        write(os.path.join(OUT, "systems", cat_name + ".json"), system_entry(cat_name, systems[ref_name], GPUS))
+        entry = system_entry(cat_name, systems[ref_name], GPUS)
+        table.check_figures(entry["figures"], cat_name)
+        write(os.path.join(OUT, "systems", cat_name + ".json"), entry)
 
 
 def write(path, doc):

@@ -14,6 +14,7 @@ namespace gpubench::acceptance::detail {
 namespace {
 
 namespace measurements = vocabulary::measurements;
+namespace burn_info = measurements::burn_gpu;
 
 std::string link_text(const pcie_link_info& link) {
   return "Gen" + (link.gen ? std::to_string(*link.gen) : std::string("?")) + " x" +
@@ -125,10 +126,10 @@ const json* burn_gpu(const results_document& doc, const gpu_view& g, const resul
   for (const result& r : doc.results) {
     if (!measurements::burn.matches_id(r.id) || r.status == result_status::skipped) continue;
     if (host_of(r, doc) != g.host) continue;
-    const auto gpus = r.info.find("gpus");
+    const auto gpus = r.info.find(burn_info::list);
     if (gpus == r.info.end() || !gpus->is_array()) continue;
     for (const json& entry : *gpus) {
-      if (entry.value("gpu", -1) == g.gpu->index) {
+      if (entry.value(burn_info::gpu, -1) == g.gpu->index) {
         *owner = &r;
         return &entry;
       }
@@ -185,7 +186,7 @@ void check_burn(const health_rules& h, const results_document& doc, const gpu_vi
   if (!h.throttle_reasons_fail.empty()) {
     std::vector<std::string> seen;
     std::vector<std::string> bad;
-    for (const json& r : b->value("throttle_reasons_seen", json::array())) {
+    for (const json& r : b->value(burn_info::throttle_reasons, json::array())) {
       const auto name = r.get<std::string>();
       seen.push_back(name);
       if (std::find(h.throttle_reasons_fail.begin(), h.throttle_reasons_fail.end(), name) !=
@@ -210,29 +211,29 @@ void check_burn(const health_rules& h, const results_document& doc, const gpu_vi
                          bad.empty() ? "none forbidden" : join(bad), "no slowdown", detail));
   }
   if (h.burn_max_drop_pct) {
-    const double drop = b->value("drop_pct", 0.0);
+    const double drop = b->value(burn_info::drop, 0.0);
     rule_outcome o = simple(
         "sustained drop", g.subject(),
         drop <= *h.burn_max_drop_pct ? rule_status::pass : rule_status::fail,
         format_number(drop) + "%", "<= " + format_number(*h.burn_max_drop_pct) + "%",
-        "first tenth " + format_number(b->value("first_tenth_TFLOPs", 0.0)) + ", last tenth " +
-            format_number(b->value("last_tenth_TFLOPs", 0.0)) + " TFLOP/s");
+        "first tenth " + format_number(b->value(burn_info::first_tenth, 0.0)) + ", last tenth " +
+            format_number(b->value(burn_info::last_tenth, 0.0)) + " TFLOP/s");
     o.measured_value = drop;
     o.floor_value = *h.burn_max_drop_pct;
     o.unit = "%";
     out.push_back(std::move(o));
   }
   if (h.burn_sustain_fraction) {
-    const double sustained = b->value("TFLOPs", 0.0);
+    const double sustained = b->value(burn_info::rate, 0.0);
     const std::string shape = std::to_string(owner->info.value("m", 0)) + "x" +
                               std::to_string(owner->info.value("n", 0)) + "x" +
                               std::to_string(owner->info.value("k", 0));
-    const auto burst = gemm_rate(doc, g, b->value("dtype", std::string()), shape);
+    const auto burst = gemm_rate(doc, g, b->value(burn_info::dtype, std::string()), shape);
     if (!burst) {
       out.push_back(simple("sustained rate", g.subject(), rule_status::missing,
                            with_unit(sustained, "TFLOP/s"), "",
-                           "no gemm result at " + b->value("dtype", std::string()) + " " + shape +
-                               " on this GPU to compare with"));
+                           "no gemm result at " + b->value(burn_info::dtype, std::string()) + " " +
+                               shape + " on this GPU to compare with"));
     } else {
       expectation e{*burst, "this GPU's gemm rate at the same dtype and shape", false};
       out.push_back(against_floor("sustained rate", g.subject(), sustained, e,
@@ -240,8 +241,8 @@ void check_burn(const health_rules& h, const results_document& doc, const gpu_vi
     }
   }
   if (h.sm_clock_fraction) {
-    const json typical = b->value("sm_mhz_median", json());
-    const json max = b->value("sm_max_mhz", json());
+    const json typical = b->value(burn_info::sm_mhz_median, json());
+    const json max = b->value(burn_info::sm_max_mhz, json());
     if (!typical.is_number() || !max.is_number()) {
       out.push_back(simple("sm clock", g.subject(), rule_status::missing, "", "",
                            "NVML gave no SM clocks during " + measurements::burn.benchmark));

@@ -11,6 +11,7 @@
 #include "gpubench/harness/context.hpp"
 #include "gpubench/harness/discovery.hpp"
 #include "gpubench/harness/suite.hpp"
+#include "gpubench/vocabulary/figures.hpp"
 
 namespace gpubench::app {
 
@@ -107,7 +108,8 @@ int list(bool as_json) {
     std::cout << json{{"version", version()},
                       {"features", build_features()},
                       {"benchmarks", benchmarks},
-                      {"suites", suites}}
+                      {"suites", suites},
+                      {"figures", vocabulary::figures_json()}}
                      .dump(2)
               << "\n";
     return exit_ok;

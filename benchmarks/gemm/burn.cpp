@@ -24,6 +24,7 @@
 #include "gpubench/harness/gpu_memory.hpp"
 #include "gpubench/harness/gpu_monitor.hpp"
 #include "gpubench/harness/runner.hpp"
+#include "gpubench/vocabulary/measurements.hpp"
 
 #if GPUBENCH_HAVE_CUDA
 #include "gpubench/harness/cuda.hpp"
@@ -32,6 +33,8 @@
 
 namespace gpubench {
 namespace {
+
+namespace burn_gpu = vocabulary::measurements::burn_gpu;
 
 // Rate over a run of slices: their FLOPs over their time, so a slow slice weighs what it lasted.
 struct slice_rate {
@@ -239,33 +242,33 @@ class gpu_burn final : public instance {
         timeline.push_back(std::move(point));
       }
       const auto tenths = tenth_rates(i);
-      gpus.push_back(
-          json{{"gpu", l.device},
-               {"pci_bus_id", l.pci_bus_id},
-               {"dtype", kernels::gemm_dtype_name(l.dtype)},
-               {"TFLOPs", whole_run(i).tflops()},
-               {"first_tenth_TFLOPs", tenths.first.tflops()},
-               {"last_tenth_TFLOPs", tenths.second.tflops()},
-               {"drop_pct", drop_pct(i)},
-               {"throttle_reasons_seen", std::vector<std::string>(reasons.begin(), reasons.end())},
-               {"sm_mhz_min", sm_low},
-               {"sm_mhz_max", sm_high},
-               {"sm_mhz_median", sm_clocks.empty() ? json() : json(summarize(sm_clocks).median)},
-               {"sm_max_mhz", l.sm_max_mhz},
-               {"temperature_C_max", hottest},
-               {"power_W_max", most_power},
-               {"multiplies_per_slice", l.multiplies_per_slice},
-               {"result_buffers", l.ring.size()},
-               {"result_buffer_bytes", l.gemm->d_bytes()},
-               {"products_compared", products(l)},
-               {"elements_compared",
-                static_cast<double>(products(l)) * static_cast<double>(l.gemm->d_elements())},
-               {"mismatched_elements", mismatched_elements(i)},
-               {"reference_check", json{{"samples", l.reference_check.samples},
-                                        {"wrong", l.reference_check.wrong},
-                                        {"worst_error", l.reference_check.worst_error},
-                                        {"tolerance", l.reference_check.tolerance}}},
-               {"samples", std::move(timeline)}});
+      gpus.push_back(json{
+          {burn_gpu::gpu, l.device},
+          {"pci_bus_id", l.pci_bus_id},
+          {burn_gpu::dtype, kernels::gemm_dtype_name(l.dtype)},
+          {burn_gpu::rate, whole_run(i).tflops()},
+          {burn_gpu::first_tenth, tenths.first.tflops()},
+          {burn_gpu::last_tenth, tenths.second.tflops()},
+          {burn_gpu::drop, drop_pct(i)},
+          {burn_gpu::throttle_reasons, std::vector<std::string>(reasons.begin(), reasons.end())},
+          {"sm_mhz_min", sm_low},
+          {"sm_mhz_max", sm_high},
+          {burn_gpu::sm_mhz_median, sm_clocks.empty() ? json() : json(summarize(sm_clocks).median)},
+          {burn_gpu::sm_max_mhz, l.sm_max_mhz},
+          {"temperature_C_max", hottest},
+          {"power_W_max", most_power},
+          {"multiplies_per_slice", l.multiplies_per_slice},
+          {"result_buffers", l.ring.size()},
+          {"result_buffer_bytes", l.gemm->d_bytes()},
+          {"products_compared", products(l)},
+          {"elements_compared",
+           static_cast<double>(products(l)) * static_cast<double>(l.gemm->d_elements())},
+          {"mismatched_elements", mismatched_elements(i)},
+          {"reference_check", json{{"samples", l.reference_check.samples},
+                                   {"wrong", l.reference_check.wrong},
+                                   {"worst_error", l.reference_check.worst_error},
+                                   {"tolerance", l.reference_check.tolerance}}},
+          {"samples", std::move(timeline)}});
     }
     json out{{"m", shape_.m},
              {"n", shape_.n},

@@ -4,13 +4,20 @@
 Expected figures come from the catalog (configs/hardware/) by reference, so a corrected catalog
 figure corrects its spec; only figures that peer tools publish for a GPU and the catalog lacks
 are written here as numbers, each with its source (docs/sources.md). Run it after
-changing the catalog or these rules:  python3 configs/specs/make_specs.py
+changing the catalog or these rules:  python3 configs/specs/make_specs.py [CATALOG [OUT]]
+Every rule's benchmark, metric and catalog figures are checked against gpubench's own tables
+(tools/vocabulary.py) before a spec is written.
 """
 import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CATALOG = os.path.join(HERE, "..", "hardware")
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+import vocabulary  # noqa: E402
+
+CATALOG = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "hardware")
+OUT = sys.argv[2] if len(sys.argv) > 2 else HERE
 
 # NVIDIA's nvmlClocksThrottleReasons that mean the GPU slowed itself down for a fault or for heat.
 # sw_power_cap is left out: holding the power limit under a full GEMM is the GPU working as designed.
@@ -133,12 +140,27 @@ def system_spec(name):
             "catalog": name, "extends": gpu, "figures": figures, "health": health}
 
 
+def check(spec, table):
+    for rule in spec["figures"]:
+        where = spec["name"] + ": " + rule["name"]
+        table.check_measurement(rule["benchmark"], rule["metric"], where)
+        if isinstance(rule["expected"], dict):
+            for key in rule["expected"]["catalog"]:
+                table.figure(key)
+    for rule in spec["health"].values():
+        if isinstance(rule, dict) and isinstance(rule.get("expected"), dict):
+            for key in rule["expected"]["catalog"]:
+                table.figure(key)
+    return spec
+
+
 def main():
+    table = vocabulary.load()
     for kind, make in [("gpus", gpu_spec), ("systems", system_spec)]:
         for file in sorted(os.listdir(os.path.join(CATALOG, kind))):
             name = file[:-len(".json")]
-            with open(os.path.join(HERE, name + ".json"), "w") as f:
-                json.dump(make(name), f, indent=1)
+            with open(os.path.join(OUT, name + ".json"), "w") as f:
+                json.dump(check(make(name), table), f, indent=1)
                 f.write("\n")
 
 

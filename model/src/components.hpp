@@ -26,7 +26,7 @@ inline constexpr double tera = 1e12;
                                      double x);
 // Where a figure came from; unknown where the profile lacks it.
 [[nodiscard]] basis basis_of(const figure* f);
-[[nodiscard]] component make_component(part name, std::optional<double> ceiling, basis from,
+[[nodiscard]] component make_component(component_id name, std::optional<double> ceiling, basis from,
                                        std::string detail);
 
 // (parallelism.cpp) The GPUs that hold the same part of the model and exchange its gradients: all
@@ -100,7 +100,7 @@ void check_runs(const hardware_profile& hw, const std::string& precision);
 [[nodiscard]] std::vector<std::string> faster_precisions(const hardware_profile& hw,
                                                          const std::string& precision);
 // What would move a gpu_compute or gpu_memory limit of a job in `precision`.
-void advise_gpu(part limit, const gpu_times& gpu, const step_breakdown& step,
+void advise_gpu(component_id limit, const gpu_times& gpu, const step_breakdown& step,
                 const hardware_profile& hw, const std::string& precision,
                 std::vector<std::string>& advice);
 
@@ -212,7 +212,7 @@ struct input_pipeline {
                                             const constants& c, int gpus_per_node, int nodes,
                                             std::vector<std::string>& assumed);
 // What would move a cpu, storage or pcie limit; `gpu_rate` is what the GPUs could take.
-void advise_input(part limit, const input_pipeline& in, const hardware_profile& hw,
+void advise_input(component_id limit, const input_pipeline& in, const hardware_profile& hw,
                   const workload& w, const constants& c, int gpus_per_node, int nodes,
                   double gpu_rate, std::vector<std::string>& advice);
 

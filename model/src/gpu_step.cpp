@@ -245,17 +245,17 @@ std::vector<std::string> faster_precisions(const hardware_profile& hw,
   return faster;
 }
 
-void advise_gpu(part limit, const gpu_times& gpu, const step_breakdown& step,
+void advise_gpu(component_id limit, const gpu_times& gpu, const step_breakdown& step,
                 const hardware_profile& hw, const std::string& precision,
                 std::vector<std::string>& advice) {
   const bool issue_bound = step.host_s > gpu.work();
-  if (limit == part::gpu_compute && issue_bound) {
+  if (limit == component_id::gpu_compute && issue_bound) {
     advice.push_back("issuing kernels limits the job: " + fmt(gpu.kernels) + " kernels take " +
                      fmt(step.host_s * 1e3) + " ms of CPU time per step against " +
                      fmt(gpu.work() * 1e3) +
                      " ms of GPU work; a larger batch per GPU, CUDA graphs or a compiled model "
                      "(torch.compile) move it");
-  } else if (limit == part::gpu_compute) {
+  } else if (limit == component_id::gpu_compute) {
     const std::vector<std::string> faster = faster_precisions(hw, precision);
     advice.push_back("GPU math limits the job (" + fmt(step.flops / step.gpu_step_s / 1e12 / 1, 3) +
                      " TFLOP/s per GPU achieved): a faster GPU" +
@@ -264,7 +264,7 @@ void advise_gpu(part limit, const gpu_times& gpu, const step_breakdown& step,
                           : ", more GPUs or a lower precision (" + join(faster, "/") + ")") +
                      " moves it");
   }
-  if (limit == part::gpu_memory) {
+  if (limit == component_id::gpu_memory) {
     advice.push_back("GPU memory bandwidth limits the job: memory-bound kernels take " +
                      fmt(memory_part(step) * 1e3) + " ms of a " + fmt(step.gpu_step_s * 1e3) +
                      " ms step; fused kernels (torch.compile), a larger batch or a GPU with "

@@ -12,9 +12,9 @@ namespace gpubench::model::detail {
 input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, const constants& c,
                               int gpus_per_node, int nodes, std::vector<std::string>& assumed) {
   input_pipeline in;
-  in.cpu = make_component(part::cpu, std::nullopt, basis::not_applicable, "");
-  in.storage = make_component(part::storage, std::nullopt, basis::not_applicable, "");
-  in.pcie = make_component(part::pcie, std::nullopt, basis::not_applicable, "");
+  in.cpu = make_component(component_id::cpu, std::nullopt, basis::not_applicable, "");
+  in.storage = make_component(component_id::storage, std::nullopt, basis::not_applicable, "");
+  in.pcie = make_component(component_id::pcie, std::nullopt, basis::not_applicable, "");
   const data_spec& data = w.data;
   if (data.source == "synthetic") {
     in.cpu.detail = in.storage.detail = in.pcie.detail = "synthetic data: no input pipeline";
@@ -37,7 +37,7 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
       }
       in.idle_cores = in.free_cores - in.loader_cores;
       in.cpu = make_component(
-          part::cpu, in.per_core * in.loader_cores * nodes,
+          component_id::cpu, in.per_core * in.loader_cores * nodes,
           rate ? basis_of(rate) : basis::assumed_default,
           fmt(in.loader_cores) + " loader cores x " + fmt(in.per_core) + " samples/s per core (" +
               data.loader + " loader, " + std::to_string(data.image_width) + "x" +
@@ -48,7 +48,7 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
                    : std::string()));
       if (cores->from == basis::set) in.cpu.basis = basis::set;
     } else {
-      in.cpu = make_component(part::cpu, std::nullopt, basis::unknown,
+      in.cpu = make_component(component_id::cpu, std::nullopt, basis::unknown,
                               "CPU core count unknown for this profile");
     }
   } else {
@@ -58,16 +58,16 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
   const bool fits_in_cache = data.dataset_bytes > 0 && memory_bytes > 0 &&
                              data.dataset_bytes <= c.page_cache_fraction * memory_bytes;
   if (fits_in_cache) {
-    in.storage = make_component(part::storage, std::nullopt, basis_of(hw.find(fig::host_memory)),
+    in.storage = make_component(component_id::storage, std::nullopt, basis_of(hw.find(fig::host_memory)),
                                 "dataset (" + fmt(data.dataset_bytes / giga) +
                                     " GB) fits in the page cache after the first epoch");
   } else if (const figure* read = hw.find(fig::storage_read)) {
     in.storage = make_component(
-        part::storage, read->value * giga / data.bytes_per_sample_stored * nodes, basis_of(read),
+        component_id::storage, read->value * giga / data.bytes_per_sample_stored * nodes, basis_of(read),
         fmt(read->value) + " GB/s random reads / " + fmt(data.bytes_per_sample_stored / 1e3) +
             " kB per sample");
   } else {
-    in.storage = make_component(part::storage, std::nullopt, basis::unknown,
+    in.storage = make_component(component_id::storage, std::nullopt, basis::unknown,
                                 "storage read rate unknown for this profile");
   }
   const figure* all = hw.find(fig::pcie_h2d_all);
@@ -75,7 +75,7 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
   if (data.bytes_per_sample_h2d > 0 && (all || one)) {
     const double per_node = all ? all->value : one->value * gpus_per_node;
     if (!all) assumed.push_back("pcie.h2d_all_GBps (per-GPU rate x GPUs)");
-    in.pcie = make_component(part::pcie, per_node * giga / data.bytes_per_sample_h2d * nodes,
+    in.pcie = make_component(component_id::pcie, per_node * giga / data.bytes_per_sample_h2d * nodes,
                              basis_of(all ? all : one),
                              fmt(per_node) + " GB/s host-to-GPU per node / " +
                                  fmt(data.bytes_per_sample_h2d / 1e3) + " kB per sample");
@@ -83,11 +83,11 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
   return in;
 }
 
-void advise_input(part limit, const input_pipeline& in, const hardware_profile& hw,
+void advise_input(component_id limit, const input_pipeline& in, const hardware_profile& hw,
                   const workload& w, const constants& c, int gpus_per_node, int nodes,
                   double gpu_rate, std::vector<std::string>& advice) {
   const data_spec& data = w.data;
-  if (limit == part::cpu) {
+  if (limit == component_id::cpu) {
     const double reserved = c.loader_cores_reserved_per_gpu * gpus_per_node;
     const double loader_cores_needed = std::ceil(gpu_rate / nodes / in.per_core);
     const std::string fed = " to keep " + std::to_string(gpus_per_node) + " GPUs fed at " +
@@ -116,7 +116,7 @@ void advise_input(part limit, const input_pipeline& in, const hardware_profile& 
                        "workers; GPU JPEG decoding (DALI mixed) removes most of the CPU work");
     }
   }
-  if (limit == part::storage) {
+  if (limit == component_id::storage) {
     const double needed = gpu_rate / nodes * data.bytes_per_sample_stored / giga;
     advice.push_back("storage limits the job: needs " + fmt(needed) +
                      " GB/s of random reads per node to keep the GPUs busy");
@@ -129,7 +129,7 @@ void advise_input(part limit, const input_pipeline& in, const hardware_profile& 
           " GB of RAM would serve epochs after the first from the page cache");
     }
   }
-  if (limit == part::pcie) {
+  if (limit == component_id::pcie) {
     const double needed = gpu_rate / nodes * data.bytes_per_sample_h2d / giga;
     advice.push_back(
         "host-to-GPU copies limit the job: needs " + fmt(needed) +

@@ -39,7 +39,7 @@ double interpolate_log(const std::vector<std::pair<double, double>>& points, dou
   return points.back().second;
 }
 
-component make_component(part name, std::optional<double> ceiling, basis from, std::string detail) {
+component make_component(component_id name, std::optional<double> ceiling, basis from, std::string detail) {
   component comp;
   comp.name = name;
   comp.samples_per_s = ceiling;
@@ -146,7 +146,7 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   // The input pipeline beside the GPUs: it limits only where it is slower.
   detail::input_pipeline in = detail::input_ceilings(hw, w, c, s.gpus_per_node, s.nodes, s.assumed);
   double predicted = gpu_ceiling;
-  std::optional<part> input_limit;
+  std::optional<component_id> input_limit;
   for (const component* comp : {&in.cpu, &in.storage, &in.pcie}) {
     if (comp->samples_per_s && *comp->samples_per_s < predicted) {
       predicted = *comp->samples_per_s;
@@ -155,17 +155,17 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   }
   const double compute_part = detail::compute_part(step);
   const double memory_part = detail::memory_part(step);
-  part limit =
-      input_limit.value_or(compute_part >= memory_part ? part::gpu_compute : part::gpu_memory);
+  component_id limit =
+      input_limit.value_or(compute_part >= memory_part ? component_id::gpu_compute : component_id::gpu_memory);
   if (!input_limit &&
       step.communication_exposed_s + step.tensor_parallel_s > std::max(compute_part, memory_part)) {
-    limit = part::communication;
+    limit = component_id::communication;
   }
   // A job that does not fit in GPU memory runs at no rate: the rate it would reach is kept apart.
   s.memory = detail::memory_per_gpu(hw, w, c, s.precision, gpu.ops, s.batch_per_gpu, dp);
   s.samples_per_s_if_it_fit = predicted;
   if (!s.memory.fits) {
-    limit = part::memory_capacity;
+    limit = component_id::memory_capacity;
     predicted = 0;
   }
   s.predicted_samples_per_s = predicted;
@@ -174,7 +174,7 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   s.step = step;
 
   const double gpu_busy_share = predicted / gpu_ceiling;  // < 1 when the input pipeline limits
-  auto gpu_component = [&](part name, double seconds, basis from, std::string detail) {
+  auto gpu_component = [&](component_id name, double seconds, basis from, std::string detail) {
     component comp = detail::make_component(
         name, seconds > 0 ? std::optional(samples_per_step / seconds) : std::nullopt, from,
         std::move(detail));
@@ -182,13 +182,13 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
     return comp;
   };
   s.components.push_back(gpu_component(
-      part::gpu_compute, compute_part, s.anchored ? basis::anchored : gpu.compute_basis,
+      component_id::gpu_compute, compute_part, s.anchored ? basis::anchored : gpu.compute_basis,
       fmt(step.flops / 1e12) + " TFLOP per step at " + gemm_dtype(s.precision) + "; " +
           fmt(gpu.kernels) + " kernels, " + fmt(step.host_s * 1e3) + " ms to issue" +
           (step.pipeline_bubble_s > 0
                ? "; " + fmt(step.pipeline_bubble_s * 1e3) + " ms in the pipeline bubble"
                : std::string())));
-  s.components.push_back(gpu_component(part::gpu_memory, memory_part,
+  s.components.push_back(gpu_component(component_id::gpu_memory, memory_part,
                                        s.anchored ? basis::anchored : gpu.memory_basis,
                                        "memory-bound kernels and the " + w.optimizer + " step"));
   if (ranks > 1) {
@@ -204,12 +204,12 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
                 " x pipeline " + std::to_string(w.pipeline) + ": " +
                 fmt(step.tensor_parallel_s * 1e3) + " ms of the groups' exchanges, not hidden";
     }
-    s.components.push_back(gpu_component(part::communication,
+    s.components.push_back(gpu_component(component_id::communication,
                                          step.communication_exposed_s + step.tensor_parallel_s,
                                          ar.basis, detail));
   } else {
     s.components.push_back(detail::make_component(
-        part::communication, std::nullopt, basis::not_applicable, "one GPU: no gradient exchange"));
+        component_id::communication, std::nullopt, basis::not_applicable, "one GPU: no gradient exchange"));
   }
   for (component* comp : {&in.pcie, &in.storage, &in.cpu}) {
     if (comp->samples_per_s) comp->utilization = predicted / *comp->samples_per_s;
@@ -230,7 +230,7 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
     return s;
   }
   detail::advise_input(limit, in, hw, w, c, s.gpus_per_node, s.nodes, gpu_ceiling, advice);
-  if (limit == part::communication) {
+  if (limit == component_id::communication) {
     detail::advise_communication(exchange, ar, c, step, backward_s, w, predicted, rate_with,
                                  advice);
   }

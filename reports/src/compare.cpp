@@ -20,16 +20,7 @@ std::string hours_text(double hours) {
 }
 
 std::string basis_letter(const model::figure* f) {
-  if (f == nullptr) return "";
-  switch (f->from) {
-    case model::basis::measured:
-      return " (measured)";
-    case model::basis::catalog:
-      return " (catalog)";
-    case model::basis::set:
-      return " (set)";
-  }
-  return "";
+  return f == nullptr ? "" : " (" + std::string(to_string(f->from)) + ")";
 }
 
 // "fastest", "cheapest", both or neither for machine i on workload w; "(tie)" when another

@@ -71,4 +71,21 @@ std::string figure_keys_text() {
   return text;
 }
 
+json figures_json() {
+  json out = json::array();
+  for (const figure_def* f : all_figures()) {
+    out.push_back({{"key", f->key},
+                   {"per_dtype", f->per_dtype},
+                   {"unit", f->in.symbol},
+                   {"dimension", to_string(f->in.of)},
+                   {"better", f->direction},
+                   {"min", f->min},
+                   {"max", f->max},
+                   {"what_if", f->what_if},
+                   {"of_gpu", f->of_gpu},
+                   {"description", f->description}});
+  }
+  return out;
+}
+
 }  // namespace gpubench::vocabulary

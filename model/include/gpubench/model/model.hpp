@@ -81,10 +81,10 @@ struct run_options {
   bool advise = true;  // false: the rate, the limit and the memory only (no what-if advice)
 };
 
-using part = vocabulary::component;
+using component_id = vocabulary::component;
 
 struct component {
-  part name = part::gpu_compute;
+  component_id name = component_id::gpu_compute;
   std::optional<double>
       samples_per_s;       // its own ceiling; none when it does not apply or is unknown
   double utilization = 0;  // share of its capacity used at the predicted rate
@@ -137,7 +137,7 @@ struct sizing {
   double per_gpu_samples_per_s = 0;
   double samples_per_s_if_it_fit = 0;  // the rate the GPUs would reach, fit or not
   memory_verdict memory;
-  part limiting_component = part::gpu_compute;
+  component_id limiting_component = component_id::gpu_compute;
   std::vector<component> components;
   step_breakdown step;
   std::vector<std::string> recommendations;
@@ -179,7 +179,7 @@ struct layout {
   bool fits = false;
   double per_gpu_GB = 0;
   double predicted_samples_per_s = 0;
-  part limiting_component = part::gpu_compute;
+  component_id limiting_component = component_id::gpu_compute;
 };
 // Every layout of the workload on the machine that keeps its samples per optimizer step
 // (batch_per_gpu x gradient_accumulation x GPUs); those that fit first, fastest first.

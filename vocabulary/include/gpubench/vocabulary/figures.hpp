@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "gpubench/core/json.hpp"
 #include "gpubench/core/results.hpp"
 #include "gpubench/vocabulary/units.hpp"
 
@@ -213,5 +214,9 @@ struct named_figure {
 
 // "gpu.hbm_GBps, gpu.peak_tflops.{fp16,bf16,...}, ...": every key, sorted, for messages.
 [[nodiscard]] std::string figure_keys_text();
+
+// The table as `gpubench list --json` exports it (the catalog generators read it): one object per
+// figure with its key, unit, dimension, direction, range and flags.
+[[nodiscard]] json figures_json();
 
 }  // namespace gpubench::vocabulary

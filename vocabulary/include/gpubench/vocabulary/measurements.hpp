@@ -38,4 +38,19 @@ extern const query augment_per_core;  // cpu.augment per core, at the most threa
 // Every query above (a test checks each against the registry).
 [[nodiscard]] std::span<const query* const> all();
 
+// The sustained load's figures for each GPU, in its result's info ({"gpus": [{...}, ...]}): the
+// names gpu.burn writes and the health rules read.
+namespace burn_gpu {
+inline constexpr const char* list = "gpus";
+inline constexpr const char* gpu = "gpu";
+inline constexpr const char* dtype = "dtype";
+inline constexpr const char* rate = "TFLOPs";  // over the whole run
+inline constexpr const char* first_tenth = "first_tenth_TFLOPs";
+inline constexpr const char* last_tenth = "last_tenth_TFLOPs";
+inline constexpr const char* drop = "drop_pct";  // last tenth against the first
+inline constexpr const char* throttle_reasons = "throttle_reasons_seen";
+inline constexpr const char* sm_mhz_median = "sm_mhz_median";
+inline constexpr const char* sm_max_mhz = "sm_max_mhz";
+}  // namespace burn_gpu
+
 }  // namespace gpubench::vocabulary::measurements
