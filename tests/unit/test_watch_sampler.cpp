@@ -51,7 +51,7 @@ TEST_CASE("watch sample: an affinity moved to as many other CPUs gives no machin
   // means nothing, though the counts agree.
   const snapshot before = at(1.0, 1.0, 10.0, {0, 1}, 100.0, 0.0);
   const snapshot after = at(1.5, 1.5, 10.5, {2, 3}, 300.0, 0.0);
-  const json cpu = interval_sample(before, after, 2).at("cpu");
+  const json cpu = json(interval_sample(before, after, 2)).at("cpu");
   CHECK(cpu.at("cpus").get<int>() == 0);
   CHECK(cpu.at("busy_cores").get<double>() == 0.0);
   CHECK(cpu.at("outside_job_cores").get<double>() == 0.0);

@@ -15,10 +15,10 @@ using reports::series;
 
 // One line per named part, y read from each sample by `value` (nothing drawn where it is null).
 template <typename Parts>
-std::vector<series> timelines(const std::vector<json>& samples, Parts parts) {
+std::vector<series> timelines(const std::vector<interval>& samples, Parts parts) {
   std::map<std::string, series> by_name;
-  for (const json& sample : samples) {
-    const double t = sample.at("t").get<double>();
+  for (const interval& sample : samples) {
+    const double t = sample.t;
     for (const auto& [name, y] : parts(sample)) {
       series& s = by_name[name];
       s.name = name;
@@ -35,7 +35,7 @@ using points = std::vector<std::pair<std::string, double>>;
 
 }  // namespace
 
-std::string render_page(const json& summary_doc, const std::vector<json>& samples) {
+std::string render_page(const json& summary_doc, const std::vector<interval>& samples) {
   reports::html_page page("gpubench watch");
   page.heading(1, "gpubench watch");
   const json& verdict = summary_doc.at("verdict");
@@ -64,62 +64,50 @@ std::string render_page(const json& summary_doc, const std::vector<json>& sample
     page.raw(reports::line_chart(id, title, lines, "seconds", unit, reports::x_scale::linear));
   };
   chart("chart-cpu", "CPU cores: used by the job, taken from its CPUs by others, allowed", "cores",
-        timelines(samples, [](const json& s) {
-          const json& job = s.at("job");
-          points p{{"used", job.at("cpu_cores_used").get<double>()},
-                   {"allowed", job.at("cpu_cores_allowed").get<double>()}};
-          if (const json* c = machine_cpu(s)) {
-            p.emplace_back("other processes", c->at("outside_job_cores").get<double>());
-            p.emplace_back("steal", c->at("stolen_cores").get<double>());
+        timelines(samples, [](const interval& s) {
+          points p{{"used", s.job.cpu_cores_used}, {"allowed", s.job.cpu_cores_allowed}};
+          if (s.cpu.known()) {
+            p.emplace_back("other processes", s.cpu.outside_job_cores);
+            p.emplace_back("steal", s.cpu.stolen_cores);
           }
           return p;
         }));
-  chart("chart-gpu", "GPU utilisation", "%", timelines(samples, [](const json& s) {
+  chart("chart-gpu", "GPU utilisation", "%", timelines(samples, [](const interval& s) {
           points p;
-          for (const json& g : s.at("gpus")) {
-            if (g.at("utilization_percent").is_null()) continue;
-            p.emplace_back(
-                "GPU " + g.at("index").dump() + (g.at("job_pids").empty() ? "" : " (job)"),
-                g.at("utilization_percent").get<double>());
+          for (const gpu_load& g : s.gpus) {
+            if (!g.utilization_percent) continue;
+            p.emplace_back("GPU " + std::to_string(g.index) + (g.used_by_job() ? " (job)" : ""),
+                           *g.utilization_percent);
           }
           return p;
         }));
-  chart("chart-pcie", "Host-to-GPU PCIe traffic", "GB/s", timelines(samples, [](const json& s) {
+  chart("chart-pcie", "Host-to-GPU PCIe traffic", "GB/s", timelines(samples, [](const interval& s) {
           points p;
-          for (const json& g : s.at("gpus")) {
-            if (g.at("pcie_rx_GBps").is_null()) continue;
-            p.emplace_back("GPU " + g.at("index").dump(), g.at("pcie_rx_GBps").get<double>());
+          for (const gpu_load& g : s.gpus) {
+            if (g.pcie_rx_GBps) p.emplace_back("GPU " + std::to_string(g.index), *g.pcie_rx_GBps);
           }
           return p;
         }));
   chart("chart-nvlink", "NVLink traffic, both directions", "GB/s",
-        timelines(samples, [](const json& s) {
+        timelines(samples, [](const interval& s) {
           points p;
-          for (const json& g : s.at("gpus")) {
-            if (g.at("nvlink_rx_GBps").is_null() || g.at("nvlink_tx_GBps").is_null()) continue;
-            p.emplace_back("GPU " + g.at("index").dump(), g.at("nvlink_rx_GBps").get<double>() +
-                                                              g.at("nvlink_tx_GBps").get<double>());
+          for (const gpu_load& g : s.gpus) {
+            if (const auto both = g.nvlink_GBps()) {
+              p.emplace_back("GPU " + std::to_string(g.index), *both);
+            }
           }
           return p;
         }));
-  chart("chart-disk", "Disk reads", "GB/s", timelines(samples, [](const json& s) {
+  chart("chart-disk", "Disk reads", "GB/s", timelines(samples, [](const interval& s) {
           points p;
-          for (const json& d : s.at("disks")) {
-            p.emplace_back(d.at("device").get<std::string>(), d.at("read_GBps").get<double>());
-          }
-          p.emplace_back("the job (from devices)", s.at("job").at("read_GBps").get<double>());
+          for (const disk_load& d : s.disks) p.emplace_back(d.device, d.read_GBps);
+          p.emplace_back("the job (from devices)", s.job.read_GBps);
           return p;
         }));
   chart("chart-network", "Network (the busier direction)", "GB/s",
-        timelines(samples, [](const json& s) {
+        timelines(samples, [](const interval& s) {
           points p;
-          for (const char* kind : {"network", "infiniband"}) {
-            for (const json& l : s.at(kind)) {
-              const std::string name = link_name(l);
-              p.emplace_back(
-                  name, std::max(l.at("rx_GBps").get<double>(), l.at("tx_GBps").get<double>()));
-            }
-          }
+          for (const link_rate& l : link_rates(s)) p.emplace_back(l.name, l.GBps);
           return p;
         }));
   return page.finish();

@@ -297,21 +297,20 @@ double sampler::allowed_cores() const {
   return cores;
 }
 
-json interval_sample(const snapshot& before, const snapshot& after, double allowed_cores) {
+interval interval_sample(const snapshot& before, const snapshot& after, double allowed_cores) {
   const double dt = after.t - before.t;
   const double machine_dt = after.machine_t - before.machine_t;
   const double gpu_dt = after.gpu_t - before.gpu_t;
   std::map<pid_t, const process_counters*> earlier;
   for (const process_counters& p : before.processes) earlier[p.pid] = &p;
 
-  double cores_used = 0;
-  double read_GBps = 0;
-  double read_call_GBps = 0;
-  double switches = 0;
-  double rss_GB = 0;
-  std::map<std::string, int> states;
-  json top = json::array();
-  std::vector<std::pair<double, json>> by_cpu;
+  interval out;
+  out.t = after.t;
+  out.interval_s = dt;
+  job_load& job = out.job;
+  job.processes = after.processes.size();
+  job.cpu_cores_allowed = allowed_cores;
+  std::vector<std::pair<double, process_load>> by_cpu;
   std::set<int> pids;
   for (const process_counters& p : after.processes) {
     pids.insert(p.pid);
@@ -328,27 +327,22 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
     };
     const double read = GBps(&process_counters::read_bytes);
     const double read_calls = GBps(&process_counters::read_chars);
-    cores_used += cpu;
-    read_GBps += read;
-    read_call_GBps += read_calls;
-    switches += rate(static_cast<double>(p.context_switches),
-                     was ? static_cast<double>(was->context_switches) : 0.0, dt);
-    rss_GB += p.rss_GB;
-    ++states[std::string(1, p.state)];
-    by_cpu.emplace_back(cpu, json{{"pid", p.pid},
-                                  {"name", p.name},
-                                  {"state", std::string(1, p.state)},
-                                  {"cpu_cores", cpu},
-                                  {"rss_GB", p.rss_GB},
-                                  {"read_GBps", read}});
+    job.cpu_cores_used += cpu;
+    job.read_GBps += read;
+    job.read_call_GBps += read_calls;
+    job.context_switches_per_s += rate(static_cast<double>(p.context_switches),
+                                       was ? static_cast<double>(was->context_switches) : 0.0, dt);
+    job.rss_GB += p.rss_GB;
+    ++job.states[std::string(1, p.state)];
+    by_cpu.emplace_back(cpu,
+                        process_load{p.pid, p.name, std::string(1, p.state), cpu, p.rss_GB, read});
   }
   std::stable_sort(by_cpu.begin(), by_cpu.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (std::size_t i = 0; i < by_cpu.size() && i < 5; ++i) top.push_back(by_cpu[i].second);
+  for (std::size_t i = 0; i < by_cpu.size() && i < 5; ++i) job.top.push_back(by_cpu[i].second);
 
   // Threads: which ones ran flat out (a loader worker, the training loop's own thread).
-  std::vector<std::pair<double, json>> threads;
-  int saturated = 0;
+  std::vector<std::pair<double, thread_load>> threads;
   for (const process_counters& p : after.processes) {
     const auto it = earlier.find(p.pid);
     std::map<pid_t, double> was;
@@ -358,96 +352,90 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
     for (const thread_counters& t : p.threads) {
       const auto w = was.find(t.tid);
       const double cpu = rate(t.cpu_seconds, w == was.end() ? 0.0 : w->second, dt);
-      if (cpu >= saturated_thread) ++saturated;
-      threads.emplace_back(cpu, json{{"pid", p.pid},
-                                     {"tid", t.tid},
-                                     {"name", t.name},
-                                     {"in_root", p.pid == after.root},
-                                     {"cpu_cores", cpu}});
+      if (cpu >= saturated_thread) ++job.threads_saturated;
+      threads.emplace_back(cpu, thread_load{p.pid, t.tid, t.name, p.pid == after.root, cpu});
     }
   }
   std::stable_sort(threads.begin(), threads.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
-  json busiest_threads = json::array();
   for (std::size_t i = 0; i < threads.size() && i < 5; ++i) {
-    busiest_threads.push_back(threads[i].second);
+    job.busiest_threads.push_back(threads[i].second);
   }
 
-  json disks = json::array();
   for (const auto& [name, d] : after.machine.disks) {
     const auto it = before.machine.disks.find(name);
     if (it == before.machine.disks.end()) continue;
     const auto& b = it->second;
     const double reads =
         rate(static_cast<double>(d.reads), static_cast<double>(b.reads), machine_dt);
-    disks.push_back(
-        {{"device", name},
-         {"read_GBps", rate(static_cast<double>(d.sectors_read),
-                            static_cast<double>(b.sectors_read), machine_dt) *
-                           512 / 1e9},
-         {"reads_per_s", reads},
-         // Milliseconds per completed read, queue and service together.
-         {"read_wait_ms", reads > 0 ? static_cast<double>(d.read_ms - b.read_ms) /
-                                          static_cast<double>(d.reads - b.reads)
-                                    : 0.0},
-         {"busy_percent", std::min(100.0, rate(static_cast<double>(d.busy_ms),
-                                               static_cast<double>(b.busy_ms), machine_dt) /
-                                              10.0)}});
+    out.disks.push_back({name,
+                         rate(static_cast<double>(d.sectors_read),
+                              static_cast<double>(b.sectors_read), machine_dt) *
+                             512 / 1e9,
+                         reads,
+                         reads > 0 ? static_cast<double>(d.read_ms - b.read_ms) /
+                                         static_cast<double>(d.reads - b.reads)
+                                   : 0.0,
+                         std::min(100.0, rate(static_cast<double>(d.busy_ms),
+                                              static_cast<double>(b.busy_ms), machine_dt) /
+                                             10.0)});
   }
-  const auto links = [&](const std::map<std::string, machine_counters::link>& now,
-                         const std::map<std::string, machine_counters::link>& then,
-                         const char* key) {
-    json out = json::array();
+  // Each link's rates, named as its kind names it (an interface, a port).
+  const auto links = [&]<typename Row>(const std::map<std::string, machine_counters::link>& now,
+                                       const std::map<std::string, machine_counters::link>& then,
+                                       std::string Row::*name_field, std::vector<Row>& rows) {
     for (const auto& [name, l] : now) {
       const auto it = then.find(name);
       if (it == then.end()) continue;
-      json row{{key, name},
-               {"rx_GBps", rate(static_cast<double>(l.rx_bytes),
-                                static_cast<double>(it->second.rx_bytes), machine_dt) /
-                               1e9},
-               {"tx_GBps", rate(static_cast<double>(l.tx_bytes),
-                                static_cast<double>(it->second.tx_bytes), machine_dt) /
-                               1e9}};
-      row["speed_Gbps"] = l.speed_Gbps ? json(*l.speed_Gbps) : json();
-      out.push_back(row);
+      Row row;
+      row.*name_field = name;
+      row.rx_GBps = rate(static_cast<double>(l.rx_bytes), static_cast<double>(it->second.rx_bytes),
+                         machine_dt) /
+                    1e9;
+      row.tx_GBps = rate(static_cast<double>(l.tx_bytes), static_cast<double>(it->second.tx_bytes),
+                         machine_dt) /
+                    1e9;
+      row.speed_Gbps = l.speed_Gbps;
+      rows.push_back(std::move(row));
     }
-    return out;
   };
+  links(after.machine.interfaces, before.machine.interfaces, &interface_load::interface,
+        out.network);
+  links(after.machine.infiniband, before.machine.infiniband, &port_load::port, out.infiniband);
 
   std::map<unsigned, const gpu_activity*> gpus_before;
   for (const gpu_activity& g : before.gpus) gpus_before[g.index] = &g;
-  json gpus = json::array();
   for (const gpu_activity& g : after.gpus) {
     // NVLink GB/s from the cumulative counters; null without NVLink or an earlier reading.
-    const auto nvlink = [&](std::optional<std::uint64_t> gpu_activity::*counter) -> json {
+    const auto nvlink =
+        [&](std::optional<std::uint64_t> gpu_activity::*counter) -> std::optional<double> {
       const auto it = gpus_before.find(g.index);
-      if (!(g.*counter) || it == gpus_before.end() || !(it->second->*counter)) return json();
+      if (!(g.*counter) || it == gpus_before.end() || !(it->second->*counter)) return std::nullopt;
       return rate(static_cast<double>(*(g.*counter)), static_cast<double>(*(it->second->*counter)),
                   gpu_dt) /
              1e9;
     };
-    json job_pids = json::array();
+    gpu_load load{g.index,
+                  g.name,
+                  g.uuid,
+                  g.pci_bus_id,
+                  g.gpu_utilization_percent,
+                  g.memory_utilization_percent,
+                  g.memory_used_GB,
+                  g.memory_total_GB,
+                  g.live.clocks.sm_mhz,
+                  g.live.power_W,
+                  g.live.temperature_C,
+                  g.live.throttle_reasons,
+                  g.pcie_rx_GBps,
+                  g.pcie_tx_GBps,
+                  nvlink(&gpu_activity::nvlink_rx_bytes),
+                  nvlink(&gpu_activity::nvlink_tx_bytes),
+                  {}};
     for (const int pid : g.compute_pids) {
-      if (pids.contains(pid)) job_pids.push_back(pid);
+      if (pids.contains(pid)) load.job_pids.push_back(pid);
     }
-    const auto opt = [](const auto& v) { return v ? json(*v) : json(); };
-    gpus.push_back({{"index", g.index},
-                    {"name", g.name},
-                    {"uuid", g.uuid},
-                    {"pci_bus_id", g.pci_bus_id},
-                    {"utilization_percent", opt(g.gpu_utilization_percent)},
-                    {"memory_utilization_percent", opt(g.memory_utilization_percent)},
-                    {"memory_used_GB", opt(g.memory_used_GB)},
-                    {"memory_total_GB", opt(g.memory_total_GB)},
-                    {"sm_mhz", opt(g.live.clocks.sm_mhz)},
-                    {"power_W", opt(g.live.power_W)},
-                    {"temperature_C", opt(g.live.temperature_C)},
-                    {"throttle_reasons", g.live.throttle_reasons},
-                    {"pcie_rx_GBps", opt(g.pcie_rx_GBps)},
-                    {"pcie_tx_GBps", opt(g.pcie_tx_GBps)},
-                    {"nvlink_rx_GBps", nvlink(&gpu_activity::nvlink_rx_bytes)},
-                    {"nvlink_tx_GBps", nvlink(&gpu_activity::nvlink_tx_bytes)},
-                    {"job_pids", job_pids}});
+    out.gpus.push_back(std::move(load));
   }
 
   // What the job's CPUs did besides the job: other processes (the watcher among them) and, in a
@@ -456,47 +444,23 @@ json interval_sample(const snapshot& before, const snapshot& after, double allow
   // has no figure.
   const auto& cpu_then = before.machine.cpu;
   const auto& cpu_now = after.machine.cpu;
-  const double busy = rate(cpu_now.busy_s, cpu_then.busy_s, machine_dt);
-  const json cpu = cpu_now.cpus == cpu_then.cpus
-                       ? json{{"cpus", cpu_now.cpus.size()},
-                              {"busy_cores", busy},
-                              {"outside_job_cores", std::max(0.0, busy - cores_used)},
-                              {"stolen_cores", rate(cpu_now.steal_s, cpu_then.steal_s, machine_dt)}}
-                       : json{{"cpus", 0},
-                              {"busy_cores", 0.0},
-                              {"outside_job_cores", 0.0},
-                              {"stolen_cores", 0.0}};
-
-  return {{"schema", "gpubench.watch/1"},
-          {"t", after.t},
-          {"interval_s", dt},
-          {"cpu", cpu},
-          {"job",
-           {{"processes", after.processes.size()},
-            {"cpu_cores_used", cores_used},
-            {"cpu_cores_allowed", allowed_cores},
-            {"states", states},
-            {"rss_GB", rss_GB},
-            {"read_GBps", read_GBps},
-            {"read_call_GBps", read_call_GBps},
-            {"context_switches_per_s", switches},
-            {"top", top},
-            {"threads_saturated", saturated},
-            {"busiest_threads", busiest_threads}}},
-          {"disks", disks},
-          {"network", links(after.machine.interfaces, before.machine.interfaces, "interface")},
-          {"infiniband", links(after.machine.infiniband, before.machine.infiniband, "port")},
-          {"gpus", gpus}};
+  if (cpu_now.cpus == cpu_then.cpus) {
+    const double busy = rate(cpu_now.busy_s, cpu_then.busy_s, machine_dt);
+    out.cpu = {cpu_now.cpus.size(), busy, std::max(0.0, busy - job.cpu_cores_used),
+               rate(cpu_now.steal_s, cpu_then.steal_s, machine_dt)};
+  }
+  return out;
 }
 
-std::string link_name(const json& link) {
-  return link.contains("interface") ? link.at("interface").get<std::string>()
-                                    : link.at("port").get<std::string>();
-}
-
-const json* machine_cpu(const json& sample) {
-  const auto c = sample.find("cpu");
-  return c != sample.end() && c->at("cpus").get<int>() > 0 ? &*c : nullptr;
+std::vector<link_rate> link_rates(const interval& sample) {
+  std::vector<link_rate> out;
+  for (const interface_load& l : sample.network) {
+    out.push_back({l.interface, std::max(l.rx_GBps, l.tx_GBps), l.speed_Gbps});
+  }
+  for (const port_load& l : sample.infiniband) {
+    out.push_back({l.port, std::max(l.rx_GBps, l.tx_GBps), l.speed_Gbps});
+  }
+  return out;
 }
 
 bool has_ended(pid_t pid) {

@@ -70,16 +70,16 @@ pid_t start_job(const std::vector<std::string>& command) {
   return pid;
 }
 
-std::string status_line(const json& sample) {
-  const json& job = sample.at("job");
-  std::string line = "watch " + format_number(sample.at("t").get<double>()) +
-                     " s: " + std::to_string(job.at("processes").get<int>()) + " processes, " +
-                     format_number(job.at("cpu_cores_used").get<double>()) + "/" +
-                     format_number(job.at("cpu_cores_allowed").get<double>()) + " cores, read " +
-                     format_number(job.at("read_GBps").get<double>()) + " GB/s";
-  for (const json& g : sample.at("gpus")) {
-    if (!g.at("job_pids").empty() && !g.at("utilization_percent").is_null()) {
-      line += ", GPU" + g.at("index").dump() + " " + g.at("utilization_percent").dump() + "%";
+std::string status_line(const interval& sample) {
+  const job_load& job = sample.job;
+  std::string line = "watch " + format_number(sample.t) + " s: " + std::to_string(job.processes) +
+                     " processes, " + format_number(job.cpu_cores_used) + "/" +
+                     format_number(job.cpu_cores_allowed) + " cores, read " +
+                     format_number(job.read_GBps) + " GB/s";
+  for (const gpu_load& g : sample.gpus) {
+    if (g.used_by_job() && g.utilization_percent) {
+      line +=
+          ", GPU" + std::to_string(g.index) + " " + std::to_string(*g.utilization_percent) + "%";
     }
   }
   return line;
@@ -120,7 +120,7 @@ int watch_job(const options& args) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   const bool live = isatty(STDERR_FILENO) != 0;
-  std::vector<json> samples;
+  std::vector<interval> samples;
   std::vector<std::string> watcher_errors;
   std::optional<int> job_status;
   std::ofstream lines(out / "watch.jsonl");
@@ -161,9 +161,9 @@ int watch_job(const options& args) {
       }
       const double cpu_before = cpu_now();
       snapshot current = sampler.take(now_s());
-      json sample = interval_sample(previous, current, allowed);
+      interval sample = interval_sample(previous, current, allowed);
       sampling_cpu_s += cpu_now() - cpu_before;
-      lines << sample.dump() << "\n" << std::flush;
+      lines << json(sample).dump() << "\n" << std::flush;
       if (live) std::cerr << "\r\033[K" << status_line(sample) << std::flush;
       samples.push_back(std::move(sample));
       previous = std::move(current);
@@ -187,7 +187,7 @@ int watch_job(const options& args) {
   verdict verdict = judge(summary, limits);
   json prediction;
   if (workload) prediction = predict_for_job(*args.workload, *workload, machine, summary, verdict);
-  json doc = {{"schema", "gpubench.watch/1"}, {"kind", "summary"}};
+  json doc = {{"schema", watch_schema}, {"kind", "summary"}};
   if (args.pid) {
     doc["pid"] = *args.pid;
   } else {

@@ -246,7 +246,7 @@ const std::vector<rule>& rules() {
 
 }  // namespace
 
-summary summarize(const std::vector<json>& samples) {
+summary summarize(const std::vector<interval>& samples) {
   summary s;
   s.samples = static_cast<int>(samples.size());
   if (samples.empty()) return s;
@@ -258,7 +258,7 @@ summary summarize(const std::vector<json>& samples) {
   std::vector<double> cpu_available;
   std::vector<double> busiest_thread;
   std::vector<double> saturated_counts;
-  std::vector<json> saturated_lists;
+  std::vector<const std::vector<thread_load>*> saturated_lists;
   std::vector<double> job_read;
   std::vector<double> job_read_calls;
   std::map<std::string, std::vector<double>> disk_read;
@@ -273,68 +273,59 @@ summary summarize(const std::vector<json>& samples) {
   bool memory_known = false;
   bool pcie_known = false;
   std::set<unsigned> job_gpus;
-  for (const json& sample : samples) {
-    s.duration_s += sample.at("interval_s").get<double>();
-    const json& job = sample.at("job");
-    cpu.push_back(job.at("cpu_cores_used").get<double>());
-    const json& threads = job.at("busiest_threads");
-    busiest_thread.push_back(threads.empty() ? 0.0 : threads.front().at("cpu_cores").get<double>());
-    saturated_counts.push_back(job.at("threads_saturated").get<double>());
-    saturated_lists.push_back(threads);
-    s.cpu_cores_allowed = job.at("cpu_cores_allowed").get<double>();
+  for (const interval& sample : samples) {
+    s.duration_s += sample.interval_s;
+    const job_load& job = sample.job;
+    cpu.push_back(job.cpu_cores_used);
+    busiest_thread.push_back(job.busiest_threads.empty() ? 0.0
+                                                         : job.busiest_threads.front().cpu_cores);
+    saturated_counts.push_back(job.threads_saturated);
+    saturated_lists.push_back(&job.busiest_threads);
+    s.cpu_cores_allowed = job.cpu_cores_allowed;
     double available = s.cpu_cores_allowed;
-    if (const json* c = machine_cpu(sample)) {
-      const double outside = c->at("outside_job_cores").get<double>();
-      const double stolen = c->at("stolen_cores").get<double>();
-      cpu_outside.push_back(outside);
-      cpu_stolen.push_back(stolen);
-      available = std::min(available, c->at("cpus").get<double>() - outside - stolen);
+    if (sample.cpu.known()) {
+      cpu_outside.push_back(sample.cpu.outside_job_cores);
+      cpu_stolen.push_back(sample.cpu.stolen_cores);
+      available = std::min(available, static_cast<double>(sample.cpu.cpus) -
+                                          sample.cpu.outside_job_cores - sample.cpu.stolen_cores);
     }
     // The job had what it used, whatever the counters' timing says.
     cpu_available.push_back(std::max(available, cpu.back()));
-    job_read.push_back(job.at("read_GBps").get<double>());
-    job_read_calls.push_back(job.at("read_call_GBps").get<double>());
-    for (const auto& [state, count] : job.at("states").items()) {
-      states[state] += count.get<double>();
-      process_samples += count.get<double>();
+    job_read.push_back(job.read_GBps);
+    job_read_calls.push_back(job.read_call_GBps);
+    for (const auto& [state, count] : job.states) {
+      states[state] += count;
+      process_samples += count;
     }
-    for (const json& d : sample.at("disks")) {
-      const std::string device = d.at("device").get<std::string>();
-      disk_read[device].push_back(d.at("read_GBps").get<double>());
-      disk_busy[device].push_back(d.at("busy_percent").get<double>() / 100);
-      disk_wait[device].push_back(d.at("read_wait_ms").get<double>());
+    for (const disk_load& d : sample.disks) {
+      disk_read[d.device].push_back(d.read_GBps);
+      disk_busy[d.device].push_back(d.busy_percent / 100);
+      disk_wait[d.device].push_back(d.read_wait_ms);
     }
-    for (const char* kind : {"network", "infiniband"}) {
-      for (const json& l : sample.at(kind)) {
-        const std::string name = link_name(l);
-        link_rate[name].push_back(
-            std::max(l.at("rx_GBps").get<double>(), l.at("tx_GBps").get<double>()));
-        if (!l.at("speed_Gbps").is_null()) link_speed[name] = l.at("speed_Gbps").get<double>();
-      }
+    for (const watch::link_rate& l : link_rates(sample)) {
+      link_rate[l.name].push_back(l.GBps);
+      if (l.speed_Gbps) link_speed[l.name] = l.speed_Gbps;
     }
-    s.machine_gpus = static_cast<int>(sample.at("gpus").size());
+    s.machine_gpus = static_cast<int>(sample.gpus.size());
     double busy = 0;
     double memory = 0;
     double rx = 0;
     std::optional<double> link;
     int used = 0;
-    for (const json& g : sample.at("gpus")) {
-      if (g.at("job_pids").empty() || g.at("utilization_percent").is_null()) continue;
-      job_gpus.insert(g.at("index").get<unsigned>());
+    for (const gpu_load& g : sample.gpus) {
+      if (!g.used_by_job() || !g.utilization_percent) continue;
+      job_gpus.insert(g.index);
       ++used;
-      busy += g.at("utilization_percent").get<double>() / 100;
-      if (!g.at("memory_utilization_percent").is_null()) {
+      busy += *g.utilization_percent / 100.0;
+      if (g.memory_utilization_percent) {
         memory_known = true;
-        memory += g.at("memory_utilization_percent").get<double>() / 100;
+        memory += *g.memory_utilization_percent / 100.0;
       }
-      if (!g.at("pcie_rx_GBps").is_null()) {
+      if (g.pcie_rx_GBps) {
         pcie_known = true;
-        rx = std::max(rx, g.at("pcie_rx_GBps").get<double>());
+        rx = std::max(rx, *g.pcie_rx_GBps);
       }
-      if (!g.at("nvlink_rx_GBps").is_null() && !g.at("nvlink_tx_GBps").is_null()) {
-        link = std::max(link.value_or(0), g.at("nvlink_rx_GBps").get<double>() +
-                                              g.at("nvlink_tx_GBps").get<double>());
-      }
+      if (const auto both = g.nvlink_GBps()) link = std::max(link.value_or(0), *both);
     }
     // A sample in which the job held no GPU (starting up, exiting) counts as idle.
     gpu_busy.push_back(used > 0 ? busy / used : 0.0);
@@ -353,11 +344,9 @@ summary summarize(const std::vector<json>& samples) {
   // The saturated threads of the last sample with the typical count, as the example to name.
   for (std::size_t i = samples.size(); i-- > 0 && s.threads_saturated > 0;) {
     if (static_cast<int>(saturated_counts[i]) != s.threads_saturated) continue;
-    for (const json& t : saturated_lists[i]) {
-      const double cores = t.at("cpu_cores").get<double>();
-      if (cores < saturated_thread) break;  // sorted, busiest first
-      s.saturated_threads.push_back({t.at("name").get<std::string>(), t.at("pid").get<pid_t>(),
-                                     cores, t.at("in_root").get<bool>()});
+    for (const thread_load& t : *saturated_lists[i]) {
+      if (t.cpu_cores < saturated_thread) break;  // sorted, busiest first
+      s.saturated_threads.push_back({t.name, t.pid, t.cpu_cores, t.in_root});
     }
     break;
   }

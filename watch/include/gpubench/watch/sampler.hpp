@@ -14,6 +14,7 @@
 
 #include "gpubench/core/json.hpp"
 #include "gpubench/harness/gpu_monitor.hpp"
+#include "gpubench/watch/sample.hpp"
 
 namespace gpubench::watch {
 
@@ -108,14 +109,8 @@ class sampler {
 inline constexpr double saturated_thread = 0.85;
 
 // The interval between two snapshots as rates and shares: one line of watch.jsonl.
-[[nodiscard]] json interval_sample(const snapshot& before, const snapshot& after,
-                                   double allowed_cores);
-
-// A sample's network or InfiniBand entry by its name: the interface, or the port ("mlx5_0/1").
-[[nodiscard]] std::string link_name(const json& link);
-// A sample's machine CPU figures (its "cpu" entry), or nullptr where it has none: a file written
-// before they were sampled, or an interval over which the job's affinity changed (`cpus` 0).
-[[nodiscard]] const json* machine_cpu(const json& sample);
+[[nodiscard]] interval interval_sample(const snapshot& before, const snapshot& after,
+                                       double allowed_cores);
 
 // Whether `pid` names a process this user may read (its /proc/PID/io is readable); the reason
 // when not.

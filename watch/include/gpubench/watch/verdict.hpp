@@ -13,6 +13,7 @@
 #include "gpubench/model/hardware.hpp"
 #include "gpubench/vocabulary/figures.hpp"
 #include "gpubench/vocabulary/verdicts.hpp"
+#include "gpubench/watch/sample.hpp"
 
 namespace gpubench::watch {
 
@@ -76,7 +77,7 @@ struct summary {
   std::optional<double> link_speed_Gbps;
 };
 
-[[nodiscard]] summary summarize(const std::vector<json>& samples);
+[[nodiscard]] summary summarize(const std::vector<interval>& samples);
 
 struct verdict {
   vocabulary::component limiting_component = vocabulary::component::none;
