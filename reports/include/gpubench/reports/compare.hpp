@@ -29,7 +29,7 @@ struct compared_machine {
   model::hardware_profile hw;
   std::optional<double> usd_per_hour;  // per node, after --set
   std::optional<double> network_Gbps;  // between nodes, per node
-  std::string network_basis;           // measured | catalog | set | unknown
+  model::basis network_basis = model::basis::unknown;
 };
 
 struct compared_cell {

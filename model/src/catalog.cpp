@@ -1,0 +1,221 @@
+// Catalog entries (configs/hardware/): reading one, finding the one a GPU's name matches.
+#include "catalog.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "gpubench/core/config_paths.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/json_reader.hpp"
+#include "gpubench/core/precision.hpp"
+#include "gpubench/core/statistics.hpp"
+#include "gpubench/core/text.hpp"
+
+namespace gpubench::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string join_sources(const json_reader& entry) {
+  if (!entry.has("source")) return "";
+  const json& source = entry.node().at("source");
+  if (source.is_string()) return source.get<std::string>();
+  if (!source.is_array()) entry.fail("source", "a string or an array of strings");
+  std::string text;
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    if (!source[i].is_string()) {
+      json_reader(source, entry.file(), json_path(entry.path(), "source"))
+          .fail_here("an array of strings");
+    }
+    if (!text.empty()) text += "; ";
+    text += source[i].get<std::string>();
+  }
+  return text;
+}
+
+// Reads the "figures" object: each member a number or {value, source, status, note, uncertain,
+// alt}. Null values go to `unknown` with their note.
+void read_figures(const json_reader& doc, hardware_profile& profile, basis from) {
+  if (!doc.has("figures")) return;
+  const json_reader figures = doc.member("figures");
+  if (!figures.node().is_object()) figures.fail_here("an object of figures");
+  for (const auto& [key, value] : figures.node().items()) {
+    const auto named = vocabulary::find_figure(key);
+    const json_reader entry(value, doc.file(), json_path(figures.path(), key));
+    if (!named) entry.fail_here("a known figure (" + vocabulary::figure_keys_text() + ")");
+    const figure_def& range = *named->def;
+    if (value.is_number()) {
+      const double number = entry.node().get<double>();
+      if (!std::isfinite(number) || number < range.min || number > range.max) {
+        entry.fail_here("a number in [" + format_plain(range.min) + ", " + format_plain(range.max) +
+                        "]");
+      }
+      profile.set(range, number, from, "", "", named->dtype);
+      continue;
+    }
+    entry.expect_object({"value", "source", "status", "note", "uncertain", "alt"});
+    const std::string note = entry.find_string("note").value_or("");
+    if (entry.has("value") && entry.node().at("value").is_null()) {
+      std::string why = entry.find_string("status").value_or("unknown");
+      if (!note.empty()) why.append(": ").append(note);
+      profile.unknown[key] = std::move(why);
+      continue;
+    }
+    const double number = entry.get_number("value", range.min, range.max);
+    profile.set(range, number, from, join_sources(entry), note, named->dtype);
+    if (entry.find_bool("uncertain").value_or(false)) profile.figures[key].uncertain = true;
+  }
+}
+
+// The "network" object of a system entry; null members are not stated.
+network_fabric read_network(const json_reader& doc) {
+  network_fabric net;
+  if (!doc.has("network")) return net;
+  const json_reader entry = doc.member("network");
+  entry.expect_object({"fabric", "nics", "nic_gbps", "source"});
+  const auto stated = [&](const char* key) {
+    return entry.has(key) && !entry.node().at(key).is_null();
+  };
+  if (stated("fabric")) net.fabric = entry.get_string("fabric");
+  if (stated("nics")) net.nics = static_cast<int>(entry.get_int("nics", 1, 1024));
+  if (stated("nic_gbps")) net.nic_gbps = entry.get_number("nic_gbps", 1e-3, 1e5);
+  net.source = join_sources(entry);
+  return net;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::filesystem::path catalog_dir() {
+  return config_dir() / "hardware";
+}
+
+// Catalog names are file names under configs/hardware/ and nothing else: lower-case letters,
+// digits, '.', '_' and '-', starting with a letter or digit (no '/', no '..' to climb out).
+bool catalog_name_shape(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  const auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+  };
+  const bool starts_plain =
+      (name[0] >= 'a' && name[0] <= 'z') || (name[0] >= '0' && name[0] <= '9');
+  return starts_plain && std::all_of(name.begin(), name.end(), plain) &&
+         name.find("..") == std::string::npos;
+}
+
+std::optional<std::filesystem::path> catalog_file(const std::string& name) {
+  if (!catalog_name_shape(name)) return std::nullopt;
+  std::error_code ec;
+  for (const char* kind : {"systems", "gpus"}) {
+    const fs::path path = catalog_dir() / kind / (name + ".json");
+    if (fs::is_regular_file(path, ec)) return path;
+  }
+  return std::nullopt;
+}
+
+// Fills every key the profile lacks from the catalog GPU entry.
+void fill_from_gpu_entry(hardware_profile& profile, const std::string& gpu_name) {
+  const hardware_profile gpu = load_catalog(gpu_name);
+  for (const auto& [key, fig] : gpu.figures) {
+    if (!profile.figures.contains(key)) profile.figures.emplace(key, fig);
+  }
+  for (const auto& [key, why] : gpu.unknown) {
+    if (!profile.figures.contains(key)) profile.unknown.emplace(key, why);
+  }
+  profile.gpu_model = gpu_name;
+}
+
+}  // namespace detail
+
+using detail::catalog_dir;
+using detail::catalog_file;
+using detail::fill_from_gpu_entry;
+
+std::vector<std::string> catalog_names(std::string_view kind) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(catalog_dir() / std::string(kind), ec)) {
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+hardware_profile parse_hardware(const json& doc, const std::string& file) {
+  const json_reader root(doc, file);
+  root.expect_object({"schema", "name", "kind", "description", "device_names", "provider",
+                      "gpu_model", "gpus_per_node", "interconnect", "network", "figures"});
+  if (root.get_string("schema") != hardware_schema) {
+    root.fail("schema", std::string("\"") + hardware_schema + "\"");
+  }
+  hardware_profile profile;
+  profile.name = root.get_string("name");
+  profile.kind = root.find_string("kind").value_or("file");
+  if (profile.kind != "gpu" && profile.kind != "system" && profile.kind != "file") {
+    root.fail("kind", "\"gpu\", \"system\" or \"file\"");
+  }
+  profile.description = root.find_string("description").value_or(profile.name);
+  profile.origin = file;
+  profile.gpus_per_node = static_cast<int>(root.find_int("gpus_per_node", 1, 1024).value_or(1));
+  profile.scalable = profile.kind == "gpu";
+  read_figures(root, profile, basis::catalog);
+  profile.network = read_network(root);
+  if (const auto gpu = root.find_string("gpu_model"); gpu && !gpu->empty()) {
+    if (profile.kind != "gpu") {
+      if (!catalog_file(*gpu)) {
+        root.fail("gpu_model", "the name of a catalog GPU (configs/hardware/gpus/)");
+      }
+      fill_from_gpu_entry(profile, *gpu);
+    }
+    profile.gpu_model = *gpu;
+  }
+  return profile;
+}
+
+hardware_profile load_catalog(const std::string& name) {
+  const auto path = catalog_file(name);
+  if (!path) {
+    std::vector<std::string> known = catalog_names("systems");
+    for (auto& n : catalog_names("gpus")) known.push_back(std::move(n));
+    throw input_error("catalog:" + name + ": expected a catalog name (" + join(known) + ")");
+  }
+  hardware_profile profile = parse_hardware(read_json_file(*path), path->string());
+  profile.origin = "catalog:" + name;
+  return profile;
+}
+
+std::optional<std::string> catalog_gpu_for_device(std::string_view device_name, double memory_GB) {
+  std::optional<std::string> best;
+  double best_gap = std::numeric_limits<double>::infinity();
+  std::size_t best_match = 0;
+  for (const auto& name : catalog_names("gpus")) {
+    const auto path = catalog_file(name);
+    const json doc = read_json_file(*path);
+    const auto names = doc.find("device_names");
+    if (names == doc.end() || !names->is_array()) continue;
+    for (const auto& candidate : *names) {
+      if (!candidate.is_string()) continue;
+      const auto text = candidate.get<std::string>();
+      if (text.empty() || device_name.find(text) == std::string_view::npos) continue;
+      double gpu_memory = 0;
+      if (const auto figs = doc.find("figures"); figs != doc.end()) {
+        if (const auto mem = figs->find(vocabulary::key_of(fig::gpu_memory)); mem != figs->end()) {
+          gpu_memory = mem->value("value", 0.0);
+        }
+      }
+      const double gap = memory_GB > 0 ? std::abs(gpu_memory - memory_GB) : 0.0;
+      // The longest matching device name wins; memory size breaks ties (A100 40 vs 80 GB).
+      if (text.size() > best_match || (text.size() == best_match && gap < best_gap)) {
+        best = name;
+        best_gap = gap;
+        best_match = text.size();
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace gpubench::model
