@@ -248,125 +248,91 @@ void merge_rank_reports(const std::vector<std::string>& reports, results_documen
   }
 }
 
-}  // namespace
+// The ranks of one job acting as one. An input error on any rank stops every rank (each sees all
+// errors through one collective, so none waits on a rank that already left).
+class rank_group {
+ public:
+  explicit rank_group(job& the_job) : job_(the_job), root_(the_job.layout().rank == 0) {}
 
-session_result run_session(const session_request& args, const session_environment& environment) {
-  if (!GPUBENCH_HAVE_MPI) {
-    if (const auto launcher = mpi_launcher_detected()) {
-      throw input_error("gpubench was built without MPI but was started by an MPI launcher (" +
-                        *launcher +
-                        "): rebuild with -DGPUBENCH_MPI=ON, or start one gpubench process");
-    }
-  }
-  const std::unique_ptr<job> the_job = job::start();
-  const job_layout& layout = the_job->layout();
-  const bool root = layout.rank == 0;
-  if (the_job->distributed() && layout.node_leader && !widen_affinity_to_all_cpus()) {
-    std::cerr << "gpubench: warning: rank " << layout.rank
-              << " could not widen its CPU binding; host benchmarks on " << layout.node
-              << " see only the cores the launcher gave it\n";
-  }
-  // An input error on any rank stops every rank (each sees all errors through one collective,
-  // so none waits on a rank that already left). Rank 0 says why before any rank exits: a rank
-  // that left at once could have the launcher kill rank 0 before it printed a word.
-  const auto stop_every_rank = [&](const std::string& message) {
-    if (root) std::cerr << "gpubench: " << message << std::endl;
-    if (the_job->distributed()) the_job->barrier();
-    return ended(exit_bad_input);
-  };
-  const auto first_error = [&](const std::string& mine) -> std::optional<std::string> {
-    const auto errors = the_job->all_gather(mine);
+  [[nodiscard]] job& the_job() const { return job_; }
+  [[nodiscard]] const job_layout& layout() const { return job_.layout(); }
+  [[nodiscard]] bool root() const { return root_; }
+  [[nodiscard]] bool distributed() const { return job_.distributed(); }
+
+  // The first rank's error, named by its rank in a multi-rank job; nullopt when none has one.
+  [[nodiscard]] std::optional<std::string> first_error(const std::string& mine) const {
+    const auto errors = job_.all_gather(mine);
     for (std::size_t r = 0; r < errors.size(); ++r) {
       if (errors[r].empty()) continue;
-      return the_job->distributed() ? "rank " + std::to_string(r) + ": " + errors[r] : errors[r];
+      return job_.distributed() ? "rank " + std::to_string(r) + ": " + errors[r] : errors[r];
     }
     return std::nullopt;
-  };
+  }
+  // Rank 0 says why before any rank exits: a rank that left at once could have the launcher kill
+  // rank 0 before it printed a word.
+  [[nodiscard]] session_result stop(const std::string& message) const {
+    if (root_) std::cerr << "gpubench: " << message << std::endl;
+    if (job_.distributed()) job_.barrier();
+    return ended(exit_bad_input);
+  }
 
-  // Inputs first: a bad flag or file costs nothing and touches nothing.
-  std::optional<suite> s;
+ private:
+  job& job_;
+  bool root_;
+};
+
+// What the command line asks for, read before anything is measured or created.
+struct session_inputs {
+  std::optional<suite> chosen;
   plan_request request;
   std::vector<fs::path> scratch;
-  std::string problem;
+};
+
+// Inputs first: a bad flag or file costs nothing and touches nothing. Returns the error, or "".
+std::string read_inputs(const session_request& args, session_inputs& in) {
   try {
-    s = load_suite(args.suite);
-    request.only = args.only;
-    request.skip = args.skip;
+    in.chosen = load_suite(args.suite);
+    in.request.only = args.only;
+    in.request.skip = args.skip;
     for (const auto& text : args.axes) {
-      request.axis_overrides.push_back(parse_axis_override(text));
+      in.request.axis_overrides.push_back(parse_axis_override(text));
     }
     if (args.duration_s) {
-      request.axis_overrides.push_back({"*", "duration_s", {std::to_string(*args.duration_s)}});
+      in.request.axis_overrides.push_back({"*", "duration_s", {std::to_string(*args.duration_s)}});
     }
-    scratch = parse_scratch_dirs(args.scratch);
+    in.scratch = parse_scratch_dirs(args.scratch);
     if (args.check_other_inputs) args.check_other_inputs();
   } catch (const input_error& e) {
-    problem = e.what();
+    return e.what();
   }
-  if (const auto error = first_error(problem)) return stop_every_rank(*error);
+  return "";
+}
 
-  system_info system = environment.discover ? environment.discover() : discover_system();
-  if (the_job->distributed()) {
-    try {
-      const job_identity mine = identity_of(args, *s, system);
-      require_agreement("the gpubench build", the_job->all_gather(mine.build));
-      require_agreement("the suite and its options", the_job->all_gather(mine.suite));
-      require_agreement("the GPU count per node", the_job->all_gather(mine.gpu_count));
-    } catch (const input_error& e) {
-      return stop_every_rank(e.what());  // every rank saw the same disagreement
-    }
-    if (const auto error = first_error(problem)) return stop_every_rank(*error);
-  }
+// Every rank runs the same build and suite on nodes with as many GPUs; throws input_error where
+// they differ (every rank sees the same disagreement).
+void require_same_job(const rank_group& ranks, const session_request& args, const suite& chosen,
+                      const system_info& system) {
+  const job_identity mine = identity_of(args, chosen, system);
+  require_agreement("the gpubench build", ranks.the_job().all_gather(mine.build));
+  require_agreement("the suite and its options", ranks.the_job().all_gather(mine.suite));
+  require_agreement("the GPU count per node", ranks.the_job().all_gather(mine.gpu_count));
+}
 
-  run_options options;
+// The GPUs --gpus names. Returns the error, or "".
+std::string parse_gpus(const session_request& args, const system_info& system,
+                       run_options& options) {
   try {
     options.gpus = parse_gpu_list(args.gpus, system);
   } catch (const input_error& e) {
-    problem = e.what();
+    return e.what();
   }
-  if (const auto error = first_error(problem)) return stop_every_rank(*error);
-  if (the_job->distributed()) {
-    // One rank per GPU, whether the ranks all see the node's GPUs (mpirun) or each sees its own
-    // (srun --gpus-per-task=1): assign_rank_gpus decides from what every rank on the node sees.
-    problem = assign_this_rank_gpu(*the_job, system, options);
-  }
-  if (const auto error = first_error(problem)) return stop_every_rank(*error);
-  options.verify = !args.skip_verify;
-  options.timeout_s = args.timeout_s;
-  const std::string driver = system.gpu_status.driver_version;
+  return "";
+}
 
-  // The plan, checked on every rank before anything is created.
-  std::vector<planned_benchmark> plan;
-  try {
-    plan = make_plan(*s, request, *environment.benchmarks, context(system, options, the_job.get()));
-  } catch (const input_error& e) {
-    problem = e.what();
-  }
-  if (const auto error = first_error(problem)) return stop_every_rank(*error);
-
-  // Rank 0 makes the results folder; the others learn where it is.
-  claimed_folder claim;  // held until the run's results are saved
-  if (root) {
-    try {
-      claim = make_output_folder(args.out, layout.node);
-    } catch (const input_error& e) {
-      problem = e.what();
-    }
-  }
-  if (const auto error = first_error(problem)) return stop_every_rank(*error);
-  const fs::path out = the_job->all_gather(claim.path().string()).front();
-
-  const bool default_scratch = scratch.empty();
-  if (default_scratch) {
-    // Inside the results folder (one per node in a multi-node job); removed at the end if the
-    // benchmarks left it empty.
-    scratch.push_back(out / (the_job->distributed() ? "scratch-" + folder_safe(layout.node)
-                                                    : std::string("scratch")));
-    if (layout.node_leader) fs::create_directories(scratch.back());
-  }
-  options.scratch_dirs = scratch;
-  const context ctx(std::move(system), options, the_job.get());
-
+// The results file's header: this build, the run's arguments and the machine.
+results_document new_document(const session_request& args, const job_layout& layout,
+                              const std::string& suite_name, const std::string& driver,
+                              const system_info& system) {
   results_document doc;
   doc.meta.version = version();
   doc.meta.git = git_describe();
@@ -378,27 +344,140 @@ session_result run_session(const session_request& args, const session_environmen
   doc.meta.driver = driver;
   doc.meta.nccl = nccl_version();
   doc.meta.mpi_ranks = layout.size;
-  doc.meta.suite = s->name;
+  doc.meta.suite = suite_name;
   doc.meta.warnings = build_warnings();
-  doc.system = ctx.system();
-  if (root) {
-    for (const auto& warning : doc.meta.warnings) {
-      std::cerr << "gpubench: warning: " << warning << "\n";
+  doc.system = system;
+  return doc;
+}
+
+// Rank 0 says what runs and where its results go, after the build's warnings.
+void announce(const rank_group& ranks, const results_document& doc, std::size_t cases,
+              const fs::path& results_path) {
+  for (const auto& warning : doc.meta.warnings) {
+    std::cerr << "gpubench: warning: " << warning << "\n";
+  }
+  const job_layout& layout = ranks.layout();
+  std::cerr << "gpubench: suite '" << doc.meta.suite << "', " << cases << " cases"
+            << (ranks.distributed() ? " per rank, " + std::to_string(layout.size) + " ranks on " +
+                                          std::to_string(layout.node_count) + " node(s)"
+                                    : std::string())
+            << ", results in " << results_path.string() << "\n";
+}
+
+// A multi-rank run's end: every rank's results gathered into rank 0's file. Returns the ended
+// session of every other rank; rank 0's outcome counts the whole job's results.
+std::optional<session_result> gather_ranks(const rank_group& ranks, const fs::path& results_path,
+                                           results_document& doc, run_outcome& outcome) {
+  if (outcome.interrupted) {
+    // No gather: a rank may be gone (a launcher signals the others when one dies). Rank 0's
+    // results.json keeps what rank 0 finished, marked interrupted; the other ranks' are lost.
+    if (ranks.root()) {
+      std::cerr << "gpubench: interrupted: " << results_path.string()
+                << " holds rank 0's finished results only (the ranks' results are gathered at "
+                   "the end of a run)\n";
+    }
+    return ended(exit_interrupted);
+  }
+  const auto reports = ranks.the_job().gather_to_root(rank_report(ranks.layout(), doc));
+  if (!ranks.root()) {
+    return ended(outcome.interrupted  ? exit_interrupted
+                 : outcome.failed > 0 ? exit_failure
+                                      : exit_ok);
+  }
+  merge_rank_reports(reports, doc);
+  outcome = {};
+  for (const auto& r : doc.results) {
+    outcome.ok += r.status == result_status::ok ? 1 : 0;
+    outcome.skipped += r.status == result_status::skipped ? 1 : 0;
+    outcome.failed += r.status == result_status::failed ? 1 : 0;
+  }
+  outcome.interrupted = doc.meta.interrupted = interrupt_requested();
+  doc.meta.finished = iso8601_now();
+  save_results(results_path, doc, outcome);
+  return std::nullopt;
+}
+
+}  // namespace
+
+session_result run_session(const session_request& args, const session_environment& environment) {
+  if (!GPUBENCH_HAVE_MPI) {
+    if (const auto launcher = mpi_launcher_detected()) {
+      throw input_error("gpubench was built without MPI but was started by an MPI launcher (" +
+                        *launcher +
+                        "): rebuild with -DGPUBENCH_MPI=ON, or start one gpubench process");
     }
   }
+  const std::unique_ptr<job> the_job = job::start();
+  const rank_group ranks(*the_job);
+  const job_layout& layout = ranks.layout();
+  const bool root = ranks.root();
+  if (ranks.distributed() && layout.node_leader && !widen_affinity_to_all_cpus()) {
+    std::cerr << "gpubench: warning: rank " << layout.rank
+              << " could not widen its CPU binding; host benchmarks on " << layout.node
+              << " see only the cores the launcher gave it\n";
+  }
 
+  session_inputs in;
+  if (const auto error = ranks.first_error(read_inputs(args, in))) return ranks.stop(*error);
+  system_info system = environment.discover ? environment.discover() : discover_system();
+  if (ranks.distributed()) {
+    try {
+      require_same_job(ranks, args, *in.chosen, system);
+    } catch (const input_error& e) {
+      return ranks.stop(e.what());
+    }
+  }
+  run_options options;
+  std::string problem = parse_gpus(args, system, options);
+  if (const auto error = ranks.first_error(problem)) return ranks.stop(*error);
+  if (ranks.distributed()) {
+    // One rank per GPU, whether the ranks all see the node's GPUs (mpirun) or each sees its own
+    // (srun --gpus-per-task=1): assign_rank_gpus decides from what every rank on the node sees.
+    problem = assign_this_rank_gpu(*the_job, system, options);
+  }
+  if (const auto error = ranks.first_error(problem)) return ranks.stop(*error);
+  options.verify = !args.skip_verify;
+  options.timeout_s = args.timeout_s;
+  const std::string driver = system.gpu_status.driver_version;
+
+  // The plan, checked on every rank before anything is created.
+  std::vector<planned_benchmark> plan;
+  try {
+    plan = make_plan(*in.chosen, in.request, *environment.benchmarks,
+                     context(system, options, the_job.get()));
+  } catch (const input_error& e) {
+    problem = e.what();
+  }
+  if (const auto error = ranks.first_error(problem)) return ranks.stop(*error);
+
+  // Rank 0 makes the results folder; the others learn where it is.
+  claimed_folder claim;  // held until the run's results are saved
+  if (root) {
+    try {
+      claim = make_output_folder(args.out, layout.node);
+    } catch (const input_error& e) {
+      problem = e.what();
+    }
+  }
+  if (const auto error = ranks.first_error(problem)) return ranks.stop(*error);
+  const fs::path out = the_job->all_gather(claim.path().string()).front();
+
+  const bool default_scratch = in.scratch.empty();
+  if (default_scratch) {
+    // Inside the results folder (one per node in a multi-node job); removed at the end if the
+    // benchmarks left it empty.
+    in.scratch.push_back(out / (ranks.distributed() ? "scratch-" + folder_safe(layout.node)
+                                                    : std::string("scratch")));
+    if (layout.node_leader) fs::create_directories(in.scratch.back());
+  }
+  options.scratch_dirs = in.scratch;
+  const context ctx(std::move(system), options, the_job.get());
+  results_document doc = new_document(args, layout, in.chosen->name, driver, ctx.system());
   const fs::path results_path = root ? out / "results.json" : fs::path();
   install_interrupt_handlers();
-  if (root) {
-    std::cerr << "gpubench: suite '" << s->name << "', " << count_cases(plan) << " cases"
-              << (the_job->distributed()
-                      ? " per rank, " + std::to_string(layout.size) + " ranks on " +
-                            std::to_string(layout.node_count) + " node(s)"
-                      : std::string())
-              << ", results in " << results_path.string() << "\n";
-  }
+  if (root) announce(ranks, doc, count_cases(plan), results_path);
   run_hooks hooks;
-  if (the_job->distributed()) {
+  if (ranks.distributed()) {
     hooks.runs_here = [&](const benchmark_definition& def) {
       return def.scope() == run_scope::per_rank || layout.node_leader;
     };
@@ -409,35 +488,10 @@ session_result run_session(const session_request& args, const session_environmen
 
   if (default_scratch && layout.node_leader) {
     std::error_code ec;
-    fs::remove(scratch.front(), ec);  // only if empty
+    fs::remove(in.scratch.front(), ec);  // only if empty
   }
-  if (the_job->distributed() && outcome.interrupted) {
-    // No gather: a rank may be gone (a launcher signals the others when one dies). Rank 0's
-    // results.json keeps what rank 0 finished, marked interrupted; the other ranks' are lost.
-    if (root) {
-      std::cerr << "gpubench: interrupted: " << results_path.string()
-                << " holds rank 0's finished results only (the ranks' results are gathered at "
-                   "the end of a run)\n";
-    }
-    return ended(exit_interrupted);
-  }
-  if (the_job->distributed()) {
-    const auto reports = the_job->gather_to_root(rank_report(layout, doc));
-    if (!root) {
-      return ended(outcome.interrupted  ? exit_interrupted
-                   : outcome.failed > 0 ? exit_failure
-                                        : exit_ok);
-    }
-    merge_rank_reports(reports, doc);
-    outcome = {};
-    for (const auto& r : doc.results) {
-      outcome.ok += r.status == result_status::ok ? 1 : 0;
-      outcome.skipped += r.status == result_status::skipped ? 1 : 0;
-      outcome.failed += r.status == result_status::failed ? 1 : 0;
-    }
-    outcome.interrupted = doc.meta.interrupted = interrupt_requested();
-    doc.meta.finished = iso8601_now();
-    save_results(results_path, doc, outcome);
+  if (ranks.distributed()) {
+    if (auto ended_here = gather_ranks(ranks, results_path, doc, outcome)) return *ended_here;
   }
   session_result session;
   session.holds_results = true;

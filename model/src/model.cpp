@@ -39,7 +39,8 @@ double interpolate_log(const std::vector<std::pair<double, double>>& points, dou
   return points.back().second;
 }
 
-component make_component(component_id name, std::optional<double> ceiling, basis from, std::string detail) {
+component make_component(component_id name, std::optional<double> ceiling, basis from,
+                         std::string detail) {
   component comp;
   comp.name = name;
   comp.samples_per_s = ceiling;
@@ -74,14 +75,24 @@ std::optional<std::string> unsupported_reason(const workload& w) {
 
 namespace {
 
-// The prediction; with `advise`, also what would move its limit (which asks the model about other
-// layouts of the same job, without advice).
 sizing predict_with(const hardware_profile& hw, const workload& w, const constants& given,
-                    const run_options& options, bool advise) {
-  // The workload's software stack brings its own fitted efficiencies.
-  const bool as_given = w.stack == given.stack;
-  const constants for_stack = as_given ? constants{} : given.for_stack(w.stack);
-  const constants& c = as_given ? given : for_stack;
+                    const run_options& options, bool advise);
+
+// What the phases of a prediction share: the job's data-parallel layout and the model of its step.
+struct step_model {
+  detail::data_parallel dp;
+  double samples_per_step = 0;
+  detail::gpu_times gpu;
+  detail::allreduce_model ar;
+  detail::exchange exchange;
+  double backward_s = 0;
+  double gpu_ceiling = 0;  // samples/s the GPU step alone allows
+  detail::input_pipeline in;
+};
+
+// The sizing's frame: the job as given and the machine it runs on (precision, batch, GPUs per
+// node, nodes), the figures assumed from the catalog and the notes.
+sizing frame(const hardware_profile& hw, const workload& w, const run_options& options) {
   sizing s;
   s.workload = w.name;
   s.hardware = hw.origin;
@@ -110,11 +121,6 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
     s.gpus_per_node = hw.gpus_per_node;
   }
   s.nodes = options.nodes.value_or(w.nodes);
-  const int ranks = s.gpus_per_node * s.nodes;
-  // With a tensor x pipeline split, one data-parallel replica is T x P GPUs.
-  const detail::data_parallel dp = detail::data_parallel_group(w, s.gpus_per_node, s.nodes);
-  const double samples_per_step = static_cast<double>(dp.ranks()) * s.batch_per_gpu;
-
   for (const auto& [key, fig] : hw.figures) {
     if (fig.from == basis::catalog && hw.kind == "measured") s.assumed.push_back(key);
   }
@@ -123,31 +129,45 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
     s.supported = false;
     s.notes.push_back(std::move(*why));
   }
+  return s;
+}
 
-  // The GPU step, then the exchange its strategy needs (both before anchoring: the reference is
-  // modelled the same way, and its exposed communication is taken off its measured step).
-  detail::gpu_times gpu = detail::gpu_step(hw, w, c, s.precision, s.batch_per_gpu, dp, s.assumed);
-  step_breakdown& step = gpu.step;
-  s.tokens_per_sample = gpu.tokens_per_sample;
-  const detail::allreduce_model ar = detail::allreduce_for(hw, c, dp.per_node, dp.nodes, s.assumed);
-  const double backward_s = detail::backward_seconds(step);
-  detail::exchange exchange;
-  if (dp.ranks() > 1) {
-    exchange = detail::strategy_of(w.strategy).cost(gpu, ar, c, w, s.precision, dp.ranks());
-    step.communication_s = exchange.per_step_s;
-    step.communication_exposed_s = exchange.exposed_s;
+// The GPU step, then the exchange its strategy needs (both before anchoring: the reference is
+// modelled the same way, and its exposed communication is taken off its measured step), the
+// model-parallel groups' times, and the input pipeline beside the GPUs.
+step_model model_step(const hardware_profile& hw, const workload& w, const constants& c,
+                      sizing& s) {
+  step_model m;
+  // With a tensor x pipeline split, one data-parallel replica is T x P GPUs.
+  m.dp = detail::data_parallel_group(w, s.gpus_per_node, s.nodes);
+  m.samples_per_step = static_cast<double>(m.dp.ranks()) * s.batch_per_gpu;
+  m.gpu = detail::gpu_step(hw, w, c, s.precision, s.batch_per_gpu, m.dp, s.assumed);
+  step_breakdown& step = m.gpu.step;
+  s.tokens_per_sample = m.gpu.tokens_per_sample;
+  m.ar = detail::allreduce_for(hw, c, m.dp.per_node, m.dp.nodes, s.assumed);
+  m.backward_s = detail::backward_seconds(step);
+  if (m.dp.ranks() > 1) {
+    m.exchange = detail::strategy_of(w.strategy).cost(m.gpu, m.ar, c, w, s.precision, m.dp.ranks());
+    step.communication_s = m.exchange.per_step_s;
+    step.communication_exposed_s = m.exchange.exposed_s;
   }
   detail::anchor(w, c, s.precision, step, s);
-  detail::model_parallel_times(hw, c, w, gpu, s.gpus_per_node, step);
+  detail::model_parallel_times(hw, c, w, m.gpu, s.gpus_per_node, step);
   step.gpu_step_s =
-      gpu.busy() + step.communication_exposed_s + step.tensor_parallel_s + step.pipeline_bubble_s;
-  const double gpu_ceiling = samples_per_step / step.gpu_step_s;
+      m.gpu.busy() + step.communication_exposed_s + step.tensor_parallel_s + step.pipeline_bubble_s;
+  m.gpu_ceiling = m.samples_per_step / step.gpu_step_s;
+  m.in = detail::input_ceilings(hw, w, c, s.gpus_per_node, s.nodes, s.assumed);
+  return m;
+}
 
-  // The input pipeline beside the GPUs: it limits only where it is slower.
-  detail::input_pipeline in = detail::input_ceilings(hw, w, c, s.gpus_per_node, s.nodes, s.assumed);
-  double predicted = gpu_ceiling;
+// The rate and what limits it: the input pipeline only where it is slower than the GPU step, else
+// the step's largest part; no rate where the job does not fit in GPU memory.
+void choose_limit(const hardware_profile& hw, const workload& w, const constants& c,
+                  const step_model& m, sizing& s) {
+  const step_breakdown& step = m.gpu.step;
+  double predicted = m.gpu_ceiling;
   std::optional<component_id> input_limit;
-  for (const component* comp : {&in.cpu, &in.storage, &in.pcie}) {
+  for (const component* comp : {&m.in.cpu, &m.in.storage, &m.in.pcie}) {
     if (comp->samples_per_s && *comp->samples_per_s < predicted) {
       predicted = *comp->samples_per_s;
       input_limit = comp->name;
@@ -155,48 +175,54 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   }
   const double compute_part = detail::compute_part(step);
   const double memory_part = detail::memory_part(step);
-  component_id limit =
-      input_limit.value_or(compute_part >= memory_part ? component_id::gpu_compute : component_id::gpu_memory);
+  component_id limit = input_limit.value_or(compute_part >= memory_part ? component_id::gpu_compute
+                                                                        : component_id::gpu_memory);
   if (!input_limit &&
       step.communication_exposed_s + step.tensor_parallel_s > std::max(compute_part, memory_part)) {
     limit = component_id::communication;
   }
   // A job that does not fit in GPU memory runs at no rate: the rate it would reach is kept apart.
-  s.memory = detail::memory_per_gpu(hw, w, c, s.precision, gpu.ops, s.batch_per_gpu, dp);
+  s.memory = detail::memory_per_gpu(hw, w, c, s.precision, m.gpu.ops, s.batch_per_gpu, m.dp);
   s.samples_per_s_if_it_fit = predicted;
   if (!s.memory.fits) {
     limit = component_id::memory_capacity;
     predicted = 0;
   }
   s.predicted_samples_per_s = predicted;
-  s.per_gpu_samples_per_s = predicted / ranks;
+  s.per_gpu_samples_per_s = predicted / (s.gpus_per_node * s.nodes);
   s.limiting_component = limit;
   s.step = step;
+}
 
-  const double gpu_busy_share = predicted / gpu_ceiling;  // < 1 when the input pipeline limits
+// Every component's own ceiling and how much of it the predicted rate uses.
+void add_components(const workload& w, const step_model& m, sizing& s) {
+  const step_breakdown& step = m.gpu.step;
+  const double gpu_busy_share =
+      s.predicted_samples_per_s / m.gpu_ceiling;  // < 1 when the input pipeline limits
   auto gpu_component = [&](component_id name, double seconds, basis from, std::string detail) {
     component comp = detail::make_component(
-        name, seconds > 0 ? std::optional(samples_per_step / seconds) : std::nullopt, from,
+        name, seconds > 0 ? std::optional(m.samples_per_step / seconds) : std::nullopt, from,
         std::move(detail));
     comp.utilization = seconds / step.gpu_step_s * gpu_busy_share;
     return comp;
   };
   s.components.push_back(gpu_component(
-      component_id::gpu_compute, compute_part, s.anchored ? basis::anchored : gpu.compute_basis,
+      component_id::gpu_compute, detail::compute_part(step),
+      s.anchored ? basis::anchored : m.gpu.compute_basis,
       fmt(step.flops / 1e12) + " TFLOP per step at " + gemm_dtype(s.precision) + "; " +
-          fmt(gpu.kernels) + " kernels, " + fmt(step.host_s * 1e3) + " ms to issue" +
+          fmt(m.gpu.kernels) + " kernels, " + fmt(step.host_s * 1e3) + " ms to issue" +
           (step.pipeline_bubble_s > 0
                ? "; " + fmt(step.pipeline_bubble_s * 1e3) + " ms in the pipeline bubble"
                : std::string())));
-  s.components.push_back(gpu_component(component_id::gpu_memory, memory_part,
-                                       s.anchored ? basis::anchored : gpu.memory_basis,
+  s.components.push_back(gpu_component(component_id::gpu_memory, detail::memory_part(step),
+                                       s.anchored ? basis::anchored : m.gpu.memory_basis,
                                        "memory-bound kernels and the " + w.optimizer + " step"));
-  if (ranks > 1) {
+  if (s.gpus_per_node * s.nodes > 1) {
     std::string detail;
-    if (dp.ranks() > 1) {
-      detail = exchange.what + fmt(exchange.bytes / 1e6) + " MB over " +
-               std::to_string(dp.ranks()) + " GPUs at " + fmt(ar.busbw_GBps) + " GB/s busbw (" +
-               ar.detail + "); " + fmt(step.communication_s * 1e3) + " ms, " +
+    if (m.dp.ranks() > 1) {
+      detail = m.exchange.what + fmt(m.exchange.bytes / 1e6) + " MB over " +
+               std::to_string(m.dp.ranks()) + " GPUs at " + fmt(m.ar.busbw_GBps) + " GB/s busbw (" +
+               m.ar.detail + "); " + fmt(step.communication_s * 1e3) + " ms, " +
                fmt(step.communication_exposed_s * 1e3) + " ms not hidden";
     }
     if (step.tensor_parallel_s > 0) {
@@ -206,75 +232,107 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
     }
     s.components.push_back(gpu_component(component_id::communication,
                                          step.communication_exposed_s + step.tensor_parallel_s,
-                                         ar.basis, detail));
+                                         m.ar.basis, detail));
   } else {
-    s.components.push_back(detail::make_component(
-        component_id::communication, std::nullopt, basis::not_applicable, "one GPU: no gradient exchange"));
+    s.components.push_back(detail::make_component(component_id::communication, std::nullopt,
+                                                  basis::not_applicable,
+                                                  "one GPU: no gradient exchange"));
   }
-  for (component* comp : {&in.pcie, &in.storage, &in.cpu}) {
-    if (comp->samples_per_s) comp->utilization = predicted / *comp->samples_per_s;
-    s.components.push_back(*comp);
+  for (component comp : {m.in.pcie, m.in.storage, m.in.cpu}) {
+    if (comp.samples_per_s) comp.utilization = s.predicted_samples_per_s / *comp.samples_per_s;
+    s.components.push_back(std::move(comp));
   }
+}
 
-  if (!advise) return s;
-  // What would move the limit: each part's own advice, then the next ceiling and what is unknown.
-  auto& advice = s.recommendations;
-  const auto rate_with = [&](const workload& changed) {
-    return predict_with(hw, changed, given, options, false).predicted_samples_per_s;
-  };
-  if (!s.memory.fits) {
-    const auto memory_with = [&](const workload& changed, int batch, int gpus_per_node) {
-      return detail::memory_per_gpu(hw, changed, c, s.precision, batch, gpus_per_node, s.nodes);
-    };
-    detail::advise_memory(s, w, memory_with, advice);
-    return s;
-  }
-  detail::advise_input(limit, in, hw, w, c, s.gpus_per_node, s.nodes, gpu_ceiling, advice);
-  if (limit == component_id::communication) {
-    detail::advise_communication(exchange, ar, c, step, backward_s, w, predicted, rate_with,
-                                 advice);
-  }
-  detail::advise_gpu(limit, gpu, step, hw, s.precision, advice);
-  detail::advise_unknown_network(ar, c, s.nodes, advice);
-  // Extra nodes that barely add (or take away) throughput are the first thing to say: against
-  // the fewest nodes that hold one model replica (one node unless tensor x pipeline spans more).
+// Extra nodes that barely add (or take away) throughput: against the fewest nodes that hold one
+// model replica (one node unless tensor x pipeline spans more).
+void advise_nodes(const hardware_profile& hw, const workload& w, const constants& given,
+                  const run_options& options, const step_model& m, sizing& s) {
   int base_nodes = 1;
   while (base_nodes < s.nodes && (s.nodes % base_nodes != 0 ||
                                   (base_nodes * s.gpus_per_node) % (w.tensor * w.pipeline) != 0)) {
     ++base_nodes;
   }
-  if (base_nodes < s.nodes) {
-    run_options fewer = options;
-    fewer.nodes = base_nodes;
-    const double base_rate = predict_with(hw, w, given, fewer, false).predicted_samples_per_s;
-    const double times = static_cast<double>(s.nodes) / base_nodes;
-    const double scaling = predicted / (base_rate * times);
-    if (scaling < 0.5) {
-      const std::string base_name =
-          base_nodes == 1 ? "one node's" : std::to_string(base_nodes) + " nodes'";
-      advice.push_back(std::to_string(s.nodes) + " nodes predict " + fmt(predicted / base_rate) +
-                       "x " + base_name + " " + fmt(base_rate) + " samples/s (" +
-                       fmt(scaling * 100) + "% scaling efficiency): the exchange between nodes (" +
-                       ar.detail + ") takes the rest, so each added node buys little");
-    }
+  if (base_nodes >= s.nodes) return;
+  run_options fewer = options;
+  fewer.nodes = base_nodes;
+  const double predicted = s.predicted_samples_per_s;
+  const double base_rate = predict_with(hw, w, given, fewer, false).predicted_samples_per_s;
+  const double times = static_cast<double>(s.nodes) / base_nodes;
+  const double scaling = predicted / (base_rate * times);
+  if (scaling < 0.5) {
+    const std::string base_name =
+        base_nodes == 1 ? "one node's" : std::to_string(base_nodes) + " nodes'";
+    s.recommendations.push_back(std::to_string(s.nodes) + " nodes predict " +
+                                fmt(predicted / base_rate) + "x " + base_name + " " +
+                                fmt(base_rate) + " samples/s (" + fmt(scaling * 100) +
+                                "% scaling efficiency): the exchange between nodes (" +
+                                m.ar.detail + ") takes the rest, so each added node buys little");
   }
+}
+
+// After the limit, the next ceiling; and every component nothing states a figure for.
+void advise_ceilings(sizing& s) {
   std::vector<std::pair<double, std::string>> ceilings;
   for (const component& comp : s.components) {
-    if (comp.samples_per_s && comp.name != limit)
+    if (comp.samples_per_s && comp.name != s.limiting_component)
       ceilings.emplace_back(*comp.samples_per_s, to_string(comp.name));
   }
   std::sort(ceilings.begin(), ceilings.end());
   if (!ceilings.empty()) {
-    advice.push_back("after " + std::string(to_string(limit)) + ", the next ceiling is " +
-                     ceilings.front().second + " at " + fmt(ceilings.front().first) + " samples/s");
+    s.recommendations.push_back("after " + std::string(to_string(s.limiting_component)) +
+                                ", the next ceiling is " + ceilings.front().second + " at " +
+                                fmt(ceilings.front().first) + " samples/s");
   }
   for (const component& comp : s.components) {
     if (comp.basis == basis::unknown) {
-      advice.push_back(std::string(to_string(comp.name)) + " not modelled (" + comp.detail +
-                       "): measure it with gpubench run "
-                       "on the machine or state it with --set");
+      s.recommendations.push_back(std::string(to_string(comp.name)) + " not modelled (" +
+                                  comp.detail +
+                                  "): measure it with gpubench run "
+                                  "on the machine or state it with --set");
     }
   }
+}
+
+// What would move the limit: each part's own advice, then the node count, the next ceiling and
+// what is unknown (asking the model about other layouts of the same job, without advice).
+void advise(const hardware_profile& hw, const workload& w, const constants& given,
+            const constants& c, const run_options& options, const step_model& m, sizing& s) {
+  auto& advice = s.recommendations;
+  if (!s.memory.fits) {
+    const auto memory_with = [&](const workload& changed, int batch, int gpus_per_node) {
+      return detail::memory_per_gpu(hw, changed, c, s.precision, batch, gpus_per_node, s.nodes);
+    };
+    detail::advise_memory(s, w, memory_with, advice);
+    return;
+  }
+  const component_id limit = s.limiting_component;
+  detail::advise_input(limit, m.in, hw, w, c, s.gpus_per_node, s.nodes, m.gpu_ceiling, advice);
+  if (limit == component_id::communication) {
+    const auto rate_with = [&](const workload& changed) {
+      return predict_with(hw, changed, given, options, false).predicted_samples_per_s;
+    };
+    detail::advise_communication(m.exchange, m.ar, c, m.gpu.step, m.backward_s, w,
+                                 s.predicted_samples_per_s, rate_with, advice);
+  }
+  detail::advise_gpu(limit, m.gpu, m.gpu.step, hw, s.precision, advice);
+  detail::advise_unknown_network(m.ar, c, s.nodes, advice);
+  advise_nodes(hw, w, given, options, m, s);
+  advise_ceilings(s);
+}
+
+// The prediction; with `advise`, also what would move its limit.
+sizing predict_with(const hardware_profile& hw, const workload& w, const constants& given,
+                    const run_options& options, bool advise_too) {
+  // The workload's software stack brings its own fitted efficiencies.
+  const bool as_given = w.stack == given.stack;
+  const constants for_stack = as_given ? constants{} : given.for_stack(w.stack);
+  const constants& c = as_given ? given : for_stack;
+  sizing s = frame(hw, w, options);
+  const step_model m = model_step(hw, w, c, s);
+  choose_limit(hw, w, c, m, s);
+  add_components(w, m, s);
+  if (advise_too) advise(hw, w, given, c, options, m, s);
   return s;
 }
 

@@ -155,134 +155,189 @@ step_ops resnet50(const std::map<std::string, double>& p, const std::map<std::st
   return step;
 }
 
-step_ops transformer(const std::map<std::string, double>& p, const std::map<std::string, bool>& f,
-                     int batch, double act_bytes, const model_split& split) {
-  step_ops step;
-  const i64 b = batch;
-  const i64 layers = static_cast<i64>(p.at("layers"));
-  const i64 h = static_cast<i64>(p.at("hidden"));
-  const i64 heads = static_cast<i64>(p.at("heads"));
-  const i64 ffn = static_cast<i64>(p.at("ffn"));
-  const i64 s = static_cast<i64>(p.at("seq_len"));
-  const i64 mem = static_cast<i64>(p.at("memory_len"));
-  const i64 keys = s + mem;
-  const i64 d = h / heads;
+// A transformer's dimensions and choices, as every part of its step reads them.
+struct transformer_shape {
+  const std::map<std::string, double>& p;
+  const std::map<std::string, bool>& f;
+  double act_bytes;
+  model_split split;
+  i64 b, layers, h, heads, ffn, s, mem, keys, d;
   // Grouped-query attention (Llama 2 70B, Llama 3): K and V have kv_heads heads of width d.
-  const i64 kv_heads = key_value_heads(p);
-  const double kv_share = static_cast<double>(kv_heads) / static_cast<double>(heads);
-  const i64 tokens = b * s;
-  const bool flash = f.at("flash_attention");
-  const bool recompute = f.at("activation_checkpointing");
-  const bool gated = f.at("gated_ffn");
-  const bool relative = f.at("relative_position");
-  const bool dropout = f.at("dropout");
-  const bool fused_loss = f.at("fused_cross_entropy");
-  const bool tied = f.at("tied_embeddings");
+  i64 kv_heads;
+  double kv_share;
+  i64 tokens;
+  bool flash, recompute, gated, relative, dropout, fused_loss, tied;
   // Korthikanti et al.'s selective recomputation: the attention core (scores, softmax, dropout,
   // their product with V) is recomputed in the backward pass instead of kept. FlashAttention
   // already does that, and full checkpointing recomputes everything.
-  const bool selective = f.at("selective_checkpointing") && !recompute && !flash;
-  const bool recompute_core = recompute || selective;
+  bool selective, recompute_core;
   // Megatron's split (Shoeybi et al. 2019): QKV and the FFN's input projection by columns, the
   // output projections by rows, the heads over the tensor group; the layers over the pipeline
   // stages. One GPU of the last stage, which also runs the vocabulary projection.
-  const i64 T = split.tensor;
-  const double P = split.pipeline;
-  const double tp = static_cast<double>(T);
-  const i64 heads_batch = b * heads / T;  // the tensor split divides the heads (checked on input)
-  const double bh = static_cast<double>(heads_batch);
-  const double L = static_cast<double>(layers) / P;
+  i64 T;
+  double P, tp;
+  i64 heads_batch;  // the tensor split divides the heads (checked on input)
+  double bh, L, token_elements;
 
-  add_gemm_with_grads(step, op_kind::matmul, tokens, (h + 2 * kv_heads * d) / T, h, L, recompute);
+  transformer_shape(const std::map<std::string, double>& params,
+                    const std::map<std::string, bool>& flags, int batch, double bytes,
+                    const model_split& how)
+      : p(params), f(flags), act_bytes(bytes), split(how) {
+    b = batch;
+    layers = static_cast<i64>(p.at("layers"));
+    h = static_cast<i64>(p.at("hidden"));
+    heads = static_cast<i64>(p.at("heads"));
+    ffn = static_cast<i64>(p.at("ffn"));
+    s = static_cast<i64>(p.at("seq_len"));
+    mem = static_cast<i64>(p.at("memory_len"));
+    keys = s + mem;
+    d = h / heads;
+    kv_heads = key_value_heads(p);
+    kv_share = static_cast<double>(kv_heads) / static_cast<double>(heads);
+    tokens = b * s;
+    flash = f.at("flash_attention");
+    recompute = f.at("activation_checkpointing");
+    gated = f.at("gated_ffn");
+    relative = f.at("relative_position");
+    dropout = f.at("dropout");
+    fused_loss = f.at("fused_cross_entropy");
+    tied = f.at("tied_embeddings");
+    selective = f.at("selective_checkpointing") && !recompute && !flash;
+    recompute_core = recompute || selective;
+    T = split.tensor;
+    P = split.pipeline;
+    tp = static_cast<double>(T);
+    heads_batch = b * heads / T;
+    bh = static_cast<double>(heads_batch);
+    L = static_cast<double>(layers) / P;
+    token_elements = static_cast<double>(tokens * h);
+  }
+};
+
+// Each layer's GEMMs: QKV, the attention scores and context, the output projection, the FFN.
+void add_layer_gemms(step_ops& step, const transformer_shape& t) {
+  const i64 h = t.h, d = t.d, s = t.s, keys = t.keys, T = t.T;
+  const double L = t.L;
+  add_gemm_with_grads(step, op_kind::matmul, t.tokens, (h + 2 * t.kv_heads * d) / T, h, L,
+                      t.recompute);
   // Scores S[s,keys] = Q K^T and context O[s,d] = P V, P = softmax(S). FlashAttention (Dao et
   // al. 2022) keeps S and P, and in the backward pass dS and dP, in on-chip tiles, and its
   // backward pass recomputes S from Q and K.
   // With a causal mask it skips the tiles above the diagonal: query i meets the memory and
   // i + 1 keys, on average (keys - s/2) of them. Unfused attention computes every score and
   // masks them.
-  const std::uint8_t scores_on_chip = flash ? operand_c : 0;
-  const std::uint8_t probabilities_on_chip = flash ? operand_a : 0;
+  const std::uint8_t scores_on_chip = t.flash ? operand_c : 0;
+  const std::uint8_t probabilities_on_chip = t.flash ? operand_a : 0;
   const double computed_scores =
-      flash && f.at("causal")
+      t.flash && t.f.at("causal")
           ? (static_cast<double>(keys) - static_cast<double>(s) / 2) / static_cast<double>(keys)
           : 1.0;
-  const double attention_count = L * bh * computed_scores;
-  add_gemm_with_grads(step, op_kind::matmul, s, keys, d, attention_count, recompute_core,
-                      scores_on_chip, heads_batch);
-  if (flash) {
+  const double attention_count = L * t.bh * computed_scores;
+  add_gemm_with_grads(step, op_kind::matmul, s, keys, d, attention_count, t.recompute_core,
+                      scores_on_chip, t.heads_batch);
+  if (t.flash) {
     step.ops.push_back(
-        op{op_kind::matmul, s, keys, d, attention_count, 0, true, scores_on_chip, heads_batch});
+        op{op_kind::matmul, s, keys, d, attention_count, 0, true, scores_on_chip, t.heads_batch});
   }
-  if (relative) {
+  if (t.relative) {
     // Transformer-XL: positional scores (a second score GEMM) and the positional projection.
-    add_gemm_with_grads(step, op_kind::matmul, s, keys, d, attention_count, recompute_core,
-                        scores_on_chip, heads_batch);
-    add_gemm_with_grads(step, op_kind::matmul, keys, h / T, h, L, recompute);
+    add_gemm_with_grads(step, op_kind::matmul, s, keys, d, attention_count, t.recompute_core,
+                        scores_on_chip, t.heads_batch);
+    add_gemm_with_grads(step, op_kind::matmul, keys, h / T, h, L, t.recompute);
   }
-  add_gemm_with_grads(step, op_kind::matmul, s, d, keys, attention_count, recompute_core,
-                      probabilities_on_chip, heads_batch);
-  add_gemm_with_grads(step, op_kind::matmul, tokens, h, h / T, L, recompute);
-  add_gemm_with_grads(step, op_kind::matmul, tokens, (gated ? 2 * ffn : ffn) / T, h, L, recompute);
-  add_gemm_with_grads(step, op_kind::matmul, tokens, h, ffn / T, L, recompute);
+  add_gemm_with_grads(step, op_kind::matmul, s, d, keys, attention_count, t.recompute_core,
+                      probabilities_on_chip, t.heads_batch);
+  add_gemm_with_grads(step, op_kind::matmul, t.tokens, h, h / T, L, t.recompute);
+  add_gemm_with_grads(step, op_kind::matmul, t.tokens, (t.gated ? 2 * t.ffn : t.ffn) / T, h, L,
+                      t.recompute);
+  add_gemm_with_grads(step, op_kind::matmul, t.tokens, h, t.ffn / T, L, t.recompute);
+}
 
-  const double token_elements = static_cast<double>(tokens * h);
+// The layers' memory-bound traffic: norms, residual adds, dropouts, head transposes, the FFN's
+// activation and, without FlashAttention, the passes over the attention scores.
+double layer_memory_bytes(const transformer_shape& t) {
   // The head split and merge transposes run on the split heads; the norms, residual adds and
   // dropouts on the whole activations, unless sequence parallelism splits them too.
   const double whole_passes = transformer_token_passes - head_transpose_passes -
-                              (dropout ? 0.0 : dropouts_per_layer * dropout_passes);
+                              (t.dropout ? 0.0 : dropouts_per_layer * dropout_passes);
   const double token_passes =
-      whole_passes / (split.sequence_parallel ? tp : 1.0) + head_transpose_passes / tp;
+      whole_passes / (t.split.sequence_parallel ? t.tp : 1.0) + head_transpose_passes / t.tp;
   double memory_bytes =
-      L *
-      (token_passes * token_elements +
-       ffn_activation_passes * (gated ? 1.5 : 1.0) * static_cast<double>(tokens * ffn) / tp) *
-      act_bytes;
-  if (!flash) {
+      t.L *
+      (token_passes * t.token_elements + ffn_activation_passes * (t.gated ? 1.5 : 1.0) *
+                                             static_cast<double>(t.tokens * t.ffn) / t.tp) *
+      t.act_bytes;
+  if (!t.flash) {
     // Without dropout the scores skip its forward and backward passes, and its forward rerun.
     const double passes =
-        (relative ? relative_attention_score_passes : attention_score_passes) +
-        (selective ? attention_score_forward_passes : 0.0) -
-        (dropout ? 0.0 : dropout_passes + (selective ? dropout_forward_passes : 0.0));
-    memory_bytes += L * passes * bh * static_cast<double>(s * keys) * act_bytes;
+        (t.relative ? relative_attention_score_passes : attention_score_passes) +
+        (t.selective ? attention_score_forward_passes : 0.0) -
+        (t.dropout ? 0.0 : dropout_passes + (t.selective ? dropout_forward_passes : 0.0));
+    memory_bytes += t.L * passes * t.bh * static_cast<double>(t.s * t.keys) * t.act_bytes;
   }
-  if (recompute) memory_bytes *= 1.3;  // the recomputed forward's elementwise kernels
+  if (t.recompute) memory_bytes *= 1.3;  // the recomputed forward's elementwise kernels
+  return memory_bytes;
+}
 
-  // Inputs and outputs: embedding lookup (3 passes of the token activations), the vocabulary
-  // projection for the tokens that are predicted (split over the tensor group), the loss over its
-  // logits.
-  memory_bytes += 3.0 * token_elements * act_bytes;
+// One layer's parameters: QKV (K and V at the key-value heads), the output projection, the FFN
+// (three matrices when gated), two norms.
+double layer_params(const transformer_shape& t) {
+  return static_cast<double>(2 * t.h * t.h + 2 * t.h * t.kv_heads * t.d +
+                             (t.gated ? 3 : 2) * t.h * t.ffn + 4 * t.h);
+}
+
+// Inputs and outputs: embedding lookup (3 passes of the token activations), the vocabulary
+// projection for the tokens that are predicted (split over the tensor group), the loss over its
+// logits; or a ViT's patch embedding and classifier. Adds their memory traffic to
+// `memory_bytes` and returns the parameters of one GPU.
+double add_ends(step_ops& step, const transformer_shape& t, double& memory_bytes) {
+  const auto& p = t.p;
+  const i64 h = t.h;
+  memory_bytes += 3.0 * t.token_elements * t.act_bytes;
   const double vocab = p.at("vocab");
   const double softmax_vocab = p.at("softmax_vocab") > 0 ? p.at("softmax_vocab") : vocab;
   const double image_size = p.at("image_size");
-  const double layer_params =
-      static_cast<double>(2 * h * h + 2 * h * kv_heads * d + (gated ? 3 : 2) * h * ffn + 4 * h);
   // Learned position embeddings (BERT, GPT-2, ViT) are seq_len x hidden; rotary ones (Llama) have
   // no parameters.
-  double params = L * layer_params / tp +
-                  (P > 1 || !f.at("learned_positions") ? 0.0 : static_cast<double>(s * h));
+  double params = t.L * layer_params(t) / t.tp +
+                  (t.P > 1 || !t.f.at("learned_positions") ? 0.0 : static_cast<double>(t.s * h));
   if (image_size > 0) {
     // ViT: patch embedding as a GEMM over the patches, classifier on the class token.
     const i64 patch = static_cast<i64>(p.at("patch"));
     const i64 patches =
         (static_cast<i64>(image_size) / patch) * (static_cast<i64>(image_size) / patch);
-    add_gemm_with_grads(step, op_kind::matmul, b * patches, h, 3 * patch * patch, 1, false);
-    add_gemm_with_grads(step, op_kind::matmul, b, static_cast<i64>(p.at("classes")), h, 1, false);
+    add_gemm_with_grads(step, op_kind::matmul, t.b * patches, h, 3 * patch * patch, 1, false);
+    add_gemm_with_grads(step, op_kind::matmul, t.b, static_cast<i64>(p.at("classes")), h, 1, false);
     params += static_cast<double>(3 * patch * patch * h) + p.at("classes") * static_cast<double>(h);
   } else {
     const i64 predicted =
-        static_cast<i64>(std::llround(static_cast<double>(tokens) * p.at("lm_head_fraction")));
+        static_cast<i64>(std::llround(static_cast<double>(t.tokens) * p.at("lm_head_fraction")));
     if (predicted > 0) {
-      add_gemm_with_grads(step, op_kind::matmul, predicted, static_cast<i64>(softmax_vocab / tp), h,
-                          1, false);
-      memory_bytes += static_cast<double>(predicted) * softmax_vocab / tp *
-                      (fused_loss ? fused_logit_passes * act_bytes : logit_passes * 4.0);
+      add_gemm_with_grads(step, op_kind::matmul, predicted, static_cast<i64>(softmax_vocab / t.tp),
+                          h, 1, false);
+      memory_bytes += static_cast<double>(predicted) * softmax_vocab / t.tp *
+                      (t.fused_loss ? fused_logit_passes * t.act_bytes : logit_passes * 4.0);
     }
     // Untied embeddings (Llama) are a second vocab x hidden matrix; with a pipeline the input
     // embedding sits on the first stage and the output projection on the last.
-    params += vocab * static_cast<double>(h) / tp * (!tied && P <= 1 ? 2.0 : 1.0);
+    params += vocab * static_cast<double>(h) / t.tp * (!t.tied && t.P <= 1 ? 2.0 : 1.0);
   }
-  add_memory(step, memory_bytes);
-  step.params = params;
+  return params;
+}
+
+// What the backward pass keeps (Korthikanti et al. 2022), the tensor and pipeline exchanges, and
+// the counts the optimizer and the launches need.
+void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
+  const auto& p = t.p;
+  const double token_elements = t.token_elements, tp = t.tp, act_bytes = t.act_bytes;
+  const double L = t.L, P = t.P, bh = t.bh, kv_share = t.kv_share;
+  const bool gated = t.gated, dropout = t.dropout, flash = t.flash, selective = t.selective;
+  const bool relative = t.relative, recompute = t.recompute, fused_loss = t.fused_loss;
+  const i64 tokens = t.tokens, ffn = t.ffn, s = t.s, keys = t.keys, h = t.h, T = t.T;
+  const double vocab = p.at("vocab");
+  const double softmax_vocab = p.at("softmax_vocab") > 0 ? p.at("softmax_vocab") : vocab;
+  const double image_size = p.at("image_size");
+  const model_split& split = t.split;
   // Kept for the backward pass (Korthikanti et al. 2022, section 4.1), per layer over the
   // [tokens x hidden] activations: the attention block's QKV input, Q, K, V and output-projection
   // input (5), the two LayerNorm inputs (2), the FFN input (1), in 16-bit (act_bytes), plus the
@@ -322,7 +377,7 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   }
   step.saved_activation_bytes =
       P > 1 ? std::max(first_stage, last_stage) : last_stage + token_elements * act_bytes;
-  step.largest_group_params = std::max(layer_params / tp, vocab * static_cast<double>(h) / tp);
+  step.largest_group_params = std::max(layer_params(t) / tp, vocab * static_cast<double>(h) / tp);
   // Megatron's tensor-parallel exchange: two allreduces of the layer's activations forward (after
   // the attention and FFN output projections) and two backward, two more when the forward is
   // recomputed; sequence parallelism turns each into a reduce-scatter and an all-gather of the
@@ -342,6 +397,18 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
                      L * (recompute ? 1.35 : 1.0) +
                  20;
   step.tokens_per_sample = static_cast<double>(s);
+}
+
+step_ops transformer(const std::map<std::string, double>& p, const std::map<std::string, bool>& f,
+                     int batch, double act_bytes, const model_split& split) {
+  const transformer_shape t(p, f, batch, act_bytes, split);
+  step_ops step;
+  add_layer_gemms(step, t);
+  double memory_bytes = layer_memory_bytes(t);
+  const double params = add_ends(step, t, memory_bytes);
+  add_memory(step, memory_bytes);
+  step.params = params;
+  add_saved_and_exchanged(step, t);
   return step;
 }
 

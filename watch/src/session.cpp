@@ -70,6 +70,11 @@ pid_t start_job(const std::vector<std::string>& command) {
   return pid;
 }
 
+// A job's exit code as a shell gives it: its own, or 128 + the signal that ended it.
+int exit_code_of_job(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 std::string status_line(const interval& sample) {
   const job_load& job = sample.job;
   std::string line = "watch " + format_number(sample.t) + " s: " + std::to_string(job.processes) +
@@ -83,6 +88,112 @@ std::string status_line(const interval& sample) {
     }
   }
   return line;
+}
+
+// Seconds since the watch began, on the steady clock.
+class watch_clock {
+ public:
+  [[nodiscard]] double now_s() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// What the watcher gathered, and how the job ended.
+struct watched {
+  std::vector<interval> samples;
+  std::vector<std::string> errors;  // the watcher's own: the job runs on whatever they are
+  std::optional<int> job_status;    // waitpid's status of a job it started
+  double sampling_cpu_s = 0;        // the watcher's CPU time while it sampled
+};
+
+double cpu_seconds_of_this_process() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// Samples `root` every interval until it ends (or --duration passes), each interval a line of
+// watch.jsonl; without --results, the catalog entry of the GPUs NVML names gives `machine`.
+watched sample_job(const options& args, pid_t root, const watch_clock& clock, std::ofstream& lines,
+                   std::optional<machine_figures>& machine) {
+  watched w;
+  const bool live = isatty(STDERR_FILENO) != 0;
+  try {
+    sampler sampler(root);
+    if (!sampler.gpu_why_not().empty()) w.errors.push_back("no GPUs: " + sampler.gpu_why_not());
+    const double cpu_start = cpu_seconds_of_this_process();
+    snapshot previous = sampler.take(clock.now_s());
+    if (!machine) machine = catalog_figures(previous.gpus);
+    const double allowed = sampler.allowed_cores();
+    w.sampling_cpu_s += cpu_seconds_of_this_process() - cpu_start;
+    while (true) {
+      // Sleep until the next sample, waking early when the job ends.
+      const double next = previous.t + args.interval_s;
+      bool ended = false;
+      while (true) {
+        if (!args.pid) {
+          int status = 0;
+          if (waitpid(root, &status, WNOHANG) == root) w.job_status = status;
+          ended = w.job_status.has_value();
+        } else {
+          ended = has_ended(root);
+        }
+        if (ended || clock.now_s() >= next) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::max<long>(
+            1, std::min<long>(50, static_cast<long>((next - clock.now_s()) * 1000)))));
+      }
+      if (ended || (args.duration_s && clock.now_s() >= *args.duration_s)) {
+        break;
+      }
+      const double cpu_before = cpu_seconds_of_this_process();
+      snapshot current = sampler.take(clock.now_s());
+      interval sample = interval_sample(previous, current, allowed);
+      w.sampling_cpu_s += cpu_seconds_of_this_process() - cpu_before;
+      lines << json(sample).dump() << "\n" << std::flush;
+      if (live) std::cerr << "\r\033[K" << status_line(sample) << std::flush;
+      w.samples.push_back(std::move(sample));
+      previous = std::move(current);
+    }
+  } catch (const std::exception& e) {
+    // The job runs on; what was sampled is kept.
+    w.errors.push_back(std::string("the watcher stopped sampling: ") + e.what());
+  }
+  if (live) std::cerr << "\r\033[K";
+  if (!args.pid && !w.job_status && !args.duration_s) {
+    int status = 0;
+    while (waitpid(root, &status, 0) < 0 && errno == EINTR) {
+    }
+    w.job_status = status;
+  }
+  return w;
+}
+
+// watch.json: what was watched, the machine's ceilings, the typical interval, the verdict and
+// gpubench size's prediction for the job.
+json summary_document(const options& args, const watched& w, double wall_s, const ceilings& limits,
+                      const summary& typical, const verdict& v, const json& prediction) {
+  json doc = {{"schema", watch_schema}, {"kind", "summary"}};
+  if (args.pid) {
+    doc["pid"] = *args.pid;
+  } else {
+    doc["command"] = args.command;
+  }
+  doc["interval_s"] = args.interval_s;
+  doc["results"] = args.results ? json(*args.results) : json();
+  doc["job_exit_code"] = json();  // attached, or still running at --duration
+  if (w.job_status) doc["job_exit_code"] = exit_code_of_job(*w.job_status);
+  doc["watcher"] = {{"sampling_cpu_s", w.sampling_cpu_s},
+                    {"cpu_percent_of_one_core", wall_s > 0 ? 100 * w.sampling_cpu_s / wall_s : 0.0},
+                    {"errors", w.errors}};
+  doc["ceilings"] = to_json(limits);
+  doc["summary"] = to_json(typical);
+  doc["verdict"] = to_json(v);
+  doc["prediction"] = prediction;  // null without --workload
+  return doc;
 }
 
 }  // namespace
@@ -114,113 +225,27 @@ int watch_job(const options& args) {
     root = start_job(args.command);
     job_group = root;
   }
-
-  const auto start = std::chrono::steady_clock::now();
-  const auto now_s = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  const bool live = isatty(STDERR_FILENO) != 0;
-  std::vector<interval> samples;
-  std::vector<std::string> watcher_errors;
-  std::optional<int> job_status;
+  const watch_clock clock;
   std::ofstream lines(out / "watch.jsonl");
-  double sampling_cpu_s = 0;
-  const auto cpu_now = [] {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-  };
-  try {
-    sampler sampler(root);
-    if (!sampler.gpu_why_not().empty())
-      watcher_errors.push_back("no GPUs: " + sampler.gpu_why_not());
-    const double cpu_start = cpu_now();
-    snapshot previous = sampler.take(now_s());
-    if (!machine) machine = catalog_figures(previous.gpus);
-    const double allowed = sampler.allowed_cores();
-    sampling_cpu_s += cpu_now() - cpu_start;
-    while (true) {
-      // Sleep until the next sample, waking early when the job ends.
-      const double next = previous.t + args.interval_s;
-      bool ended = false;
-      while (true) {
-        if (!args.pid) {
-          int status = 0;
-          if (waitpid(root, &status, WNOHANG) == root) job_status = status;
-          ended = job_status.has_value();
-        } else {
-          ended = has_ended(root);
-        }
-        if (ended || now_s() >= next) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(
-            std::max<long>(1, std::min<long>(50, static_cast<long>((next - now_s()) * 1000)))));
-      }
-      if (ended || (args.duration_s && now_s() >= *args.duration_s)) {
-        break;
-      }
-      const double cpu_before = cpu_now();
-      snapshot current = sampler.take(now_s());
-      interval sample = interval_sample(previous, current, allowed);
-      sampling_cpu_s += cpu_now() - cpu_before;
-      lines << json(sample).dump() << "\n" << std::flush;
-      if (live) std::cerr << "\r\033[K" << status_line(sample) << std::flush;
-      samples.push_back(std::move(sample));
-      previous = std::move(current);
-    }
-  } catch (const std::exception& e) {
-    // The job runs on; what was sampled is kept.
-    watcher_errors.push_back(std::string("the watcher stopped sampling: ") + e.what());
-  }
-  if (live) std::cerr << "\r\033[K";
-  if (!args.pid && !job_status) {
-    int status = 0;
-    if (!args.duration_s) {
-      while (waitpid(root, &status, 0) < 0 && errno == EINTR) {
-      }
-      job_status = status;
-    }
-  }
+  const watched w = sample_job(args, root, clock, lines, machine);
 
-  const summary summary = summarize(samples);
+  const summary typical = summarize(w.samples);
   const ceilings limits = machine ? ceilings_of(machine->profile, machine->origin) : ceilings{};
-  verdict verdict = judge(summary, limits);
+  verdict v = judge(typical, limits);
   json prediction;
-  if (workload) prediction = predict_for_job(*args.workload, *workload, machine, summary, verdict);
-  json doc = {{"schema", watch_schema}, {"kind", "summary"}};
-  if (args.pid) {
-    doc["pid"] = *args.pid;
-  } else {
-    doc["command"] = args.command;
-  }
-  doc["interval_s"] = args.interval_s;
-  doc["results"] = args.results ? json(*args.results) : json();
-  int exit = exit_ok;
-  if (job_status) {
-    exit = WIFEXITED(*job_status) ? WEXITSTATUS(*job_status) : 128 + WTERMSIG(*job_status);
-    doc["job_exit_code"] = exit;
-  } else {
-    doc["job_exit_code"] = json();  // attached, or still running at --duration
-  }
-  const double wall = now_s();
-  doc["watcher"] = {{"sampling_cpu_s", sampling_cpu_s},
-                    {"cpu_percent_of_one_core", wall > 0 ? 100 * sampling_cpu_s / wall : 0.0},
-                    {"errors", watcher_errors}};
-  doc["ceilings"] = to_json(limits);
-  doc["summary"] = to_json(summary);
-  doc["verdict"] = to_json(verdict);
-  doc["prediction"] = prediction;  // null without --workload
+  if (workload) prediction = predict_for_job(*args.workload, *workload, machine, typical, v);
+  const json doc = summary_document(args, w, clock.now_s(), limits, typical, v, prediction);
   try {
     write_file_atomically(out / "watch.json", doc.dump(2) + "\n");
-    write_file_atomically(out / "watch.html", render_page(doc, samples));
+    write_file_atomically(out / "watch.html", render_page(doc, w.samples));
   } catch (const std::exception& e) {
     std::cerr << "gpubench: watch: " << e.what() << "\n";
     if (args.pid) return exit_failure;
   }
-  std::cerr << "gpubench watch: " << verdict.limiting_component << " ("
-            << (verdict.evidence.empty() ? "" : verdict.evidence.front()) << "); " << out.string()
+  std::cerr << "gpubench watch: " << v.limiting_component << " ("
+            << (v.evidence.empty() ? "" : v.evidence.front()) << "); " << out.string()
             << "/watch.json\n";
-  return exit;
+  return w.job_status ? exit_code_of_job(*w.job_status) : exit_ok;
 }
 
 }  // namespace gpubench::watch
