@@ -94,29 +94,13 @@ void initialize_google_benchmark() {
   });
 }
 
-// Times one case with Google Benchmark and turns its repetitions into metrics.
-result run_case(const planned_benchmark& planned, const axis_values& values, const context& ctx) {
-  const benchmark_definition& def = *planned.definition;
-  const run_settings& settings = planned.settings;
-  result r;
-  r.id = def.id();
-  r.axes = values.to_json();
+using repetition = capture_reporter::repetition;
 
-  std::unique_ptr<instance> inst;
-  try {
-    inst = def.make_instance(ctx, values);
-  } catch (const skip_case& e) {
-    r.status = result_status::skipped;
-    r.reason = e.what();
-    return r;
-  } catch (const std::exception& e) {
-    r.status = result_status::failed;
-    r.error = e.what();
-    return r;
-  }
-
+// Times the case with Google Benchmark: warm-up untimed, then the repetitions the settings ask
+// for. Returns them, or the error that stopped them in `error`.
+std::vector<repetition> time_case(const benchmark_definition& def, const run_settings& settings,
+                                  instance& inst, std::string& error) {
   const bool manual = def.timing_mode() == timing::manual;
-  std::string error;
   bool warmed_up = false;
   auto body = [&](benchmark::State& state) {
     try {
@@ -124,9 +108,9 @@ result run_case(const planned_benchmark& planned, const axis_values& values, con
         // Untimed: the loop below starts the clock.
         for (int i = 0; i < settings.warmup_iterations; ++i) {
           stop_if_interrupted("during warm-up");
-          (void)inst->run_iteration();
+          (void)inst.run_iteration();
         }
-        inst->warmup_done();
+        inst.warmup_done();
         warmed_up = true;
       }
       for (auto _ : state) {
@@ -135,7 +119,7 @@ result run_case(const planned_benchmark& planned, const axis_values& values, con
           state.SkipWithError(error.c_str());
           break;
         }
-        const std::optional<double> seconds = inst->run_iteration();
+        const std::optional<double> seconds = inst.run_iteration();
         if (manual) {
           if (!seconds || !(*seconds > 0)) {
             throw std::logic_error(def.id() + ": a manually timed iteration returned no time");
@@ -167,66 +151,95 @@ result run_case(const planned_benchmark& planned, const axis_values& values, con
   // Google Benchmark appends its settings to the name ("case/repeats:5/real_time").
   benchmark::RunSpecifiedBenchmarks(&reporter, "^case/");
   benchmark::ClearRegisteredBenchmarks();
-
-  if (!error.empty() || !reporter.error.empty()) {
-    r.status = result_status::failed;
-    r.error = error.empty() ? reporter.error : error;
-    return r;
+  if (error.empty()) error = reporter.error;
+  if (error.empty() && reporter.repetitions.empty()) {
+    error = "Google Benchmark reported no repetitions";
   }
-  if (reporter.repetitions.empty()) {
-    r.status = result_status::failed;
-    r.error = "Google Benchmark reported no repetitions";
-    return r;
+  return std::move(reporter.repetitions);
+}
+
+// The metrics of every repetition (derived from the declared work, or computed by the instance),
+// the case's facts, and its data check.
+void record(const benchmark_definition& def, const run_settings& settings, instance& inst,
+            const std::vector<repetition>& repetitions, const context& ctx, result& r) {
+  const work w = inst.work_per_iteration();
+  std::vector<std::pair<std::string, std::vector<double>>> samples;
+  const auto add_sample = [&](const std::string& name, double value) {
+    for (auto& [existing, values_] : samples) {
+      if (existing == name) {
+        values_.push_back(value);
+        return;
+      }
+    }
+    samples.push_back({name, {value}});
+  };
+  json iterations = json::array();
+  for (const auto& rep : repetitions) {
+    for (const metric_spec& spec : def.metrics()) {
+      if (spec.kind) {
+        add_sample(spec.name, derive_metric(*spec.kind, w, rep.seconds_per_iteration, spec.in));
+      }
+    }
+    for (const auto& [name, value] : inst.extra_metrics(rep.seconds_per_iteration)) {
+      add_sample(name, value);
+    }
+    iterations.push_back(rep.iterations);
+  }
+  for (const auto& [name, values_] : samples) {
+    const metric_spec* spec = def.find_metric(name);
+    if (spec == nullptr) {
+      throw std::logic_error(def.id() + ": metric '" + name + "' is not declared");
+    }
+    r.metrics.emplace_back(name, metric_summary(summarize(values_), spec->written()));
   }
 
+  r.info = inst.info();
+  r.info["timing"] = def.timing_mode() == timing::manual ? "manual" : "host_wall";
+  r.info["warmup_iterations"] = settings.warmup_iterations;
+  r.info["iterations_per_repetition"] = std::move(iterations);
+
+  if (ctx.options().verify) {
+    const verification check = inst.verify();
+    r.verified = check.passed;
+    if (!check.detail.empty()) {
+      r.info["verification"] = check.detail;
+    }
+    if (!check.passed) {
+      r.status = result_status::failed;
+      r.error = "verification failed: " + check.detail;
+    }
+  }
+}
+
+// Times one case with Google Benchmark and turns its repetitions into metrics.
+result run_case(const planned_benchmark& planned, const axis_values& values, const context& ctx) {
+  const benchmark_definition& def = *planned.definition;
+  result r;
+  r.id = def.id();
+  r.axes = values.to_json();
+
+  std::unique_ptr<instance> inst;
   try {
-    const work w = inst->work_per_iteration();
-    std::vector<std::pair<std::string, std::vector<double>>> samples;
-    const auto add_sample = [&](const std::string& name, double value) {
-      for (auto& [existing, values_] : samples) {
-        if (existing == name) {
-          values_.push_back(value);
-          return;
-        }
-      }
-      samples.push_back({name, {value}});
-    };
-    json iterations = json::array();
-    for (const auto& rep : reporter.repetitions) {
-      for (const metric_spec& spec : def.metrics()) {
-        if (spec.kind) {
-          add_sample(spec.name, derive_metric(*spec.kind, w, rep.seconds_per_iteration, spec.in));
-        }
-      }
-      for (const auto& [name, value] : inst->extra_metrics(rep.seconds_per_iteration)) {
-        add_sample(name, value);
-      }
-      iterations.push_back(rep.iterations);
-    }
-    for (const auto& [name, values_] : samples) {
-      const metric_spec* spec = def.find_metric(name);
-      if (spec == nullptr) {
-        throw std::logic_error(def.id() + ": metric '" + name + "' is not declared");
-      }
-      r.metrics.emplace_back(name, metric_summary(summarize(values_), spec->written()));
-    }
+    inst = def.make_instance(ctx, values);
+  } catch (const skip_case& e) {
+    r.status = result_status::skipped;
+    r.reason = e.what();
+    return r;
+  } catch (const std::exception& e) {
+    r.status = result_status::failed;
+    r.error = e.what();
+    return r;
+  }
 
-    r.info = inst->info();
-    r.info["timing"] = manual ? "manual" : "host_wall";
-    r.info["warmup_iterations"] = settings.warmup_iterations;
-    r.info["iterations_per_repetition"] = std::move(iterations);
-
-    if (ctx.options().verify) {
-      const verification check = inst->verify();
-      r.verified = check.passed;
-      if (!check.detail.empty()) {
-        r.info["verification"] = check.detail;
-      }
-      if (!check.passed) {
-        r.status = result_status::failed;
-        r.error = "verification failed: " + check.detail;
-      }
-    }
+  std::string error;
+  const std::vector<repetition> repetitions = time_case(def, planned.settings, *inst, error);
+  if (!error.empty()) {
+    r.status = result_status::failed;
+    r.error = error;
+    return r;
+  }
+  try {
+    record(def, planned.settings, *inst, repetitions, ctx, r);
   } catch (const std::exception& e) {
     r.status = result_status::failed;
     r.error = e.what();

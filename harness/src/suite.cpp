@@ -238,9 +238,12 @@ axis_override parse_axis_override(const std::string& text) {
   return out;
 }
 
-std::vector<planned_benchmark> make_plan(const suite& s, const plan_request& request,
-                                         const registry& benchmarks, const context& ctx) {
-  const auto all = benchmarks.all();
+namespace {
+
+// Every pattern and axis the suite and the command line name exists in some benchmark: a typo is
+// refused before anything runs, naming the file and JSON path or the flag.
+void check_names(const suite& s, const plan_request& request,
+                 const std::vector<const benchmark_definition*>& all) {
   const auto matches_any = [&](const std::string& pattern) {
     return std::any_of(all.begin(), all.end(),
                        [&](const auto* def) { return id_matches(pattern, def->id()); });
@@ -292,7 +295,87 @@ std::vector<planned_benchmark> make_plan(const suite& s, const plan_request& req
       }
     }
   }
+}
 
+// The values the user gave each axis of `def` (suite entries in file order, then the command
+// line), checked even when the benchmark cannot run here, so a typo never waits for a GPU
+// machine to show; nullopt for an axis nobody set.
+std::vector<std::optional<std::vector<axis_value>>> given_values(
+    const suite& s, const plan_request& request, const benchmark_definition* def,
+    const std::vector<std::size_t>& entries, const context& ctx) {
+  const std::string file = s.source.string();
+  std::vector<std::optional<std::vector<axis_value>>> given(def->axes().size());
+  for (std::size_t x = 0; x < def->axes().size(); ++x) {
+    const axis& a = def->axes()[x];
+    for (std::size_t i : entries) {
+      const auto found = s.entries[i].axes.find(a.name);
+      if (found == s.entries[i].axes.end()) {
+        continue;
+      }
+      const std::string where =
+          file + ": " + json_path(json_path(json_path("/benchmarks", i), "axes"), a.name);
+      given[x].emplace();
+      for (const auto& value : found->second) {
+        given[x]->push_back(coerce(a, value, where, ctx));
+      }
+    }
+    for (const auto& override_ : request.axis_overrides) {
+      if (override_.axis != a.name || !id_matches(override_.pattern, def->id())) {
+        continue;
+      }
+      const std::string where = "--axis " + override_.pattern + ":" + override_.axis;
+      given[x].emplace();
+      for (const auto& text : override_.values) {
+        given[x]->push_back(checked(a, parse_axis_value(a.kind, text, where), where, ctx));
+      }
+    }
+  }
+  return given;
+}
+
+// Every case of a benchmark: the Cartesian product of its axes' values (the given ones, else its
+// defaults here), first axis outermost; a skip reason where an axis has no value here.
+void add_cases(planned_benchmark& planned,
+               const std::vector<std::optional<std::vector<axis_value>>>& given,
+               const context& ctx) {
+  const benchmark_definition* def = planned.definition;
+  std::vector<std::pair<const axis*, std::vector<axis_value>>> sweep;
+  for (std::size_t x = 0; x < def->axes().size(); ++x) {
+    const axis& a = def->axes()[x];
+    std::vector<axis_value> values =
+        given[x] ? *given[x] : (a.defaults ? a.defaults(ctx) : std::vector<axis_value>{});
+    if (values.empty()) {
+      planned.skip_reason = "axis '" + a.name + "' has no values on this machine";
+      return;
+    }
+    sweep.emplace_back(&a, std::move(values));
+  }
+  // Case n is n written in mixed radix.
+  std::size_t total = 1;
+  for (const auto& [a, values] : sweep) {
+    total *= values.size();
+  }
+  for (std::size_t n = 0; n < total; ++n) {
+    std::vector<std::size_t> digit(sweep.size());
+    std::size_t rest = n;
+    for (std::size_t k = sweep.size(); k-- > 0;) {
+      digit[k] = rest % sweep[k].second.size();
+      rest /= sweep[k].second.size();
+    }
+    axis_values point;
+    for (std::size_t k = 0; k < sweep.size(); ++k) {
+      point.set(sweep[k].first->name, sweep[k].second[digit[k]]);
+    }
+    planned.cases.push_back(std::move(point));
+  }
+}
+
+}  // namespace
+
+std::vector<planned_benchmark> make_plan(const suite& s, const plan_request& request,
+                                         const registry& benchmarks, const context& ctx) {
+  const auto all = benchmarks.all();
+  check_names(s, request, all);
   std::vector<planned_benchmark> plan;
   for (const benchmark_definition* def : all) {
     const auto in = [&](const std::vector<std::string>& patterns) {
@@ -325,72 +408,9 @@ std::vector<planned_benchmark> make_plan(const suite& s, const plan_request& req
       planned.settings.warmup_iterations = 0;
       planned.settings.iterations = 1;
     }
-    // Values the user gave (suite entries in file order, then the command line), checked even
-    // when the benchmark cannot run here, so a typo never waits for a GPU machine to show.
-    std::vector<std::optional<std::vector<axis_value>>> given(def->axes().size());
-    for (std::size_t x = 0; x < def->axes().size(); ++x) {
-      const axis& a = def->axes()[x];
-      for (std::size_t i : entries) {
-        const auto found = s.entries[i].axes.find(a.name);
-        if (found == s.entries[i].axes.end()) {
-          continue;
-        }
-        const std::string where =
-            file + ": " + json_path(json_path(json_path("/benchmarks", i), "axes"), a.name);
-        given[x].emplace();
-        for (const auto& value : found->second) {
-          given[x]->push_back(coerce(a, value, where, ctx));
-        }
-      }
-      for (const auto& override_ : request.axis_overrides) {
-        if (override_.axis != a.name || !id_matches(override_.pattern, def->id())) {
-          continue;
-        }
-        const std::string where = "--axis " + override_.pattern + ":" + override_.axis;
-        given[x].emplace();
-        for (const auto& text : override_.values) {
-          given[x]->push_back(checked(a, parse_axis_value(a.kind, text, where), where, ctx));
-        }
-      }
-    }
+    const auto given = given_values(s, request, def, entries, ctx);
     planned.skip_reason = def->unsupported_reason(ctx);
-    if (planned.skip_reason) {
-      plan.push_back(std::move(planned));
-      continue;
-    }
-
-    // Axis values: the benchmark's defaults unless the user gave some.
-    std::vector<std::pair<const axis*, std::vector<axis_value>>> sweep;
-    for (std::size_t x = 0; x < def->axes().size(); ++x) {
-      const axis& a = def->axes()[x];
-      std::vector<axis_value> values =
-          given[x] ? *given[x] : (a.defaults ? a.defaults(ctx) : std::vector<axis_value>{});
-      if (values.empty()) {
-        planned.skip_reason = "axis '" + a.name + "' has no values on this machine";
-        break;
-      }
-      sweep.emplace_back(&a, std::move(values));
-    }
-    if (!planned.skip_reason) {
-      // Cartesian product, first axis outermost: case n is n written in mixed radix.
-      std::size_t total = 1;
-      for (const auto& [a, values] : sweep) {
-        total *= values.size();
-      }
-      for (std::size_t n = 0; n < total; ++n) {
-        std::vector<std::size_t> digit(sweep.size());
-        std::size_t rest = n;
-        for (std::size_t k = sweep.size(); k-- > 0;) {
-          digit[k] = rest % sweep[k].second.size();
-          rest /= sweep[k].second.size();
-        }
-        axis_values point;
-        for (std::size_t k = 0; k < sweep.size(); ++k) {
-          point.set(sweep[k].first->name, sweep[k].second[digit[k]]);
-        }
-        planned.cases.push_back(std::move(point));
-      }
-    }
+    if (!planned.skip_reason) add_cases(planned, given, ctx);
     plan.push_back(std::move(planned));
   }
   return plan;

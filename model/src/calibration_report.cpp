@@ -78,14 +78,18 @@ json to_json(const calibration_report& report) {
           {"rows", rows}};
 }
 
-std::string to_markdown(const calibration_report& report) {
+namespace {
+
+std::string pct(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f%%", v * 100);
+  return std::string(b);
+}
+
+// The constants fitted on each stack's rows.
+std::string stacks_table(const calibration_report& report) {
   char line[512];
   std::string out;
-  auto pct = [](double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.1f%%", v * 100);
-    return std::string(b);
-  };
   out +=
       "Software stacks: the constants fitted on each stack's rows (the others are the first "
       "stack's).\n\n"
@@ -99,8 +103,13 @@ std::string to_markdown(const calibration_report& report) {
     out += "| " + s.stack + " | " + std::to_string(s.rows) + " | " + join(s.sources, ", ") + " | " +
            (fitted.empty() ? "-" : join(fitted, ", ")) + " |\n";
   }
-  // Per family, then per family and GPU generation: median absolute errors on rows left out of
-  // the fit (their whole source group), beside the in-fit figure and the naive answers.
+  return out;
+}
+
+// Per family, then per family and GPU generation: median absolute errors on rows left out of
+// the fit (their whole source group), beside the in-fit figure and the naive answers.
+std::string error_tables(const calibration_report& report) {
+  std::string out;
   const std::string header =
       "| rows | first-principles held out | worst | naive first-principles held out | in fit | "
       "anchored rows | anchored held out | worst | naive anchored |\n";
@@ -132,6 +141,13 @@ std::string to_markdown(const calibration_report& report) {
   for (const error_summary& g : report.generations) {
     out += "| " + name(g) + " | " + g.generation + " | " + summary_cells(g);
   }
+  return out;
+}
+
+// Every usable row: published, predicted first-principles, held out and anchored.
+std::string rows_table(const calibration_report& report) {
+  char line[512];
+  std::string out;
   out +=
       "\n| row | model | framework | stack | GPU | GPUs | precision | batch | published | "
       "first-principles | held out | naive first-principles | anchored (ref) | naive anchored "
@@ -165,7 +181,13 @@ std::string to_markdown(const calibration_report& report) {
     out += join(cells, " | ");
     out += " |\n";
   }
-  // The memory model against runs that ran: each published row fit on its GPUs.
+  return out;
+}
+
+// The memory model against runs that ran: each published row fit on its GPUs.
+std::string memory_check(const calibration_report& report) {
+  char line[512];
+  std::string out;
   std::vector<const calibration_row*> counted;
   std::vector<const calibration_row*> over;
   for (const calibration_row& r : report.rows) {
@@ -192,6 +214,14 @@ std::string to_markdown(const calibration_report& report) {
     out += "- " + r->id + " " + r->model + " on " + r->gpu + ", batch " + std::to_string(r->batch) +
            ": " + line + "\n";
   }
+  return out;
+}
+
+}  // namespace
+
+std::string to_markdown(const calibration_report& report) {
+  std::string out =
+      stacks_table(report) + error_tables(report) + rows_table(report) + memory_check(report);
   out += "\nRows not used:\n\n";
   for (const calibration_row& r : report.rows) {
     if (r.usable) continue;

@@ -297,21 +297,16 @@ double sampler::allowed_cores() const {
   return cores;
 }
 
-interval interval_sample(const snapshot& before, const snapshot& after, double allowed_cores) {
-  const double dt = after.t - before.t;
-  const double machine_dt = after.machine_t - before.machine_t;
-  const double gpu_dt = after.gpu_t - before.gpu_t;
-  std::map<pid_t, const process_counters*> earlier;
-  for (const process_counters& p : before.processes) earlier[p.pid] = &p;
+namespace {
 
-  interval out;
-  out.t = after.t;
-  out.interval_s = dt;
-  job_load& job = out.job;
-  job.processes = after.processes.size();
-  job.cpu_cores_allowed = allowed_cores;
+// The job's processes over the interval: CPU, reads, memory, states, the busiest five; the ids
+// of its processes in `pids`.
+// The job's processes at the interval's start, by pid.
+using earlier_processes = std::map<pid_t, const process_counters*>;
+
+void add_processes(const earlier_processes& earlier, const snapshot& after, double dt,
+                   job_load& job, std::set<int>& pids) {
   std::vector<std::pair<double, process_load>> by_cpu;
-  std::set<int> pids;
   for (const process_counters& p : after.processes) {
     pids.insert(p.pid);
     const auto it = earlier.find(p.pid);
@@ -340,8 +335,11 @@ interval interval_sample(const snapshot& before, const snapshot& after, double a
   std::stable_sort(by_cpu.begin(), by_cpu.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::size_t i = 0; i < by_cpu.size() && i < 5; ++i) job.top.push_back(by_cpu[i].second);
+}
 
-  // Threads: which ones ran flat out (a loader worker, the training loop's own thread).
+// The job's threads: which ones ran flat out (a loader worker, the training loop's own thread).
+void add_threads(const earlier_processes& earlier, const snapshot& after, double dt,
+                 job_load& job) {
   std::vector<std::pair<double, thread_load>> threads;
   for (const process_counters& p : after.processes) {
     const auto it = earlier.find(p.pid);
@@ -361,7 +359,11 @@ interval interval_sample(const snapshot& before, const snapshot& after, double a
   for (std::size_t i = 0; i < threads.size() && i < 5; ++i) {
     job.busiest_threads.push_back(threads[i].second);
   }
+}
 
+// The machine's disks and links over the interval of its own reads.
+void add_disks_and_links(const snapshot& before, const snapshot& after, interval& out) {
+  const double machine_dt = after.machine_t - before.machine_t;
   for (const auto& [name, d] : after.machine.disks) {
     const auto it = before.machine.disks.find(name);
     if (it == before.machine.disks.end()) continue;
@@ -402,7 +404,12 @@ interval interval_sample(const snapshot& before, const snapshot& after, double a
   links(after.machine.interfaces, before.machine.interfaces, &interface_load::interface,
         out.network);
   links(after.machine.infiniband, before.machine.infiniband, &port_load::port, out.infiniband);
+}
 
+// Every GPU NVML sees, with the job's processes that hold a context on it.
+void add_gpus(const snapshot& before, const snapshot& after, const std::set<int>& pids,
+              interval& out) {
+  const double gpu_dt = after.gpu_t - before.gpu_t;
   std::map<unsigned, const gpu_activity*> gpus_before;
   for (const gpu_activity& g : before.gpus) gpus_before[g.index] = &g;
   for (const gpu_activity& g : after.gpus) {
@@ -437,6 +444,26 @@ interval interval_sample(const snapshot& before, const snapshot& after, double a
     }
     out.gpus.push_back(std::move(load));
   }
+}
+
+}  // namespace
+
+interval interval_sample(const snapshot& before, const snapshot& after, double allowed_cores) {
+  const double dt = after.t - before.t;
+  const double machine_dt = after.machine_t - before.machine_t;
+  interval out;
+  out.t = after.t;
+  out.interval_s = dt;
+  job_load& job = out.job;
+  job.processes = after.processes.size();
+  job.cpu_cores_allowed = allowed_cores;
+  earlier_processes earlier;
+  for (const process_counters& p : before.processes) earlier[p.pid] = &p;
+  std::set<int> pids;
+  add_processes(earlier, after, dt, job, pids);
+  add_threads(earlier, after, dt, job);
+  add_disks_and_links(before, after, out);
+  add_gpus(before, after, pids, out);
 
   // What the job's CPUs did besides the job: other processes (the watcher among them) and, in a
   // virtual machine, the host. Both take cores the job is allowed but cannot have.

@@ -246,10 +246,10 @@ const std::vector<rule>& rules() {
 
 }  // namespace
 
-summary summarize(const std::vector<interval>& samples) {
-  summary s;
-  s.samples = static_cast<int>(samples.size());
-  if (samples.empty()) return s;
+namespace {
+
+// The job's CPU use, its threads and its processes' states.
+void summarize_cpu(const std::vector<interval>& samples, summary& s) {
   std::map<std::string, double> states;
   double process_samples = 0;
   std::vector<double> cpu;
@@ -259,20 +259,6 @@ summary summarize(const std::vector<interval>& samples) {
   std::vector<double> busiest_thread;
   std::vector<double> saturated_counts;
   std::vector<const std::vector<thread_load>*> saturated_lists;
-  std::vector<double> job_read;
-  std::vector<double> job_read_calls;
-  std::map<std::string, std::vector<double>> disk_read;
-  std::map<std::string, std::vector<double>> disk_busy;
-  std::map<std::string, std::vector<double>> disk_wait;
-  std::map<std::string, std::vector<double>> link_rate;
-  std::map<std::string, std::optional<double>> link_speed;
-  std::vector<double> gpu_busy;
-  std::vector<double> gpu_memory;
-  std::vector<double> pcie;
-  std::vector<double> nvlink;
-  bool memory_known = false;
-  bool pcie_known = false;
-  std::set<unsigned> job_gpus;
   for (const interval& sample : samples) {
     s.duration_s += sample.interval_s;
     const job_load& job = sample.job;
@@ -291,12 +277,43 @@ summary summarize(const std::vector<interval>& samples) {
     }
     // The job had what it used, whatever the counters' timing says.
     cpu_available.push_back(std::max(available, cpu.back()));
-    job_read.push_back(job.read_GBps);
-    job_read_calls.push_back(job.read_call_GBps);
     for (const auto& [state, count] : job.states) {
       states[state] += count;
       process_samples += count;
     }
+  }
+  s.cpu_cores_used = median(cpu);
+  s.cpu_cores_outside_job = median(cpu_outside);
+  s.cpu_cores_stolen = median(cpu_stolen);
+  s.cpu_cores_available = median(cpu_available);
+  s.busiest_thread_cores = median(busiest_thread);
+  s.threads_saturated = static_cast<int>(median(saturated_counts));
+  // The saturated threads of the last sample with the typical count, as the example to name.
+  for (std::size_t i = samples.size(); i-- > 0 && s.threads_saturated > 0;) {
+    if (static_cast<int>(saturated_counts[i]) != s.threads_saturated) continue;
+    for (const thread_load& t : *saturated_lists[i]) {
+      if (t.cpu_cores < saturated_thread) break;  // sorted, busiest first
+      s.saturated_threads.push_back({t.name, t.pid, t.cpu_cores, t.in_root});
+    }
+    break;
+  }
+  for (const auto& [state, count] : states) {
+    s.state_shares.emplace_back(state, process_samples > 0 ? count / process_samples : 0.0);
+  }
+}
+
+// The job's reads, the busiest disk and the busiest link.
+void summarize_io(const std::vector<interval>& samples, summary& s) {
+  std::vector<double> job_read;
+  std::vector<double> job_read_calls;
+  std::map<std::string, std::vector<double>> disk_read;
+  std::map<std::string, std::vector<double>> disk_busy;
+  std::map<std::string, std::vector<double>> disk_wait;
+  std::map<std::string, std::vector<double>> link_rate;
+  std::map<std::string, std::optional<double>> link_speed;
+  for (const interval& sample : samples) {
+    job_read.push_back(sample.job.read_GBps);
+    job_read_calls.push_back(sample.job.read_call_GBps);
     for (const disk_load& d : sample.disks) {
       disk_read[d.device].push_back(d.read_GBps);
       disk_busy[d.device].push_back(d.busy_percent / 100);
@@ -306,6 +323,38 @@ summary summarize(const std::vector<interval>& samples) {
       link_rate[l.name].push_back(l.GBps);
       if (l.speed_Gbps) link_speed[l.name] = l.speed_Gbps;
     }
+  }
+  s.job_read_GBps = median(job_read);
+  s.job_read_call_GBps = median(job_read_calls);
+  for (const auto& [name, busy] : disk_busy) {
+    const double typical = median(busy);
+    if (typical >= s.disk_busy || s.busiest_disk.empty()) {
+      s.busiest_disk = name;
+      s.disk_busy = typical;
+      s.disk_read_GBps = median(disk_read[name]);
+      s.disk_read_wait_ms = median(disk_wait[name]);
+    }
+  }
+  for (const auto& [name, rates] : link_rate) {
+    const double typical = median(rates);
+    if (typical > s.link_GBps || s.busiest_link.empty()) {
+      s.busiest_link = name;
+      s.link_GBps = typical;
+      s.link_speed_Gbps = link_speed[name];
+    }
+  }
+}
+
+// The job's GPUs: how busy, their memory, PCIe and NVLink traffic.
+void summarize_gpus(const std::vector<interval>& samples, summary& s) {
+  std::vector<double> gpu_busy;
+  std::vector<double> gpu_memory;
+  std::vector<double> pcie;
+  std::vector<double> nvlink;
+  bool memory_known = false;
+  bool pcie_known = false;
+  std::set<unsigned> job_gpus;
+  for (const interval& sample : samples) {
     s.machine_gpus = static_cast<int>(sample.gpus.size());
     double busy = 0;
     double memory = 0;
@@ -335,26 +384,6 @@ summary summarize(const std::vector<interval>& samples) {
       if (link) nvlink.push_back(*link);
     }
   }
-  s.cpu_cores_used = median(cpu);
-  s.cpu_cores_outside_job = median(cpu_outside);
-  s.cpu_cores_stolen = median(cpu_stolen);
-  s.cpu_cores_available = median(cpu_available);
-  s.busiest_thread_cores = median(busiest_thread);
-  s.threads_saturated = static_cast<int>(median(saturated_counts));
-  // The saturated threads of the last sample with the typical count, as the example to name.
-  for (std::size_t i = samples.size(); i-- > 0 && s.threads_saturated > 0;) {
-    if (static_cast<int>(saturated_counts[i]) != s.threads_saturated) continue;
-    for (const thread_load& t : *saturated_lists[i]) {
-      if (t.cpu_cores < saturated_thread) break;  // sorted, busiest first
-      s.saturated_threads.push_back({t.name, t.pid, t.cpu_cores, t.in_root});
-    }
-    break;
-  }
-  s.job_read_GBps = median(job_read);
-  s.job_read_call_GBps = median(job_read_calls);
-  for (const auto& [state, count] : states) {
-    s.state_shares.emplace_back(state, process_samples > 0 ? count / process_samples : 0.0);
-  }
   s.job_gpus = static_cast<int>(job_gpus.size());
   if (!pcie.empty()) {  // one entry per sample in which the job held a GPU
     s.gpu_busy = median(gpu_busy);
@@ -362,23 +391,17 @@ summary summarize(const std::vector<interval>& samples) {
     if (pcie_known) s.pcie_rx_GBps = median(pcie);
     if (!nvlink.empty()) s.nvlink_GBps = median(nvlink);
   }
-  for (const auto& [name, busy] : disk_busy) {
-    const double typical = median(busy);
-    if (typical >= s.disk_busy || s.busiest_disk.empty()) {
-      s.busiest_disk = name;
-      s.disk_busy = typical;
-      s.disk_read_GBps = median(disk_read[name]);
-      s.disk_read_wait_ms = median(disk_wait[name]);
-    }
-  }
-  for (const auto& [name, rates] : link_rate) {
-    const double typical = median(rates);
-    if (typical > s.link_GBps || s.busiest_link.empty()) {
-      s.busiest_link = name;
-      s.link_GBps = typical;
-      s.link_speed_Gbps = link_speed[name];
-    }
-  }
+}
+
+}  // namespace
+
+summary summarize(const std::vector<interval>& samples) {
+  summary s;
+  s.samples = static_cast<int>(samples.size());
+  if (samples.empty()) return s;
+  summarize_cpu(samples, s);
+  summarize_io(samples, s);
+  summarize_gpus(samples, s);
   return s;
 }
 
