@@ -9,7 +9,7 @@ NOCUDA_BUILD_DIR ?= build-nocuda
 SANITIZE_BUILD_DIR ?= build-sanitize
 BUNDLE_BUILD_DIR ?= build-bundle
 JOBS ?= $(shell nproc)
-# Debian packages the build and the tests need (design section 2). The CUDA 13 toolkit (nvcc,
+# Debian packages the build and the tests need (README, "Two commands"). The CUDA 13 toolkit (nvcc,
 # cuBLAS, NCCL) is not a Debian package: where it is absent, the CUDA parts are left out.
 DEBIAN_PACKAGES := cmake make g++ pkg-config git libcli11-dev nlohmann-json3-dev catch2 \
   libbenchmark-dev libopenmpi-dev openmpi-bin liburing-dev libturbojpeg0-dev libhwloc-dev

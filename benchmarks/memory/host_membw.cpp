@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/text.hpp"
 #include "gpubench/harness/benchmark.hpp"
 #include "gpubench/harness/context.hpp"
 #include "gpubench/harness/thread_pool.hpp"
@@ -30,6 +31,13 @@ constexpr stream_kernel stream_kernels[] = {
     {"add", 2, 1},    // c = a + b
     {"triad", 2, 1},  // a = b + s * c
 };
+
+// The kernels' names, in the table's order: the kernel axis's choices.
+std::vector<std::string> kernel_names() {
+  std::vector<std::string> names;
+  for (const stream_kernel& k : stream_kernels) names.emplace_back(k.name);
+  return names;
+}
 
 // Initial values and the scalar. Every kernel writes an array it does not read, so running it any
 // number of times leaves the same, exactly representable, values: the check is exact.
@@ -165,8 +173,8 @@ class host_membw final : public instance {
     for (const auto& k : stream_kernels) {
       if (k.name == name) return k;
     }
-    throw std::invalid_argument("host.membw: unknown kernel '" + name +
-                                "' (copy, scale, add, triad)");
+    throw std::invalid_argument("host.membw: unknown kernel '" + name + "' (" +
+                                join(kernel_names(), ", ") + ")");
   }
 
   // Worker w's contiguous share of the arrays, in whole cache lines.
@@ -188,8 +196,6 @@ class host_membw final : public instance {
   std::unique_ptr<pinned_thread_pool> pool_;
 };
 
-// STREAM's rule: each array at least 4x the last-level cache, so caches cannot serve it. Never
-// below 256 MiB; never so large that the 3 arrays take over 3/8 of RAM.
 // From 1 MiB to what leaves half of the RAM free (3 arrays), in whole doubles.
 axis_range array_bytes_range(const context& ctx) {
   const std::uint64_t memory = ctx.system().memory_bytes;
@@ -198,6 +204,8 @@ axis_range array_bytes_range(const context& ctx) {
   return {min_array_bytes, std::max(largest, min_array_bytes), 8};
 }
 
+// STREAM's rule: each array at least 4x the last-level cache, so caches cannot serve it. Never
+// below 256 MiB; never so large that the 3 arrays take over 3/8 of RAM.
 std::vector<axis_value> default_array_bytes(const context& ctx) {
   const std::uint64_t mib = 1 << 20;
   std::uint64_t bytes =
@@ -212,7 +220,7 @@ std::vector<axis_value> default_array_bytes(const context& ctx) {
 benchmark_definition host_membw_definition() {
   benchmark_definition def("host.membw");
   def.set_description("Host memory bandwidth: STREAM copy/scale/add/triad on every core")
-      .add_choice_axis("kernel", {"copy", "scale", "add", "triad"}, "STREAM kernel")
+      .add_choice_axis("kernel", kernel_names(), "STREAM kernel")
       .add_axis(axis{"threads", axis_kind::integer, "worker threads, one per physical core",
                      [](const context& ctx) {
                        return std::vector<axis_value>{std::int64_t{ctx.host_cores()}};

@@ -64,7 +64,7 @@ TEST_CASE("a results document survives a JSON round trip unchanged", "[results]"
   const json second = back;
   CHECK(first == second);
   CHECK(first["schema"] == "gpubench.results/1");
-  // The shape of design section 5.
+  // The shape docs/schema.md gives gpubench.results/1.
   CHECK(first["results"][0]["metrics"]["GBps"]["median"] == 2900.5);
   CHECK(first["results"][0]["metrics"]["GBps"]["n"] == 10);
   // Each metric carries its unit and which way is better.

@@ -1,4 +1,4 @@
-// The exit codes of every gpubench command (design section 3). Only main() exits.
+// The exit codes of every gpubench command (README, "Commands"). Only main() exits.
 #pragma once
 
 namespace gpubench {
