@@ -57,7 +57,7 @@ TEST_CASE("watch verdict: a job given every core it could have on shared cores i
   // 8 cores allowed; other processes run 3 and the hypervisor holds back 1: the job's 3.8 is
   // 95% of the 4 it could have, though only 48% of its allowance.
   const std::vector<interval> samples(5, sample(3.8, 8, machine_cpu(8, 6.8, 3.0, 1.0)));
-  const summary s = summarize(samples);
+  const gpubench::watch::summary s = summarize(samples);
   CHECK(s.cpu_cores_outside_job == Approx(3.0));
   CHECK(s.cpu_cores_stolen == Approx(1.0));
   CHECK(s.cpu_cores_available == Approx(4.0));
@@ -72,7 +72,7 @@ TEST_CASE("watch verdict: a job given every core it could have on shared cores i
 TEST_CASE("watch verdict: an idle job on a busy machine is not CPU-bound", "[watch]") {
   // The job sleeps (0.1 core) while others run 7.5 of its 8: it could have had 0.5 and used a
   // fifth of that.
-  const summary s =
+  const gpubench::watch::summary s =
       summarize(std::vector<interval>(5, sample(0.1, 8, machine_cpu(8, 7.6, 7.5, 0))));
   CHECK(s.cpu_cores_available == Approx(0.5));
   CHECK(judge(s, {}).limiting_component == vocabulary::component::none);
@@ -81,7 +81,7 @@ TEST_CASE("watch verdict: an idle job on a busy machine is not CPU-bound", "[wat
 TEST_CASE("watch verdict: a little sharing leaves the allowance whole", "[watch]") {
   // 0.2 of 8 cores elsewhere is under a quarter core and a tenth: no shared-cores finding, and
   // 6 of 8 used (75%) is not near the ceiling.
-  const summary s =
+  const gpubench::watch::summary s =
       summarize(std::vector<interval>(5, sample(6.0, 8, machine_cpu(8, 6.2, 0.2, 0))));
   const verdict v = judge(s, {});
   CHECK(v.limiting_component == vocabulary::component::none);
@@ -91,7 +91,7 @@ TEST_CASE("watch verdict: a little sharing leaves the allowance whole", "[watch]
 TEST_CASE("watch verdict: samples without machine CPU figures judge on the allowance", "[watch]") {
   // Files from before the cpu key, or a machine without /proc/stat (cpus 0).
   for (const json& cpu : {json(), machine_cpu(0, 0, 0, 0)}) {
-    const summary s = summarize(std::vector<interval>(5, sample(1.0, 2, cpu)));
+    const gpubench::watch::summary s = summarize(std::vector<interval>(5, sample(1.0, 2, cpu)));
     CHECK(s.cpu_cores_available == Approx(2.0));
     CHECK(s.cpu_cores_outside_job == 0);
     CHECK(judge(s, {}).limiting_component == vocabulary::component::none);
