@@ -102,6 +102,20 @@ std::vector<std::string> fitted_names_of(const constants& c, std::size_t stack) 
   return stack == 0 ? constants::fitted_names() : c.stacks[stack].fitted;
 }
 
+// A constant's fit range; for a stack that improves on another, only the side of the other's
+// value that makes no step slower (docs/model.md, "Software stacks").
+std::pair<double, double> bounds_of(const constants& c, std::size_t stack,
+                                    const std::string& name) {
+  const fit_range& r = range_of(name);
+  const constants::stack_entry& entry = c.stacks[stack];
+  if (stack == 0 || entry.improves_on.empty() || entry.slower_because.contains(name)) {
+    return {r.lo, r.hi};
+  }
+  const double was = c.for_stack(entry.improves_on).at(name);
+  return constants::faster_way(name) == better::higher ? std::pair{std::max(r.lo, was), r.hi}
+                                                       : std::pair{r.lo, std::min(r.hi, was)};
+}
+
 // Fits every stack in order (the others inherit the first stack's base values) on the usable
 // rows outside `left_out`. A stack with no such rows keeps no values of its own: its rows are
 // predicted with the base constants.
@@ -126,11 +140,11 @@ constants fit(const std::vector<prepared_row>& all, constants c, const std::stri
     double best = fit_objective(rows, c);
     for (int round = 0; round < 3; ++round) {
       for (const std::string& name : names) {
-        const fit_range& r = range_of(name);
+        const auto [lo, hi] = bounds_of(c, stack, name);
         constexpr int steps = 40;
         for (int i = 0; i <= steps; ++i) {
           constants trial = c;
-          fitted_value(trial, stack, name) = r.lo + (r.hi - r.lo) * i / steps;
+          fitted_value(trial, stack, name) = lo + (hi - lo) * i / steps;
           const double score = fit_objective(rows, trial);
           if (score < best - 1e-12) {
             best = score;

@@ -1,6 +1,7 @@
 // The model's named constants (configs/model/constants.json): what no microbenchmark measures,
 // fitted on the calibration set or taken from sources (docs/model.md).
 #include <algorithm>
+#include <optional>
 
 #include "gpubench/core/config_paths.hpp"
 #include "gpubench/core/errors.hpp"
@@ -15,13 +16,16 @@ namespace {
 struct constant_field {
   const char* name;
   double constants::*member;
+  // Which way makes a step faster, for the constants a stack may only improve on (docs/model.md,
+  // "Software stacks"); none for the rest.
+  std::optional<better> faster = std::nullopt;
 };
 
 constexpr constant_field constant_fields[] = {
-    {"matmul_efficiency", &constants::matmul_efficiency},
-    {"conv_efficiency", &constants::conv_efficiency},
-    {"memory_efficiency", &constants::memory_efficiency},
-    {"kernel_overhead_us", &constants::kernel_overhead_us},
+    {"matmul_efficiency", &constants::matmul_efficiency, better::higher},
+    {"conv_efficiency", &constants::conv_efficiency, better::higher},
+    {"memory_efficiency", &constants::memory_efficiency, better::higher},
+    {"kernel_overhead_us", &constants::kernel_overhead_us, better::lower},
     {"comm_overlap", &constants::comm_overlap},
     {"loader_efficiency", &constants::loader_efficiency},
     {"page_cache_fraction", &constants::page_cache_fraction},
@@ -35,8 +39,8 @@ constexpr constant_field constant_fields[] = {
     {"max_network_gbps_per_gpu", &constants::max_network_gbps_per_gpu},
     {"default_launch_latency_us", &constants::default_launch_latency_us},
     {"loader_cores_reserved_per_gpu", &constants::loader_cores_reserved_per_gpu},
-    {"memory_pass_fraction", &constants::memory_pass_fraction},
-    {"nchw_conv_passes", &constants::nchw_conv_passes},
+    {"memory_pass_fraction", &constants::memory_pass_fraction, better::lower},
+    {"nchw_conv_passes", &constants::nchw_conv_passes, better::lower},
     {"framework_reserved_GB", &constants::framework_reserved_GB},
     {"allocator_fragmentation", &constants::allocator_fragmentation},
 };
@@ -44,6 +48,25 @@ constexpr constant_field constant_fields[] = {
 bool is_constant(const std::string& name) {
   return std::any_of(std::begin(constant_fields), std::end(constant_fields),
                      [&name](const constant_field& f) { return name == f.name; });
+}
+
+// A stack that improves on another may not make a step slower than it through any constant,
+// unless the entry says why (a sourced `slower_because`): a fit on another framework's rows is
+// not a reason (issue 40: torch.compile predicted slower than eager PyTorch).
+void check_improves(const constants& c, const constants::stack_entry& entry,
+                    const json_reader& values) {
+  const constants base = c.for_stack(entry.improves_on);
+  for (const auto& [name, value] : entry.values) {
+    const std::optional<better> faster = constants::faster_way(name);
+    if (!faster || entry.slower_because.contains(name)) continue;
+    const double was = base.at(name);
+    if (*faster == better::higher ? value < was : value > was) {
+      values.member(name).fail("value",
+                               std::string(*faster == better::higher ? "at least " : "at most ") +
+                                   format_plain(was) + " (" + entry.improves_on + "'s " + name +
+                                   ": this stack improves on it), or a sourced slower_because");
+    }
+  }
 }
 
 }  // namespace
@@ -58,6 +81,13 @@ const std::vector<std::string>& constants::fitted_names() {
 double& constants::at(const std::string& name) {
   for (const auto& field : constant_fields) {
     if (name == field.name) return this->*field.member;
+  }
+  throw input_error("unknown model constant '" + name + "'");
+}
+
+std::optional<better> constants::faster_way(const std::string& name) {
+  for (const constant_field& f : constant_fields) {
+    if (name == f.name) return f.faster;
   }
   throw input_error("unknown model constant '" + name + "'");
 }
@@ -119,10 +149,16 @@ constants parse_constants(const json& doc, const std::string& file) {
   // The stacks: the first is the default and keeps the base values; each other names the
   // constants it sets, each with its source and whether it was fitted on the stack's rows.
   for (const json_reader& s : root.elements("stacks", 1)) {
-    s.expect_object({"name", "about", "constants"});
+    s.expect_object({"name", "about", "improves_on", "constants"});
     constants::stack_entry entry;
     entry.name = s.get_string("name");
     entry.about = s.get_string("about");
+    entry.improves_on = s.find_string("improves_on").value_or("");
+    if (!entry.improves_on.empty() &&
+        std::none_of(c.stacks.begin(), c.stacks.end(),
+                     [&](const auto& e) { return e.name == entry.improves_on; })) {
+      s.fail("improves_on", "a stack listed before this one");
+    }
     if (entry.name.empty() || std::any_of(c.stacks.begin(), c.stacks.end(),
                                           [&](const auto& e) { return e.name == entry.name; })) {
       s.fail("name", "a stack name not used before");
@@ -135,11 +171,15 @@ constants parse_constants(const json& doc, const std::string& file) {
     for (const auto& item : values.node().items()) {
       if (!is_constant(item.key())) values.fail(item.key(), "a known model constant");
       const json_reader entry_value = values.member(item.key());
-      entry_value.expect_object({"value", "fitted", "source"});
+      entry_value.expect_object({"value", "fitted", "source", "slower_because"});
       entry.values[item.key()] = entry_value.get_number("value", 0, 1e12);
       entry.sources[item.key()] = entry_value.find_string("source").value_or("");
+      if (auto why = entry_value.find_string("slower_because")) {
+        entry.slower_because[item.key()] = std::move(*why);
+      }
       if (entry_value.find_bool("fitted").value_or(false)) entry.fitted.push_back(item.key());
     }
+    if (!entry.improves_on.empty()) check_improves(c, entry, values);
     c.stacks.push_back(std::move(entry));
   }
   c.stack = c.stacks.front().name;

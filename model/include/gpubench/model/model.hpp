@@ -54,6 +54,8 @@ struct constants {
     std::map<std::string, double> values;        // constant -> this stack's value
     std::map<std::string, std::string> sources;  // constant -> where that value comes from
     std::vector<std::string> fitted;             // the constants fitted on this stack's rows
+    std::string improves_on;  // a stack this one may make no step slower than ("": none)
+    std::map<std::string, std::string> slower_because;  // constant -> the sourced reason it may
   };
   std::vector<stack_entry> stacks;  // the first is the default; its values are the base ones
   std::string stack;                // the stack whose values are applied
@@ -61,6 +63,8 @@ struct constants {
 
   [[nodiscard]] static const std::vector<std::string>& fitted_names();
   [[nodiscard]] double& at(const std::string& name);
+  // Which way of a constant makes a step faster; none for those that are not efficiencies.
+  [[nodiscard]] static std::optional<better> faster_way(const std::string& name);
   [[nodiscard]] double at(const std::string& name) const;
   // The base constants with a stack's own values applied; constants without a stack table (built
   // in code) as they are. Throws input_error for a stack the table lacks.
