@@ -104,6 +104,23 @@ def family(name):
     return "h100" if name.startswith(("h100", "h200")) else "a100" if name.startswith("a100") else None
 
 
+def gpu_memory(ref):
+    """GPU memory as the GPU reports it (nvidia-smi's total, MiB), in GiB; else the datasheet's
+    size, which is GiB of HBM/GDDR, a little above what the GPU reports (ECC and the driver's
+    reserve are taken off first)."""
+    reported = ref.get("reported_memory_MiB", {})
+    if reported.get("value") is not None:
+        out = fig(reported, 1 / 1024)
+        out["value"] = round(out["value"], 3)
+        out["note"] = (f"{reported['value']} MiB reported" + (f"; {reported['note']}" if reported.get("note") else ""))
+        return out
+    out = fig(ref["memory_GB"])
+    out["status"] = "datasheet_nominal"
+    out["note"] = ("the datasheet's size, in GiB: no reported total found; the GPU reports a little less "
+                   + (f"({ref['memory_GB']['note']})" if ref["memory_GB"].get("note") else "")).strip()
+    return out
+
+
 def gpu_entry(cat_name, ref, device_names, pcie_fallback):
     t = ref["tflops"]
     figures = {}
@@ -135,7 +152,7 @@ def gpu_entry(cat_name, ref, device_names, pcie_fallback):
         figures["gpu.hbm_efficiency"] = derived(round(eff, 3), source, status="peer_tool")
     else:
         figures["gpu.hbm_efficiency"] = derived(HBM_EFF, HBM_EFF_SOURCE, status="assumed")
-    figures["gpu.memory_GB"] = fig(ref["memory_GB"])
+    figures["gpu.memory_GiB"] = gpu_memory(ref)
     if ref["sm_count"].get("value") is not None:
         figures["gpu.sm_count"] = fig(ref["sm_count"])
     else:

@@ -219,8 +219,8 @@ calibration_report calibrate(const std::vector<calibration_set>& sets, const con
     if (!p.row.usable) continue;
     const sizing s = predict(p.hw, p.w, c, p.options);
     p.row.first_principles = s.samples_per_s_if_it_fit;
-    p.row.memory_GB = s.memory.per_gpu_GB;
-    p.row.capacity_GB = s.memory.capacity_GB;
+    p.row.memory_GiB = s.memory.per_gpu_GiB;
+    p.row.capacity_GiB = s.memory.capacity_GiB;
     p.row.flops_per_sample = s.step.flops / s.batch_per_gpu;
     p.row.supported = s.supported;
   }

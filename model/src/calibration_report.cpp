@@ -191,13 +191,13 @@ std::string memory_check(const calibration_report& report) {
   std::vector<const calibration_row*> counted;
   std::vector<const calibration_row*> over;
   for (const calibration_row& r : report.rows) {
-    if (!r.usable || !r.capacity_GB) continue;
+    if (!r.usable || !r.capacity_GiB) continue;
     counted.push_back(&r);
-    if (r.memory_GB > *r.capacity_GB) over.push_back(&r);
+    if (r.memory_GiB > *r.capacity_GiB) over.push_back(&r);
   }
   std::vector<double> shares;
   shares.reserve(counted.size());
-  for (const calibration_row* r : counted) shares.push_back(r->memory_GB / *r->capacity_GB);
+  for (const calibration_row* r : counted) shares.push_back(r->memory_GiB / *r->capacity_GiB);
   std::sort(shares.begin(), shares.end());
   out +=
       "\nGPU memory: every published run ran, so each must fit. The model's memory per GPU is "
@@ -210,7 +210,9 @@ std::string memory_check(const calibration_report& report) {
   }
   out += over.empty() ? ".\n" : "; over it:\n\n";
   for (const calibration_row* r : over) {
-    std::snprintf(line, sizeof line, "%.1f GB of %.0f GB", r->memory_GB, *r->capacity_GB);
+    std::snprintf(line, sizeof line, "%.1f %s of %.1f %s", r->memory_GiB,
+                  std::string(vocabulary::units::GiB.symbol).c_str(), *r->capacity_GiB,
+                  std::string(vocabulary::units::GiB.symbol).c_str());
     out += "- " + r->id + " " + r->model + " on " + r->gpu + ", batch " + std::to_string(r->batch) +
            ": " + line + "\n";
   }

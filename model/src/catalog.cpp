@@ -41,13 +41,25 @@ void read_figures(const json_reader& doc, hardware_profile& profile, basis from)
   if (!doc.has("figures")) return;
   const json_reader figures = doc.member("figures");
   if (!figures.node().is_object()) figures.fail_here("an object of figures");
-  for (const auto& [key, value] : figures.node().items()) {
-    const auto named = vocabulary::find_figure(key);
-    const json_reader entry(value, doc.file(), json_path(figures.path(), key));
+  for (const auto& [key, given] : figures.node().items()) {
+    auto named = vocabulary::find_figure(key);
+    const json_reader entry(given, doc.file(), json_path(figures.path(), key));
+    json value = given;
+    if (const vocabulary::renamed_figure* renamed = vocabulary::find_renamed_figure(key)) {
+      // An earlier gpubench's key: its number converted to the figure that replaced it.
+      json& number = value.is_object() && value.contains("value") ? value["value"] : value;
+      if (number.is_number()) {
+        number = vocabulary::convert(number.get<double>(), renamed->was, renamed->now->in);
+      }
+      named = vocabulary::named_figure{renamed->now, ""};
+      profile.notes.push_back(doc.file() + ": " + std::string(key) + " (" +
+                              std::string(renamed->why) + ") read as " +
+                              vocabulary::key_of(*renamed->now));
+    }
     if (!named) entry.fail_here("a known figure (" + vocabulary::figure_keys_text() + ")");
     const figure_def& range = *named->def;
     if (value.is_number()) {
-      const double number = entry.node().get<double>();
+      const double number = value.get<double>();
       if (!std::isfinite(number) || number < range.min || number > range.max) {
         entry.fail_here("a number in [" + format_plain(range.min) + ", " + format_plain(range.max) +
                         "]");
@@ -56,16 +68,19 @@ void read_figures(const json_reader& doc, hardware_profile& profile, basis from)
       continue;
     }
     entry.expect_object({"value", "source", "status", "note", "uncertain", "alt"});
+    const json_reader converted(value, doc.file(), entry.path());
     const std::string note = entry.find_string("note").value_or("");
-    if (entry.has("value") && entry.node().at("value").is_null()) {
+    if (value.contains("value") && value.at("value").is_null()) {
       std::string why = entry.find_string("status").value_or("unknown");
       if (!note.empty()) why.append(": ").append(note);
-      profile.unknown[key] = std::move(why);
+      profile.unknown[vocabulary::key_of(range, named->dtype)] = std::move(why);
       continue;
     }
-    const double number = entry.get_number("value", range.min, range.max);
+    const double number = converted.get_number("value", range.min, range.max);
     profile.set(range, number, from, join_sources(entry), note, named->dtype);
-    if (entry.find_bool("uncertain").value_or(false)) profile.figures[key].uncertain = true;
+    if (entry.find_bool("uncertain").value_or(false)) {
+      profile.figures[vocabulary::key_of(range, named->dtype)].uncertain = true;
+    }
   }
 }
 
@@ -128,6 +143,34 @@ void fill_from_gpu_entry(hardware_profile& profile, const std::string& gpu_name)
   profile.gpu_model = gpu_name;
 }
 
+// The network of the systems that carry this GPU: a bare GPU entry states none, and a job on
+// several nodes of it would otherwise assume a 100 Gb/s NIC where every system of the class has
+// one 400 Gb/s NIC per GPU (issue 40).
+void typical_network(hardware_profile& profile, const std::string& gpu_name) {
+  std::vector<std::pair<double, std::string>> per_gpu;
+  const std::string network_key = vocabulary::key_of(fig::network);
+  for (const std::string& system : catalog_names("systems")) {
+    const json doc = read_json_file(catalog_dir() / "systems" / (system + ".json"));
+    if (doc.value("gpu_model", "") != gpu_name) continue;
+    const int gpus = doc.value("gpus_per_node", 0);
+    const auto figs = doc.find("figures");
+    if (gpus <= 0 || figs == doc.end() || !figs->contains(network_key)) continue;
+    const json& value = figs->at(network_key).at("value");
+    if (!value.is_number()) continue;
+    per_gpu.emplace_back(value.get<double>() / gpus, system + " " + format_plain(value.get<double>()) +
+                                                         " Gb/s per " + std::to_string(gpus) +
+                                                         " GPUs");
+  }
+  if (per_gpu.empty()) return;
+  std::sort(per_gpu.begin(), per_gpu.end());
+  profile.typical_network_gbps_per_gpu = per_gpu[per_gpu.size() / 2].first;
+  std::vector<std::string> names;
+  names.reserve(per_gpu.size());
+  for (const auto& [rate, text] : per_gpu) names.push_back("catalog:" + text);
+  profile.typical_network_from =
+      "the median of the catalog's systems with this GPU (" + join(names, "; ") + ")";
+}
+
 }  // namespace detail
 
 using detail::catalog_dir;
@@ -184,10 +227,11 @@ hardware_profile load_catalog(const std::string& name) {
   }
   hardware_profile profile = parse_hardware(read_json_file(*path), path->string());
   profile.origin = "catalog:" + name;
+  if (profile.kind == "gpu") detail::typical_network(profile, name);
   return profile;
 }
 
-std::optional<std::string> catalog_gpu_for_device(std::string_view device_name, double memory_GB) {
+std::optional<std::string> catalog_gpu_for_device(std::string_view device_name, double memory_GiB) {
   std::optional<std::string> best;
   double best_gap = std::numeric_limits<double>::infinity();
   std::size_t best_match = 0;
@@ -206,7 +250,7 @@ std::optional<std::string> catalog_gpu_for_device(std::string_view device_name, 
           gpu_memory = mem->value("value", 0.0);
         }
       }
-      const double gap = memory_GB > 0 ? std::abs(gpu_memory - memory_GB) : 0.0;
+      const double gap = memory_GiB > 0 ? std::abs(gpu_memory - memory_GiB) : 0.0;
       // The longest matching device name wins; memory size breaks ties (A100 40 vs 80 GB).
       if (text.size() > best_match || (text.size() == best_match && gap < best_gap)) {
         best = name;

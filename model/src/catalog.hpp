@@ -16,5 +16,7 @@ namespace gpubench::model::detail {
 [[nodiscard]] std::optional<std::filesystem::path> catalog_file(const std::string& name);
 // Fills every key the profile lacks from the catalog GPU entry.
 void fill_from_gpu_entry(hardware_profile& profile, const std::string& gpu_name);
+// Sets profile.typical_network_* from the catalog systems built on `gpu_name`.
+void typical_network(hardware_profile& profile, const std::string& gpu_name);
 
 }  // namespace gpubench::model::detail

@@ -118,6 +118,7 @@ struct allreduce_model {
   double network_gbps = 0;                          // per node, across nodes (0: one node)
   bool network_assumed = false;     // the profile states no network: the default stands in
   std::string network_unknown_why;  // the catalog's reason, when it says why it has no figure
+  std::string network_assumed_from;  // where the assumed figure comes from
 };
 [[nodiscard]] allreduce_model allreduce_for(const hardware_profile& hw, const constants& c,
                                             int gpus_per_node, int nodes,
@@ -181,11 +182,15 @@ void advise_unknown_network(const allreduce_model& ar, const constants& c, int n
 [[nodiscard]] memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w,
                                             const constants& c, const std::string& precision,
                                             int batch, int gpus_per_node, int nodes);
-// What makes a job that does not fit fit: memory_with(changed workload, micro-batch, GPUs per
-// node) is the verdict for the same job changed.
+// What makes a job that does not fit (or fits above its headroom) hold within the headroom:
+// memory_with(changed workload, micro-batch, nodes) is the verdict for the same job changed,
+// rate_with(the same) its predicted samples/s (0 where it does not fit).
 using memory_of = std::function<memory_verdict(const workload&, int, int)>;
+using rate_of = std::function<double(const workload&, int, int)>;
 void advise_memory(const sizing& s, const workload& w, const memory_of& memory_with,
-                   std::vector<std::string>& advice);
+                   const rate_of& rate_with, std::vector<std::string>& advice);
+// "12.3 GiB": GPU memory as every sizing text prints it.
+[[nodiscard]] std::string GiB_text(double value);
 
 // ---- anchoring on a measured reference point (anchoring.cpp) -------------------------------
 

@@ -58,14 +58,16 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
   const bool fits_in_cache = data.dataset_bytes > 0 && memory_bytes > 0 &&
                              data.dataset_bytes <= c.page_cache_fraction * memory_bytes;
   if (fits_in_cache) {
-    in.storage = make_component(component_id::storage, std::nullopt, basis_of(hw.find(fig::host_memory)),
-                                "dataset (" + fmt(data.dataset_bytes / giga) +
-                                    " GB) fits in the page cache after the first epoch");
+    in.storage =
+        make_component(component_id::storage, std::nullopt, basis_of(hw.find(fig::host_memory)),
+                       "dataset (" + fmt(data.dataset_bytes / giga) +
+                           " GB) fits in the page cache after the first epoch");
   } else if (const figure* read = hw.find(fig::storage_read)) {
-    in.storage = make_component(
-        component_id::storage, read->value * giga / data.bytes_per_sample_stored * nodes, basis_of(read),
-        fmt(read->value) + " GB/s random reads / " + fmt(data.bytes_per_sample_stored / 1e3) +
-            " kB per sample");
+    in.storage =
+        make_component(component_id::storage,
+                       read->value * giga / data.bytes_per_sample_stored * nodes, basis_of(read),
+                       fmt(read->value) + " GB/s random reads / " +
+                           fmt(data.bytes_per_sample_stored / 1e3) + " kB per sample");
   } else {
     in.storage = make_component(component_id::storage, std::nullopt, basis::unknown,
                                 "storage read rate unknown for this profile");
@@ -75,10 +77,11 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
   if (data.bytes_per_sample_h2d > 0 && (all || one)) {
     const double per_node = all ? all->value : one->value * gpus_per_node;
     if (!all) assumed.push_back("pcie.h2d_all_GBps (per-GPU rate x GPUs)");
-    in.pcie = make_component(component_id::pcie, per_node * giga / data.bytes_per_sample_h2d * nodes,
-                             basis_of(all ? all : one),
-                             fmt(per_node) + " GB/s host-to-GPU per node / " +
-                                 fmt(data.bytes_per_sample_h2d / 1e3) + " kB per sample");
+    in.pcie =
+        make_component(component_id::pcie, per_node * giga / data.bytes_per_sample_h2d * nodes,
+                       basis_of(all ? all : one),
+                       fmt(per_node) + " GB/s host-to-GPU per node / " +
+                           fmt(data.bytes_per_sample_h2d / 1e3) + " kB per sample");
   }
   return in;
 }

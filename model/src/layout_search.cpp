@@ -86,8 +86,8 @@ std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w
               const sizing s = predict(hw, candidate, c, at);
               found.push_back({t, p, data, micro, candidate.gradient_accumulation,
                                r == recompute::full, r == recompute::selective, strategy,
-                               s.memory.fits, s.memory.per_gpu_GB, s.predicted_samples_per_s,
-                               s.limiting_component});
+                               s.memory.fits, s.memory.within_headroom, s.memory.per_gpu_GiB,
+                               s.predicted_samples_per_s, s.limiting_component});
             } catch (const input_error&) {
               // A split the machine cannot hold (a tensor group across nodes): not a layout.
             }
@@ -97,9 +97,10 @@ std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w
     }
   }
   std::stable_sort(found.begin(), found.end(), [](const layout& a, const layout& b) {
+    if (a.within_headroom != b.within_headroom) return a.within_headroom;
     if (a.fits != b.fits) return a.fits;
     if (a.fits) return a.predicted_samples_per_s > b.predicted_samples_per_s;
-    return a.per_gpu_GB < b.per_gpu_GB;  // of those that do not fit, the nearest first
+    return a.per_gpu_GiB < b.per_gpu_GiB;  // of those that do not fit, the nearest first
   });
   return found;
 }
@@ -114,7 +115,8 @@ json to_json(const layout& l) {
           {"selective_checkpointing", l.selective_checkpointing},
           {"strategy", l.strategy},
           {"fits", l.fits},
-          {"per_gpu_GB", l.per_gpu_GB},
+          {"within_headroom", l.within_headroom},
+          {"per_gpu_GiB", l.per_gpu_GiB},
           {"predicted_samples_per_s", l.fits ? json(l.predicted_samples_per_s) : json()},
           {"limiting_component", l.limiting_component}};
 }

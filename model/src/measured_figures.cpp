@@ -182,9 +182,9 @@ hardware_profile profile_from_results(const results_document& doc, const std::st
     const gpu_info& gpu = sys.gpus.front();
     profile.description = std::to_string(sys.gpus.size()) + "x " + gpu.name + " on " +
                           (sys.host.empty() ? std::string("this host") : sys.host);
-    const double memory_GB = vocabulary::convert(static_cast<double>(gpu.memory_bytes),
-                                                 vocabulary::units::bytes, fig::gpu_memory.in);
-    if (const auto entry = catalog_gpu_for_device(gpu.name, memory_GB)) {
+    const double memory_GiB = vocabulary::convert(static_cast<double>(gpu.memory_bytes),
+                                                  vocabulary::units::bytes, fig::gpu_memory.in);
+    if (const auto entry = catalog_gpu_for_device(gpu.name, memory_GiB)) {
       detail::fill_from_gpu_entry(profile, *entry);
     } else {
       profile.notes.push_back("no catalog entry matches GPU '" + gpu.name +
@@ -193,7 +193,7 @@ hardware_profile profile_from_results(const results_document& doc, const std::st
     if (gpu.sm_count) {
       profile.set(fig::sm_count, *gpu.sm_count, basis::measured, "system.gpus");
     }
-    profile.set(fig::gpu_memory, memory_GB, basis::measured, "system.gpus");
+    profile.set(fig::gpu_memory, memory_GiB, basis::measured, "system.gpus");
   } else {
     profile.description = "no GPU found on " + (sys.host.empty() ? "this host" : sys.host);
     profile.notes.push_back("the results have no GPU: " + (sys.gpu_status.reason.empty()

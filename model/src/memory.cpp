@@ -8,10 +8,15 @@
 #include <vector>
 
 #include "components.hpp"
+#include "gpubench/core/text.hpp"
 
 namespace gpubench::model::detail {
 
 namespace {
+
+double in_GiB(double bytes) {
+  return vocabulary::convert(bytes, vocabulary::units::bytes, vocabulary::units::GiB);
+}
 
 std::string split_text(int shards) {
   return shards > 1 ? ", split over " + std::to_string(shards) + " GPUs" : "";
@@ -41,7 +46,7 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
   memory_verdict m;
   double total = 0;
   const auto add = [&](const char* name, double bytes, std::string detail) {
-    m.parts.push_back(model::memory_part{name, bytes / 1e9, std::move(detail)});
+    m.parts.push_back(model::memory_part{name, in_GiB(bytes), std::move(detail)});
     total += bytes;
   };
   // Mixed precision keeps fp32 parameters (torch.amp's parameters; Megatron's master copy) and
@@ -84,43 +89,114 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
     }
   }
   add("temporary", temporary, why);
-  const double reserved = c.framework_reserved_GB * 1e9 + c.allocator_fragmentation * total;
+  const double reserved = vocabulary::convert(c.framework_reserved_GiB, vocabulary::units::GiB,
+                                              vocabulary::units::bytes) +
+                          c.allocator_fragmentation * total;
   add("framework", reserved,
       "CUDA context, library workspaces and communication buffers (" +
-          fmt(c.framework_reserved_GB) + " GB) and the caching allocator's fragmentation (" +
+          GiB_text(c.framework_reserved_GiB) + ") and the caching allocator's fragmentation (" +
           fmt(c.allocator_fragmentation * 100) + "%)");
-  m.per_gpu_GB = total / 1e9;
+  m.per_gpu_GiB = in_GiB(total);
+  m.headroom = c.memory_headroom;
+  if (const figure* headroom = hw.find(fig::memory_headroom)) {
+    m.headroom = headroom->value;
+    m.headroom_basis = headroom->from;
+  }
   if (const figure* capacity = hw.find(fig::gpu_memory)) {
-    m.capacity_GB = capacity->value;
+    m.capacity_GiB = capacity->value;
     m.capacity_basis = capacity->from;
-    m.fits = m.per_gpu_GB <= capacity->value;
+    m.fits = m.per_gpu_GiB <= capacity->value;
+    m.within_headroom = m.per_gpu_GiB <= capacity->value * m.headroom;
   }
   return m;
 }
 
+std::string GiB_text(double value) {
+  return fmt(value) + " " + std::string(vocabulary::units::GiB.symbol);
+}
+
+namespace {
+
+// "within the 90% headroom", the words every remedy's verdict uses.
+std::string headroom_text(double headroom) {
+  return "the " + fmt(headroom * 100) + "% headroom";
+}
+
+std::string rate_text(double rate) {
+  return fmt(rate) + " samples/s";
+}
+
+struct remedy {
+  std::string what;
+  workload changed;
+  int batch = 1;
+};
+
+// The fewest nodes at or above `from` on which the changed job holds within the headroom, by
+// the memory model itself (the state shrinks as the GPUs grow; the rest does not): none when even
+// `most` nodes do not.
+std::optional<int> fewest_nodes(const memory_of& memory_with, const workload& w, int batch,
+                                int from, int most) {
+  if (!memory_with(w, batch, most).within_headroom) return std::nullopt;
+  int lo = from;
+  int hi = most;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (memory_with(w, batch, mid).within_headroom) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
+}  // namespace
+
 void advise_memory(const sizing& s, const workload& w, const memory_of& memory_with,
-                   std::vector<std::string>& advice) {
-  const double capacity = s.memory.capacity_GB.value_or(0);
-  const int gpus = s.gpus_per_node;
+                   const rate_of& rate_with, std::vector<std::string>& advice) {
+  const double capacity = s.memory.capacity_GiB.value_or(0);
+  const double headroom = s.memory.headroom;
+  const int nodes = s.nodes;
   const int ranks = s.gpus_per_node * s.nodes;
+  const double now = s.predicted_samples_per_s;  // 0: the job does not fit
   std::vector<model::memory_part> parts = s.memory.parts;
   std::sort(parts.begin(), parts.end(),
-            [](const model::memory_part& a, const model::memory_part& b) { return a.GB > b.GB; });
+            [](const model::memory_part& a, const model::memory_part& b) { return a.GiB > b.GiB; });
   std::string largest;
   for (std::size_t i = 0; i < std::min<std::size_t>(3, parts.size()); ++i) {
-    largest += (i ? ", " : "") + parts[i].name + " " + fmt(parts[i].GB) + " GB";
+    largest += (i ? ", " : "") + parts[i].name + " " + GiB_text(parts[i].GiB);
   }
-  advice.push_back("the job does not fit in GPU memory: " + fmt(s.memory.per_gpu_GB) +
-                   " GB per GPU of " + fmt(capacity) + " GB (" + largest + ")");
-  const auto fits_text = [&](const memory_verdict& v) {
-    return fmt(v.per_gpu_GB) + " GB per GPU" + (v.fits ? ", fits" : ", still too much");
+  const std::string share = fmt(s.memory.per_gpu_GiB / capacity * 100) + "%";
+  if (s.memory.fits) {
+    advice.push_back("GPU memory is tight: " + GiB_text(s.memory.per_gpu_GiB) + " per GPU of " +
+                     GiB_text(capacity) + " (" + share + ") is above " + headroom_text(headroom) +
+                     " (gpu.memory_headroom): the caching allocator's fragmentation, NCCL's "
+                     "buffers and a step's peaks can run it out of memory (" +
+                     largest + ")");
+  } else {
+    advice.push_back("the job does not fit in GPU memory: " + GiB_text(s.memory.per_gpu_GiB) +
+                     " per GPU of " + GiB_text(capacity) + " (" + largest + ")");
+  }
+  // A remedy is printed only where the model predicts it holds within the headroom, with the
+  // rate the model predicts for it; on a job that runs, only where that rate is not lower.
+  const auto offer = [&](const std::string& what, const workload& changed, int batch,
+                         int at_nodes) {
+    const memory_verdict v = memory_with(changed, batch, at_nodes);
+    if (!v.within_headroom) return false;
+    const double rate = rate_with(changed, batch, at_nodes);
+    if (rate <= 0 || (now > 0 && rate < now)) return false;
+    advice.push_back(what + ": " + GiB_text(v.per_gpu_GiB) + " per GPU, within " +
+                     headroom_text(headroom) + ": " + rate_text(rate) +
+                     (now > 0 ? " (now " + rate_text(now) + ")" : ""));
+    return true;
   };
 
-  // The largest micro-batch that fits; accumulation keeps the batch per optimizer step.
+  // The largest micro-batch within the headroom; accumulation keeps the batch per optimizer step.
   int fitting = 0;
   for (int lo = 1, hi = s.batch_per_gpu - 1; lo <= hi;) {
     const int mid = lo + (hi - lo) / 2;
-    if (memory_with(w, mid, gpus).fits) {
+    if (memory_with(w, mid, nodes).within_headroom) {
       fitting = mid;
       lo = mid + 1;
     } else {
@@ -129,79 +205,83 @@ void advise_memory(const sizing& s, const workload& w, const memory_of& memory_w
   }
   const int per_step = s.batch_per_gpu * s.gradient_accumulation;
   if (fitting > 0) {
-    const int accumulate = (per_step + fitting - 1) / fitting;
-    advice.push_back("the largest micro-batch that fits is " + std::to_string(fitting) + " (" +
-                     fmt(memory_with(w, fitting, gpus).per_gpu_GB) + " GB); accumulating " +
-                     std::to_string(accumulate) + " of them keeps about " +
-                     std::to_string(per_step) + " samples per GPU per optimizer step");
-  } else {
-    advice.push_back("not even a micro-batch of 1 fits (" +
-                     fmt(memory_with(w, 1, gpus).per_gpu_GB) +
-                     " GB): the training state must be "
-                     "split");
+    workload accumulating = w;
+    accumulating.gradient_accumulation = (per_step + fitting - 1) / fitting;
+    offer("micro-batch " + std::to_string(fitting) + " with " +
+              std::to_string(accumulating.gradient_accumulation) + " accumulated (about " +
+              std::to_string(per_step) + " samples per GPU per optimizer step, as now)",
+          accumulating, fitting, nodes);
   }
-  // The what-ifs at this micro-batch, each sized once: FSDP, checkpointing, and both.
+  // The what-ifs at this micro-batch: FSDP, checkpointing, and both.
   const auto flag = w.model.flags.find("activation_checkpointing");
   const bool can_recompute = flag != w.model.flags.end() && !flag->second;
+  std::vector<remedy> changes;
   workload sharded = w;
   sharded.strategy = parallel_strategy::fsdp;
-  const memory_verdict under_fsdp = memory_with(sharded, s.batch_per_gpu, gpus);
-  std::optional<memory_verdict> under_fsdp_recomputing;
-  if (w.strategy != parallel_strategy::fsdp && ranks > 1) {
-    advice.push_back("FSDP (ZeRO-3: parameters, gradients and optimizer state split over all " +
-                     std::to_string(ranks) + " GPUs): " + fits_text(under_fsdp));
+  const bool can_shard = w.strategy != parallel_strategy::fsdp && ranks > 1;
+  if (can_shard) {
+    changes.push_back({"FSDP (ZeRO-3: parameters, gradients and optimizer state split over all " +
+                           std::to_string(ranks) + " GPUs)",
+                       sharded, s.batch_per_gpu});
   }
+  workload sharded_recomputing = sharded;
   if (can_recompute) {
     workload recomputing = w;
     recomputing.model.flags["activation_checkpointing"] = true;
-    advice.push_back(
-        "full activation checkpointing (one more forward pass, about a third more "
-        "compute): " +
-        fits_text(memory_with(recomputing, s.batch_per_gpu, gpus)));
-    sharded.model.flags["activation_checkpointing"] = true;
-    under_fsdp_recomputing = memory_with(sharded, s.batch_per_gpu, gpus);
-    if (w.strategy != parallel_strategy::fsdp && ranks > 1) {
-      advice.push_back("both, FSDP and checkpointing: " + fits_text(*under_fsdp_recomputing));
+    changes.push_back(
+        {"full activation checkpointing (one more forward pass, about a third more "
+         "compute)",
+         recomputing, s.batch_per_gpu});
+    sharded_recomputing.model.flags["activation_checkpointing"] = true;
+    if (can_shard) {
+      changes.push_back({"both, FSDP and checkpointing", sharded_recomputing, s.batch_per_gpu});
     }
   }
-  // More GPUs: under FSDP the training state shrinks as 1/N, the rest does not. Without
-  // checkpointing first, then with it.
-  std::vector<std::pair<const memory_verdict*, const char*>> layouts{{&under_fsdp, "under FSDP"}};
-  if (under_fsdp_recomputing) {
-    layouts.emplace_back(&*under_fsdp_recomputing, "under FSDP with activation checkpointing");
-  }
-  std::optional<double> rest_without_room;  // what is not state, where no layout leaves room
-  for (const auto& [now, name] : layouts) {
-    double state = 0;
-    for (const model::memory_part& part : now->parts) {
-      if (part.name == "weights" || part.name == "gradients" || part.name == "optimizer_state") {
-        state += part.GB;
-      }
+  std::vector<std::string> not_enough;
+  for (const remedy& r : changes) {
+    if (!offer(r.what, r.changed, r.batch, nodes)) {
+      not_enough.push_back(r.what.substr(0, r.what.find(" (")) + " (" +
+                           GiB_text(memory_with(r.changed, r.batch, nodes).per_gpu_GiB) + ")");
     }
-    const double rest = now->per_gpu_GB - state;
-    if (rest >= capacity || state <= 0) {
-      rest_without_room = rest;
+  }
+  if (!s.memory.fits && !not_enough.empty()) {
+    advice.push_back("not enough on " + std::to_string(ranks) + " GPUs (" +
+                     headroom_text(headroom) + " is " + GiB_text(capacity * headroom) +
+                     "): " + join(not_enough));
+  }
+  if (s.memory.fits) return;  // a job that runs keeps its GPUs
+
+  // More GPUs: under FSDP the training state shrinks as 1/N, the rest does not. The fewest
+  // nodes on which each sharded variant holds, found by the memory model itself.
+  constexpr int most_nodes = 4096;
+  std::vector<std::pair<const workload*, std::string>> grown{{&sharded, "under FSDP"}};
+  if (can_recompute) grown.emplace_back(&sharded_recomputing, "under FSDP with checkpointing");
+  bool any = false;
+  for (const auto& [changed, name] : grown) {
+    if (memory_with(*changed, s.batch_per_gpu, nodes).within_headroom) {
+      any = true;  // holds on these GPUs already: said above
       continue;
     }
-    const double needed = std::ceil(state * ranks / (capacity - rest));
-    if (needed > ranks) {
-      advice.push_back(std::string(name) + " about " + fmt(needed) +
-                       " GPUs in all hold the training state at this micro-batch (" +
-                       std::to_string(ranks) + " now)");
+    const auto fewest = fewest_nodes(memory_with, *changed, s.batch_per_gpu, nodes + 1,
+                                     std::max(most_nodes, nodes + 1));
+    if (!fewest) continue;
+    any = true;
+    offer(name + ", " + std::to_string(*fewest * s.gpus_per_node) + " GPUs (" +
+              std::to_string(*fewest) + " nodes of " + std::to_string(s.gpus_per_node) + ")",
+          *changed, s.batch_per_gpu, *fewest);
+  }
+  if (!any && fitting == 0) {
+    const memory_verdict lean =
+        memory_with(can_recompute ? sharded_recomputing : sharded, s.batch_per_gpu, nodes);
+    double state = 0;
+    for (const model::memory_part& part : lean.parts) {
+      if (part.name == "weights" || part.name == "gradients" || part.name == "optimizer_state") {
+        state += part.GiB;
+      }
     }
-    rest_without_room.reset();
-    break;
-  }
-  if (rest_without_room && *rest_without_room > 0) {
     advice.push_back(
-        "however many GPUs share the training state, the activations and buffers "
-        "alone take " +
-        fmt(*rest_without_room) + " GB at this micro-batch: a smaller micro-batch first");
-  }
-  if (w.family == "transformer" && !w.model.preset.empty()) {
-    advice.push_back(
-        "splitting each layer or the stack of layers over GPUs (\"parallel\": {\"tensor\": T, "
-        "\"pipeline\": P}) also divides the state and the activations per GPU by about T x P");
+        "however many GPUs share the training state, the activations and buffers alone take " +
+        GiB_text(lean.per_gpu_GiB - state) + " at this micro-batch: a smaller micro-batch first");
   }
 }
 

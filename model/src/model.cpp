@@ -157,6 +157,10 @@ step_model model_step(const hardware_profile& hw, const workload& w, const const
       m.gpu.busy() + step.communication_exposed_s + step.tensor_parallel_s + step.pipeline_bubble_s;
   m.gpu_ceiling = m.samples_per_step / step.gpu_step_s;
   m.in = detail::input_ceilings(hw, w, c, s.gpus_per_node, s.nodes, s.assumed);
+  if (m.ar.network_assumed && m.ar.nodes > 1) {
+    s.network_assumption = fmt(m.ar.network_gbps) + " Gb/s per node between nodes, assumed (" +
+                           m.ar.network_assumed_from + "): --set network.gbps=N";
+  }
   return m;
 }
 
@@ -294,17 +298,61 @@ void advise_ceilings(sizing& s) {
   }
 }
 
+// The fastest tensor x pipeline x data layout of the same GPUs that holds within the headroom
+// (size --search ranks them all), for a job that does not fit or fits above its headroom.
+void advise_layout(const hardware_profile& hw, const workload& w, const constants& given,
+                   const run_options& options, sizing& s) {
+  if (w.family != "transformer" || w.model.preset.empty()) return;
+  run_options plain = options;
+  plain.advise = false;
+  const std::vector<layout> found = search_layouts(hw, w, given, plain);
+  const auto best =
+      std::find_if(found.begin(), found.end(), [](const layout& l) { return l.within_headroom; });
+  if (best == found.end()) {
+    s.recommendations.push_back("no tensor x pipeline x data layout of these " +
+                                std::to_string(s.gpus_per_node * s.nodes) +
+                                " GPUs holds the job within the headroom (size --search)");
+    return;
+  }
+  const double now = s.predicted_samples_per_s;
+  std::string text =
+      "the fastest layout of these GPUs within the headroom (size --search): tensor " +
+      std::to_string(best->tensor) + " x pipeline " + std::to_string(best->pipeline) + " x data " +
+      std::to_string(best->data) + ", micro-batch " + std::to_string(best->micro_batch) + " x " +
+      std::to_string(best->accumulation) + " accumulated, " +
+      (best->activation_checkpointing  ? "full checkpointing"
+       : best->selective_checkpointing ? "selective checkpointing"
+                                       : "no checkpointing") +
+      ", " + std::string(to_string(best->strategy)) + ": " + detail::GiB_text(best->per_gpu_GiB) +
+      " per GPU, " + fmt(best->predicted_samples_per_s) + " samples/s";
+  if (now > 0) {
+    text += " (now " + fmt(now) + "; " +
+            (best->predicted_samples_per_s < now
+                 ? fmt((1 - best->predicted_samples_per_s / now) * 100) +
+                       "% slower: the price of the headroom)"
+                 : "faster)");
+  }
+  s.recommendations.push_back(std::move(text));
+}
+
 // What would move the limit: each part's own advice, then the node count, the next ceiling and
 // what is unknown (asking the model about other layouts of the same job, without advice).
 void advise(const hardware_profile& hw, const workload& w, const constants& given,
             const constants& c, const run_options& options, const step_model& m, sizing& s) {
   auto& advice = s.recommendations;
-  if (!s.memory.fits) {
-    const auto memory_with = [&](const workload& changed, int batch, int gpus_per_node) {
-      return detail::memory_per_gpu(hw, changed, c, s.precision, batch, gpus_per_node, s.nodes);
+  if (!s.memory.within_headroom) {
+    const auto memory_with = [&](const workload& changed, int batch, int nodes) {
+      return detail::memory_per_gpu(hw, changed, c, s.precision, batch, s.gpus_per_node, nodes);
     };
-    detail::advise_memory(s, w, memory_with, advice);
-    return;
+    const auto rate_with = [&](const workload& changed, int batch, int nodes) {
+      run_options at = options;
+      at.batch = batch;
+      at.nodes = nodes;
+      return predict_with(hw, changed, given, at, false).predicted_samples_per_s;
+    };
+    detail::advise_memory(s, w, memory_with, rate_with, advice);
+    advise_layout(hw, w, given, options, s);
+    if (!s.memory.fits) return;
   }
   const component_id limit = s.limiting_component;
   detail::advise_input(limit, m.in, hw, w, c, s.gpus_per_node, s.nodes, m.gpu_ceiling, advice);
@@ -329,10 +377,18 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   const constants for_stack = as_given ? constants{} : given.for_stack(w.stack);
   const constants& c = as_given ? given : for_stack;
   sizing s = frame(hw, w, options);
-  const step_model m = model_step(hw, w, c, s);
-  choose_limit(hw, w, c, m, s);
+  // A bare GPU entry on several nodes: the network of the systems built on that GPU, assumed.
+  std::optional<hardware_profile> networked;
+  if (s.nodes > 1 && !hw.find(fig::network) && hw.typical_network_gbps_per_gpu) {
+    networked = hw;
+    networked->set(fig::network, *hw.typical_network_gbps_per_gpu * s.gpus_per_node,
+                   basis::assumed_default, hw.typical_network_from);
+  }
+  const hardware_profile& on = networked ? *networked : hw;
+  const step_model m = model_step(on, w, c, s);
+  choose_limit(on, w, c, m, s);
   add_components(w, m, s);
-  if (advise_too) advise(hw, w, given, c, options, m, s);
+  if (advise_too) advise(on, w, given, c, options, m, s);
   return s;
 }
 
@@ -365,11 +421,13 @@ json to_json(const sizing& s, const hardware_profile& hw, const workload& w, con
   }
   json parts = json::object();
   for (const memory_part& part : s.memory.parts) {
-    parts[part.name] = {{"GB", part.GB}, {"detail", part.detail}};
+    parts[part.name] = {{"GiB", part.GiB}, {"detail", part.detail}};
   }
   out["memory"] = {{"fits", s.memory.fits},
-                   {"per_gpu_GB", s.memory.per_gpu_GB},
-                   {"capacity_GB", s.memory.capacity_GB ? json(*s.memory.capacity_GB) : json()},
+                   {"within_headroom", s.memory.within_headroom},
+                   {"headroom", s.memory.headroom},
+                   {"per_gpu_GiB", s.memory.per_gpu_GiB},
+                   {"capacity_GiB", s.memory.capacity_GiB ? json(*s.memory.capacity_GiB) : json()},
                    {"capacity_basis", s.memory.capacity_basis},
                    {"parts", std::move(parts)},
                    {"unknown", s.memory.unknown}};
@@ -392,6 +450,7 @@ json to_json(const sizing& s, const hardware_profile& hw, const workload& w, con
   out["recommendations"] = s.recommendations;
   out["notes"] = s.notes;
   out["assumed"] = s.assumed;
+  out["network_assumption"] = s.network_assumption.empty() ? json() : json(s.network_assumption);
   out["anchored"] = s.anchored;
   out["supported"] = s.supported;
   out["inputs"] = {

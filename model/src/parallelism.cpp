@@ -258,10 +258,17 @@ allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, in
     if (const figure* f = hw.find(fig::network)) {
       gbps = f->value;
       net_basis = f->from;
+      if (f->from == basis::assumed_default) {
+        // A bare GPU entry's typical network (predict_with sets it): stated, never hidden.
+        assumed.push_back(vocabulary::key_of(fig::network) + " (assumed " + fmt(gbps) + ")");
+        model.network_assumed = true;
+        model.network_assumed_from = f->source;
+      }
     } else {
       assumed.push_back(vocabulary::key_of(fig::network) + " (default " +
                         fmt(c.default_network_gbps) + ")");
       model.network_assumed = true;
+      model.network_assumed_from = "the model's default_network_gbps, a common 100 Gb/s NIC";
       if (const std::string* why = hw.why_unknown(fig::network)) {
         model.network_unknown_why = *why;
       }
@@ -313,25 +320,31 @@ void advise_communication(const exchange& x, const allreduce_model& ar, const co
                        " Gb/s NIC per GPU): the network alone cannot move this limit");
     }
   }
+  // A remedy is printed only where the model predicts it fits and runs faster (a layout that
+  // does not fit has no rate).
   if (w.strategy == parallel_strategy::fsdp && ar.nodes > 1) {
     workload hybrid = w;
     hybrid.strategy = parallel_strategy::hsdp;
-    advice.push_back(
-        "hybrid sharding (\"strategy\": \"hsdp\": FSDP inside each node, one gradient "
-        "allreduce across nodes) keeps the parameter gathers and scatters on the node's own "
-        "links: " +
-        fmt(rate_with(hybrid)) + " samples/s (now " + fmt(predicted) + ")");
+    if (const double rate = rate_with(hybrid); rate > predicted) {
+      advice.push_back(
+          "hybrid sharding (\"strategy\": \"hsdp\": FSDP inside each node, one gradient "
+          "allreduce across nodes) keeps the parameter gathers and scatters on the node's own "
+          "links: " +
+          fmt(rate) + " samples/s (now " + fmt(predicted) + ")");
+    }
   } else if (w.strategy == parallel_strategy::ddp) {
     // The allreduce runs once per optimizer step: k micro-batches share it.
     workload accumulating = w;
     accumulating.gradient_accumulation = w.gradient_accumulation * 4;
     const double per_sample_now = step.communication_exposed_s;
-    advice.push_back(
-        "gradient accumulation (or a larger batch per GPU) shares the exchange: accumulating " +
-        std::to_string(accumulating.gradient_accumulation) + " micro-batches cuts its " +
-        fmt(per_sample_now * 1e3) + " ms per micro-batch step to about " +
-        fmt(per_sample_now / 4 * 1e3) + " ms: " + fmt(rate_with(accumulating)) +
-        " samples/s (now " + fmt(predicted) + ")");
+    if (const double rate = rate_with(accumulating); rate > predicted) {
+      advice.push_back(
+          "gradient accumulation (or a larger batch per GPU) shares the exchange: accumulating " +
+          std::to_string(accumulating.gradient_accumulation) + " micro-batches cuts its " +
+          fmt(per_sample_now * 1e3) + " ms per micro-batch step to about " +
+          fmt(per_sample_now / 4 * 1e3) + " ms: " + fmt(rate) + " samples/s (now " +
+          fmt(predicted) + ")");
+    }
   }
 }
 
@@ -341,8 +354,8 @@ void advise_unknown_network(const allreduce_model& ar, const constants& c, int n
   const std::string why =
       ar.network_unknown_why.empty() ? std::string() : " (" + ar.network_unknown_why + ")";
   advice.push_back("this machine's network is not known" + why + ": the " + std::to_string(nodes) +
-                   "-node figures assume " + fmt(c.default_network_gbps) +
-                   " Gb/s per node; give the real figure with --set network.gbps=N");
+                   "-node figures assume " + fmt(ar.network_gbps) + " Gb/s per node (" +
+                   ar.network_assumed_from + "); give the real figure with --set network.gbps=N");
 }
 
 }  // namespace gpubench::model::detail

@@ -11,6 +11,7 @@
 #include "gpubench/reports/html_page.hpp"
 #include "gpubench/reports/report.hpp"
 #include "gpubench/reports/svg.hpp"
+#include "gpubench/vocabulary/units.hpp"
 
 namespace gpubench::reports {
 namespace {
@@ -48,12 +49,12 @@ std::string network_text(const compared_machine& m) {
                         : "unknown";
 }
 
-// "does not fit: 95 of 80 GB per GPU", or the predicted rate.
+// "does not fit: 95 of 79.6 GiB per GPU", or the predicted rate.
 std::string predicted_text(const model::sizing& s, const std::string& unit) {
   if (!s.memory.fits) {
-    return "does not fit: " + format_number(s.memory.per_gpu_GB) +
-           (s.memory.capacity_GB ? " of " + format_number(*s.memory.capacity_GB) : "") +
-           " GB per GPU";
+    return "does not fit: " + format_number(s.memory.per_gpu_GiB) +
+           (s.memory.capacity_GiB ? " of " + format_number(*s.memory.capacity_GiB) : "") + " " +
+           std::string(vocabulary::units::GiB.symbol) + " per GPU";
   }
   return format_number(s.predicted_samples_per_s) + " " + unit;
 }

@@ -8,6 +8,7 @@
 
 #include "gpubench/core/format.hpp"
 #include "gpubench/reports/report.hpp"
+#include "gpubench/vocabulary/units.hpp"
 
 namespace gpubench::reports {
 namespace {
@@ -46,11 +47,15 @@ void csv_writer::write(std::ostream& out, const machine_report& report) const {
                "limited by " + std::string(to_string(s.limiting_component))});
     line(out, {"sizing", w.workload, config, "per_gpu_samples_per_s",
                fits ? number(s.per_gpu_samples_per_s) : "", unit, "", "", "", "", "", ""});
-    line(out, {"sizing", w.workload, config, "memory.per_gpu_GB", number(s.memory.per_gpu_GB), "GB",
-               "", "", "", "", std::string(to_string(s.memory.capacity_basis)),
-               s.memory.capacity_GB
-                   ? "of " + number(*s.memory.capacity_GB) + " GB" + (fits ? "" : ": does not fit")
-                   : "capacity not known"});
+    line(out, {"sizing", w.workload, config, "memory.per_gpu_GiB", number(s.memory.per_gpu_GiB),
+               std::string(vocabulary::units::GiB.symbol), "", "", "", "",
+               std::string(to_string(s.memory.capacity_basis)),
+               s.memory.capacity_GiB ? "of " + number(*s.memory.capacity_GiB) + " " +
+                                           std::string(vocabulary::units::GiB.symbol) +
+                                           (!fits                      ? ": does not fit"
+                                            : s.memory.within_headroom ? ""
+                                                                       : ": above the headroom")
+                                     : "capacity not known"});
     for (const auto& c : s.components) {
       if (!c.samples_per_s) continue;
       line(out, {"sizing", w.workload, config, "ceiling." + std::string(to_string(c.name)),

@@ -13,6 +13,7 @@
 #include "gpubench/reports/report.hpp"
 #include "gpubench/reports/svg.hpp"
 #include "gpubench/vocabulary/measurements.hpp"
+#include "gpubench/vocabulary/units.hpp"
 
 namespace gpubench::reports {
 namespace {
@@ -70,15 +71,19 @@ std::string ceilings_charts(const machine_report& report) {
     // GPU memory beside the ceilings: what one GPU holds, part by part, and what it has.
     const model::memory_verdict& memory = w.sizing->memory;
     std::vector<bar> held{
-        {"per GPU", memory.per_gpu_GB, true, memory.fits ? "(fits)" : "(does not fit)"}};
-    if (memory.capacity_GB) {
-      held.push_back({"capacity", *memory.capacity_GB, false, ""});
+        {"per GPU", memory.per_gpu_GiB, true,
+         !memory.fits ? "(does not fit)"
+         : memory.within_headroom
+             ? "(fits)"
+             : "(fits, above the " + format_number(memory.headroom * 100) + "% headroom)"}};
+    if (memory.capacity_GiB) {
+      held.push_back({"capacity", *memory.capacity_GiB, false, ""});
     }
     for (const model::memory_part& part : memory.parts) {
-      held.push_back({part.name, part.GB, false, ""});
+      held.push_back({part.name, part.GiB, false, ""});
     }
     out += bar_chart("chart-memory-" + std::to_string(index - 1), "GPU memory: " + w.workload, held,
-                     "GB");
+                     std::string(vocabulary::units::GiB.symbol));
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "gpubench/core/format.hpp"
+#include "gpubench/vocabulary/units.hpp"
 
 namespace gpubench::reports {
 
@@ -41,7 +42,9 @@ void print_summary(std::ostream& out, const results_document& doc) {
 void print_sizing(std::ostream& out, const model::sizing& s) {
   out << s.workload << " on " << s.hardware << ": " << s.gpus_per_node << " GPU(s) x " << s.nodes
       << " node(s), " << model::batch_text(s) << " per GPU, " << s.precision << ", " << s.stack
-      << " stack" << (s.anchored ? ", anchored on a reference point" : "") << "\n";
+      << " stack" << (s.anchored ? ", anchored on a reference point" : "");
+  if (!s.network_assumption.empty()) out << "; NETWORK " << s.network_assumption;
+  out << "\n";
   const model::memory_verdict& memory = s.memory;
   if (memory.fits) {
     out << "predicted " << format_number(s.predicted_samples_per_s) << " " << samples_unit(s)
@@ -54,18 +57,23 @@ void print_sizing(std::ostream& out, const model::sizing& s) {
     out << "predicted: none, the job does not fit in GPU memory (limited by "
         << s.limiting_component << "); the ceilings below are what it would reach if it fit\n";
   }
-  out << "GPU memory: " << format_number(memory.per_gpu_GB) << " GB per GPU";
-  if (memory.capacity_GB) {
-    out << " of " << format_number(*memory.capacity_GB) << " GB ("
-        << format_number(memory.per_gpu_GB / *memory.capacity_GB * 100) << "%, "
-        << memory.capacity_basis << ")";
+  const std::string_view gib = vocabulary::units::GiB.symbol;
+  out << "GPU memory: " << format_number(memory.per_gpu_GiB) << " " << gib << " per GPU";
+  if (memory.capacity_GiB) {
+    out << " of " << format_number(*memory.capacity_GiB) << " " << gib << " ("
+        << format_number(memory.per_gpu_GiB / *memory.capacity_GiB * 100) << "%, "
+        << memory.capacity_basis;
+    if (memory.fits && !memory.within_headroom) {
+      out << "; above the " << format_number(memory.headroom * 100) << "% headroom";
+    }
+    out << ")";
   } else {
     out << " (capacity not known)";
   }
   out << ":";
   for (std::size_t i = 0; i < memory.parts.size(); ++i) {
     out << (i ? "," : "") << " " << memory.parts[i].name << " "
-        << format_number(memory.parts[i].GB);
+        << format_number(memory.parts[i].GiB);
   }
   for (const std::string& missing : memory.unknown) out << "; not counted: " << missing;
   out << "\n\n";
@@ -95,10 +103,13 @@ void print_sizing(std::ostream& out, const model::sizing& s) {
 void print_layouts(std::ostream& out, const std::vector<model::layout>& layouts) {
   const auto fitting =
       std::count_if(layouts.begin(), layouts.end(), [](const model::layout& l) { return l.fits; });
-  out << "\nlayouts: " << fitting << " of " << layouts.size()
-      << " fit in GPU memory; the fastest ten:\n";
+  const auto within = std::count_if(layouts.begin(), layouts.end(),
+                                    [](const model::layout& l) { return l.within_headroom; });
+  out << "\nlayouts: " << fitting << " of " << layouts.size() << " fit in GPU memory, " << within
+      << " within the headroom (those first); the fastest ten:\n";
+  const std::string gib(vocabulary::units::GiB.symbol);
   text_table table({"tensor", "pipeline", "data", "micro-batch", "accumulation", "checkpointing",
-                    "strategy", "GB per GPU", "predicted/s", "limited by"});
+                    "strategy", gib + " per GPU", "predicted/s", "limited by"});
   int shown = 0;
   for (const model::layout& l : layouts) {
     if (!l.fits || shown++ == 10) break;
@@ -107,13 +118,14 @@ void print_layouts(std::ostream& out, const std::vector<model::layout>& layouts)
                    l.activation_checkpointing  ? "full"
                    : l.selective_checkpointing ? "selective"
                                                : "none",
-                   std::string(to_string(l.strategy)), format_number(l.per_gpu_GB),
+                   std::string(to_string(l.strategy)),
+                   format_number(l.per_gpu_GiB) + (l.within_headroom ? "" : " (tight)"),
                    format_number(l.predicted_samples_per_s),
                    std::string(to_string(l.limiting_component))});
   }
   if (shown == 0) {
-    out << "none fits; the nearest needs " << format_number(layouts.front().per_gpu_GB)
-        << " GB per GPU\n";
+    out << "none fits; the nearest needs " << format_number(layouts.front().per_gpu_GiB) << " "
+        << gib << " per GPU\n";
     return;
   }
   out << table.render();

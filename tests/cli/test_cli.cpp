@@ -464,6 +464,7 @@ TEST_CASE("size --search ranks the layouts that fit and keep the batch per step"
   const int per_step = doc.at("inputs").at("batch_per_gpu").get<int>() *
                        doc.at("inputs").at("gradient_accumulation").get<int>() * 16;
   bool fitting = true;
+  bool roomy = true;
   double previous = 1e300;
   for (const json& l : layouts) {
     INFO(l.dump());
@@ -476,13 +477,19 @@ TEST_CASE("size --search ranks the layouts that fit and keep the batch per step"
     CHECK(32 % t == 0);  // Llama-2-7B's heads
     CHECK(8 % t == 0);   // a tensor group stays in a node
     const bool fits = l.at("fits");
+    const bool within = l.at("within_headroom");
     CHECK((fitting || !fits));  // every layout that fits comes before any that does not
+    CHECK((roomy || !within));  // and those within the headroom before those above it
+    CHECK((!within || fits));
+    if (roomy && !within) previous = 1e300;  // the tight ones, fastest first again
     fitting = fits;
+    roomy = within;
     if (fits) {
       const double rate = l.at("predicted_samples_per_s");
       CHECK(rate <= previous);
       previous = rate;
-      CHECK(l.at("per_gpu_GB").get<double>() <= 80);
+      CHECK(l.at("per_gpu_GiB").get<double>() <= 80);
+      CHECK(within == (l.at("per_gpu_GiB").get<double>() <= 0.9 * 80));
     } else {
       CHECK(l.at("predicted_samples_per_s").is_null());
     }
@@ -492,7 +499,8 @@ TEST_CASE("size --search ranks the layouts that fit and keep the batch per step"
   const auto text = run_gpubench({"size", "--workload", "llama2-7b", "--hardware",
                                   "catalog:dgx-h100", "--nodes", "2", "--search"});
   REQUIRE(text.exit_code == 0);
-  CHECK_THAT(text.out, Catch::Contains("fit in GPU memory; the fastest ten:") &&
+  CHECK_THAT(text.out, Catch::Contains("fit in GPU memory, ") &&
+                           Catch::Contains(" within the headroom (those first); the fastest ten:") &&
                            Catch::Contains("micro-batch  accumulation"));
   // A CNN has no tensor or pipeline split: only data-parallel layouts.
   const auto cnn = run_gpubench(

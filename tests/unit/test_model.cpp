@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 
 #include "gpubench/core/config_paths.hpp"
 #include "gpubench/core/errors.hpp"
@@ -22,7 +23,7 @@ namespace {
 // One part of a sizing's memory estimate, in bytes; a part that is missing fails the test.
 double memory_bytes(const sizing& s, const std::string& part) {
   for (const memory_part& p : s.memory.parts) {
-    if (p.name == part) return p.GB * 1e9;
+    if (p.name == part) return p.GiB * 1073741824.0;
   }
   FAIL("no memory part " << part);
   return 0.0;
@@ -655,13 +656,13 @@ TEST_CASE("calibration: both sets, every stack, held-out errors against the docu
   // included.
   int over = 0;
   for (const auto& row : report.rows) {
-    if (!row.usable || !row.capacity_GB) continue;
-    INFO(row.id << " " << row.model << ": " << row.memory_GB << " GB of " << *row.capacity_GB);
-    CHECK(row.memory_GB > 0);
+    if (!row.usable || !row.capacity_GiB) continue;
+    INFO(row.id << " " << row.model << ": " << row.memory_GiB << " GB of " << *row.capacity_GiB);
+    CHECK(row.memory_GiB > 0);
     if (row.family == "resnet50" || row.model.starts_with("MPT")) {
-      CHECK(row.memory_GB <= *row.capacity_GB);
+      CHECK(row.memory_GiB <= *row.capacity_GiB);
     }
-    if (row.memory_GB > *row.capacity_GB) ++over;
+    if (row.memory_GiB > *row.capacity_GiB) ++over;
   }
   CHECK(over <= 2);
 }
@@ -705,8 +706,9 @@ TEST_CASE(
   CHECK(says(rental,
              "this machine's network is not known (not_found: Lambda's instance page lists "
              "GPUs, vCPUs, RAM and SSD only; Lambda sells multi-node InfiniBand as 1-Click "
-             "Clusters, a separate product): the 4-node figures assume 100 Gb/s per node; give "
-             "the real figure with --set network.gbps=N"));
+             "Clusters, a separate product): the 4-node figures assume 100 Gb/s per node (the "
+             "model's default_network_gbps, a common 100 Gb/s NIC); give the real figure with "
+             "--set network.gbps=N"));
   // DGX H100 states its 3200 Gb/s and the fabric behind it: nothing to say, the fabric named.
   const sizing dgx = predict(load_catalog("dgx-h100"), load_workload("gpt2-large"), c, four);
   CHECK_FALSE(says(dgx, "network is not known"));
@@ -834,7 +836,7 @@ json tiny_gpt() {
 TEST_CASE("GPU memory: the training state, saved activations and buffers, by hand",
           "[unit][model]") {
   constants c = load_constants();
-  c.framework_reserved_GB = 0;
+  c.framework_reserved_GiB = 0;
   c.allocator_fragmentation = 0.05;
   // The tiny GPT on one GPU.
   const workload w = parse_workload(tiny_gpt(), "tiny.json");
@@ -855,10 +857,10 @@ TEST_CASE("GPU memory: the training state, saved activations and buffers, by han
   CHECK(memory_bytes(s, "temporary") == Approx(51200.0 + 214528.0));
   const double counted = 107264.0 * 16 + 335360.0 + 265728.0;
   CHECK(memory_bytes(s, "framework") == Approx(0.05 * counted));
-  CHECK(s.memory.per_gpu_GB * 1e9 == Approx(1.05 * counted));
+  CHECK(s.memory.per_gpu_GiB * 1073741824.0 == Approx(1.05 * counted));
   CHECK(s.memory.fits);
-  REQUIRE(s.memory.capacity_GB);
-  CHECK(*s.memory.capacity_GB == 80);
+  REQUIRE(s.memory.capacity_GiB);
+  CHECK(*s.memory.capacity_GiB == 80);
 
   // Full activation checkpointing keeps each layer's input and recomputes one layer at a time.
   workload recomputed = w;
@@ -1051,7 +1053,7 @@ TEST_CASE("GPU memory: Llama 3's shapes, against torchtitan's published peak", "
   model::run_options node;
   node.gpus = 8;
   const sizing s = predict(load_catalog("dgx-h100"), w, c, node);
-  CHECK(s.memory.per_gpu_GB * 1e9 / (1u << 30) == Approx(83.9).epsilon(0.10));
+  CHECK(s.memory.per_gpu_GiB * 1e9 / (1u << 30) == Approx(83.9).epsilon(0.10));
 }
 
 TEST_CASE("GPU memory: ResNet-50's saved activations follow its layer shapes", "[unit][model]") {
@@ -1089,7 +1091,7 @@ TEST_CASE("a job that does not fit has no rate, says what makes it fit", "[unit]
   CHECK(out.at("predicted_samples_per_s").is_null());
   CHECK(out.at("predicted_tokens_per_s").is_null());
   CHECK(out.at("memory").at("fits") == false);
-  CHECK(out.at("memory").at("capacity_GB") == 80);
+  CHECK(out.at("memory").at("capacity_GiB") == 80);
   CHECK(out.at("memory").at("parts").contains("optimizer_state"));
   const auto says = [&](const std::string& text) {
     return std::any_of(
@@ -1097,9 +1099,12 @@ TEST_CASE("a job that does not fit has no rate, says what makes it fit", "[unit]
         [&](const std::string& line) { return line.find(text) != std::string::npos; });
   };
   CHECK(says("the job does not fit in GPU memory: "));
-  CHECK(says("not even a micro-batch of 1 fits"));
-  CHECK(says("GPUs in all hold the training state at this micro-batch (1 now)"));
-  CHECK(says("\"parallel\": {\"tensor\": T, \"pipeline\": P}"));
+  // One GPU: nothing to shard over here, and no micro-batch fits; more GPUs under FSDP do,
+  // each remedy with the rate the model predicts for it (issue 40).
+  CHECK_FALSE(says("micro-batch 1 with"));
+  CHECK(says("under FSDP, 4 GPUs (4 nodes of 1): "));
+  CHECK(says("under FSDP with checkpointing, 2 GPUs (2 nodes of 1): "));
+  CHECK(says("GiB per GPU, within the 90% headroom: "));
   // Sharded over 8 GPUs with FSDP it fits, and the rate is back.
   workload sharded = load_workload("llama2-7b");
   sharded.strategy = parallel_strategy::fsdp;
@@ -1264,4 +1269,188 @@ TEST_CASE("Megatron-LM's published GPT runs on Selene, reproduced with tensor pa
     const double tokens_per_gpu = s.predicted_samples_per_s * 2048 / r.gpus;
     CHECK(tokens_per_gpu == Approx(r.tokens_per_gpu).epsilon(0.10));
   }
+}
+
+namespace {
+
+workload llama_70b(bool checkpointing, parallel_strategy strategy) {
+  workload w = load_workload("llama2-7b");
+  w.name = "llama2-70b";
+  w.model.params["layers"] = 80;
+  w.model.params["hidden"] = 8192;
+  w.model.params["heads"] = 64;
+  w.model.params["kv_heads"] = 8;
+  w.model.params["ffn"] = 28672;
+  w.model.flags["activation_checkpointing"] = checkpointing;
+  w.batch_per_gpu = 1;
+  w.strategy = strategy;
+  return w;
+}
+
+bool says(const sizing& s, const std::string& text) {
+  return std::any_of(s.recommendations.begin(), s.recommendations.end(),
+                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
+}
+
+}  // namespace
+
+// Issue 40, item 1: the catalog's H100 held "80" (the datasheet's GB) while a measured H100
+// gave 85.5 GB (NVML's 81,559 MiB) and usage was decimal GB, so one job fitted on a measured
+// node and not on the catalog's.
+TEST_CASE("GPU memory is GiB in capacity and usage, the catalog's and a measured GPU's alike",
+          "[unit][model]") {
+  const constants c = load_constants();
+  const hardware_profile catalog = load_catalog("h100-sxm5-80gb");
+  const results_document doc =
+      read_results(std::string(GPUBENCH_TEST_DATA_DIR) + "/results-2gpu-fixture.json");
+  const hardware_profile measured = profile_from_results(doc, "results-2gpu-fixture.json");
+  const double from_nvml = *measured.value(fig::gpu_memory);
+  CHECK(from_nvml == Approx(81559.0 / 1024).epsilon(1e-3));  // the fixture's 81,559 MiB
+  CHECK(fig::gpu_memory.in.symbol == "GiB");
+  // The two H100s differ by what the driver keeps, not by a unit.
+  CHECK(std::abs(*catalog.value(fig::gpu_memory) - from_nvml) < 0.5);
+  // Usage in the same unit: the parts add up to the total, in GiB.
+  model::run_options one;
+  one.gpus = 1;
+  const sizing s = predict(catalog, load_workload("bert-large"), c, one);
+  double sum = 0;
+  for (const memory_part& p : s.memory.parts) sum += p.GiB;
+  CHECK(sum == Approx(s.memory.per_gpu_GiB));
+  CHECK(memory_bytes(s, "weights") / 1073741824.0 == Approx(s.memory.parts.front().GiB));
+  // Llama 3 8B at 8960 tokens: the same verdict against the catalog and against the node.
+  workload long_seq = load_workload("llama3-8b");
+  long_seq.model.params["seq_len"] = 8960;
+  model::run_options eight;
+  eight.gpus = 8;
+  const sizing on_catalog = predict(load_catalog("dgx-h100"), long_seq, c, eight);
+  model::run_options two;
+  two.gpus = 2;
+  const sizing per_gpu_measured = predict(measured, long_seq, c, two);
+  CHECK(on_catalog.memory.fits);
+  CHECK(on_catalog.memory.per_gpu_GiB < *on_catalog.memory.capacity_GiB);
+  // A hardware file an earlier gpubench wrote, in decimal GB, is read converted, with a note.
+  const json old = {{"schema", "gpubench.hardware/1"},
+                    {"name", "old"},
+                    {"kind", "gpu"},
+                    {"gpu_model", "h100-sxm5-80gb"},
+                    {"figures", {{"gpu.memory_GB", {{"value", 85.52}, {"source", {"nvml"}}}}}}};
+  const hardware_profile read = parse_hardware(old, "old.json");
+  CHECK(*read.value(fig::gpu_memory) == Approx(85.52e9 / 1073741824.0));
+  CHECK(std::any_of(read.notes.begin(), read.notes.end(), [](const std::string& n) {
+    return n.find("gpu.memory_GB (decimal GB") != std::string::npos;
+  }));
+  (void)per_gpu_measured;
+}
+
+// Issue 40, item 2: Llama 3 8B at 95% of GPU memory was reported as fitting without a word, and
+// --search ranked a 79.3-of-80 GB layout first.
+TEST_CASE("a job above the memory headroom runs, with a warning and a layout within it",
+          "[unit][model]") {
+  const constants c = load_constants();
+  REQUIRE(c.memory_headroom == 0.9);
+  workload w = load_workload("llama3-8b");
+  w.model.params["seq_len"] = 8960;
+  hardware_profile hw = load_catalog("dgx-h100");
+  const sizing s = predict(hw, w, c);
+  REQUIRE(s.memory.fits);
+  CHECK_FALSE(s.memory.within_headroom);
+  CHECK(s.predicted_samples_per_s > 0);
+  REQUIRE_FALSE(s.recommendations.empty());
+  CHECK_THAT(s.recommendations.front(),
+             Catch::StartsWith("GPU memory is tight: ") &&
+                 Catch::Contains("above the 90% headroom (gpu.memory_headroom)"));
+  CHECK(says(s, "the fastest layout of these GPUs within the headroom (size --search)"));
+  const json out = to_json(s, hw, w, c);
+  CHECK(out.at("memory").at("within_headroom") == false);
+  CHECK(out.at("memory").at("headroom") == 0.9);
+  // --set gpu.memory_headroom moves the line; the default job is within it.
+  apply_setting(hw, "gpu.memory_headroom=0.97");
+  const sizing roomier = predict(hw, w, c);
+  CHECK(roomier.memory.within_headroom);
+  CHECK_FALSE(says(roomier, "GPU memory is tight"));
+  CHECK(predict(load_catalog("dgx-h100"), load_workload("llama3-8b"), c).memory.within_headroom);
+  // The search ranks the layouts within the headroom first.
+  const std::vector<layout> found = search_layouts(load_catalog("dgx-h100"), w, c);
+  REQUIRE_FALSE(found.empty());
+  CHECK(found.front().within_headroom);
+  CHECK(found.front().per_gpu_GiB <= 0.9 * *s.memory.capacity_GiB);
+}
+
+// Issue 40, item 4: for Llama 2 70B with checkpointing on two H200 nodes the advice offered HSDP
+// at "0 samples/s (now 0.45)", where HSDP does not fit; without checkpointing it said "under
+// FSDP about 38 GPUs" where FSDP with checkpointing holds on the 16 there are.
+TEST_CASE("every remedy printed holds within the headroom and is predicted faster",
+          "[unit][model]") {
+  const constants c = load_constants();
+  model::run_options two_nodes;
+  two_nodes.gpus = 8;
+  two_nodes.nodes = 2;
+  const hardware_profile h200 = load_catalog("h200-sxm-141gb");
+  const sizing ft = predict(h200, llama_70b(true, parallel_strategy::fsdp), c, two_nodes);
+  REQUIRE(ft.memory.fits);
+  CHECK_FALSE(says(ft, " 0 samples/s"));
+  const sizing ddp = predict(h200, llama_70b(false, parallel_strategy::ddp), c, two_nodes);
+  REQUIRE_FALSE(ddp.memory.fits);
+  CHECK(says(ddp, "both, FSDP and checkpointing: "));
+  CHECK_FALSE(says(ddp, "about"));
+
+  // Over many jobs, machines and node counts: every "R samples/s (now N)" a remedy prints is
+  // faster than now, save the one line that says what the headroom costs; every GPU count a
+  // remedy names holds there and not on a node fewer.
+  const std::regex rate_now(R"(: ([0-9.e+]+) samples/s \(now ([0-9.e+]+)\))");
+  const std::regex more_gpus(
+      R"((under FSDP(?: with checkpointing)?), ([0-9]+) GPUs \(([0-9]+) nodes)");
+  int checked = 0;
+  struct machine {
+    const char* name;
+    int gpus;
+    const char* setting;  // a what-if, or ""
+  };
+  std::vector<workload> jobs;
+  for (const std::string& name : workload_names()) jobs.push_back(load_workload(name));
+  jobs.push_back(llama_70b(false, parallel_strategy::fsdp));
+  jobs.push_back(llama_70b(true, parallel_strategy::fsdp));
+  for (const machine& on :
+       {machine{"dgx-h100", 8, ""}, machine{"aws-g5.48xlarge", 8, ""},
+        machine{"h100-sxm5-80gb", 1, ""}, machine{"h100-sxm5-80gb", 8, "network.gbps=100"}}) {
+    hardware_profile hw = load_catalog(on.name);
+    if (*on.setting) apply_setting(hw, on.setting);
+    for (const workload& job : jobs) {
+      for (const int nodes : {1, 2, 4}) {
+        for (const parallel_strategy strategy : {parallel_strategy::ddp, parallel_strategy::fsdp}) {
+          workload w = job;
+          const std::string& name = w.name;
+          const char* system = on.name;
+          w.strategy = strategy;
+          model::run_options at;
+          at.gpus = on.gpus;
+          at.nodes = nodes;
+          const sizing s = predict(hw, w, c, at);
+          for (const std::string& line : s.recommendations) {
+            INFO(name << " on " << system << " x" << nodes << ": " << line);
+            std::smatch m;
+            if (std::regex_search(line, m, rate_now) &&
+                line.find("the price of the headroom") == std::string::npos &&
+                line.find("the most overlap can give") == std::string::npos) {
+              CHECK(std::stod(m[1]) > std::stod(m[2]));
+              ++checked;
+            }
+            if (std::regex_search(line, m, more_gpus)) {
+              workload grown = w;
+              grown.strategy = parallel_strategy::fsdp;
+              if (m[1] != "under FSDP") grown.model.flags["activation_checkpointing"] = true;
+              model::run_options there = at;
+              there.nodes = std::stoi(m[3]);
+              CHECK(predict(hw, grown, c, there).memory.within_headroom);
+              there.nodes = std::stoi(m[3]) - 1;
+              if (*there.nodes > nodes)
+                CHECK_FALSE(predict(hw, grown, c, there).memory.within_headroom);
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(checked > 0);
 }

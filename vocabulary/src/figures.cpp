@@ -28,6 +28,7 @@ std::span<const figure_def* const> all_figures() {
       &hbm_efficiency,
       &hbm,
       &gpu_memory,
+      &memory_headroom,
       &sm_count,
       &tdp,
       &launch_latency,
@@ -43,6 +44,18 @@ std::string key_of(const figure_def& f, std::string_view dtype) {
   std::string key(f.key);
   if (f.per_dtype) key.append(".").append(dtype);
   return key;
+}
+
+const renamed_figure* find_renamed_figure(std::string_view key) {
+  static const renamed_figure renamed[] = {
+      // GPU memory is a size: GiB, as nvidia-smi and PyTorch report it (issue 40). Until
+      // 2026-11-26 it was decimal GB and the catalog wrote the datasheet's "80" there.
+      {"gpu.memory_GB", &figures::gpu_memory, units::GB, "decimal GB, before 2026-11-26"},
+  };
+  for (const renamed_figure& r : renamed) {
+    if (key == r.key) return &r;
+  }
+  return nullptr;
 }
 
 std::optional<named_figure> find_figure(std::string_view key) {

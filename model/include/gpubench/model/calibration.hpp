@@ -52,8 +52,8 @@ struct calibration_row {
   std::optional<std::string> reference;          // id of the anchoring row
   // GPU memory the model counts for the published run, against its GPU's capacity: every
   // published run ran, so a row that "does not fit" is an error of the memory model.
-  double memory_GB = 0;
-  std::optional<double> capacity_GB;
+  double memory_GiB = 0;
+  std::optional<double> capacity_GiB;
 };
 
 struct error_summary {

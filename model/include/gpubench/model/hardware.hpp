@@ -76,6 +76,10 @@ struct hardware_profile {
   int allreduce_ranks = 0;  // how many GPUs the measured allreduce ran on
   std::vector<std::string> notes;
   network_fabric network;
+  // For a bare GPU entry: the network per GPU of the catalog's systems built on that GPU (their
+  // median), which a job on several nodes assumes when nothing states the network; and whence.
+  std::optional<double> typical_network_gbps_per_gpu;
+  std::string typical_network_from;
 
   // A figure (of a per-dtype family: at `dtype`), or nullptr / nullopt where the profile lacks it.
   [[nodiscard]] const figure* find(const figure_def& f, std::string_view dtype = {}) const;
@@ -107,7 +111,7 @@ struct hardware_profile {
 
 // The catalog GPU entry for a device name as the driver reports it ("NVIDIA H100 80GB HBM3").
 [[nodiscard]] std::optional<std::string> catalog_gpu_for_device(std::string_view device_name,
-                                                                double memory_GB);
+                                                                double memory_GiB);
 
 // --set KEY=VALUE: a what-if change. `gpu.model=NAME` puts a catalog GPU under the profile; any
 // figure of the vocabulary may be set. Throws input_error for an unknown key or a value out of

@@ -44,8 +44,10 @@ struct constants {
   double nchw_conv_passes = 0;
   // GPU memory the framework holds beside the tensors it counts: the CUDA context, library
   // workspaces, communication buffers; and the caching allocator's fragmentation.
-  double framework_reserved_GB = 1.0;
+  double framework_reserved_GiB = 1.0;
   double allocator_fragmentation = 0.05;
+  // Share of the GPU's memory a job is planned to fill (gpu.memory_headroom overrides it).
+  double memory_headroom = 0.9;
   std::map<std::string, std::string> sources;  // constant -> where its value comes from
 
   struct stack_entry {
@@ -115,13 +117,18 @@ struct step_breakdown {
 // GPU memory per GPU (docs/model.md, "Memory").
 struct memory_part {
   std::string name;  // weights, gradients, optimizer_state, activations, temporary, framework
-  double GB = 0;
+  double GiB = 0;
   std::string detail;
 };
 struct memory_verdict {
-  bool fits = true;  // also when the capacity is not known (then capacity_GB is empty)
-  double per_gpu_GB = 0;
-  std::optional<double> capacity_GB;
+  bool fits = true;  // also when the capacity is not known (then capacity_GiB is empty)
+  // Within the headroom: at most `headroom` of the capacity. A job that fits but is above it
+  // runs in the model, with a warning: real jobs run out of memory there.
+  bool within_headroom = true;
+  double headroom = 0.9;
+  model::basis headroom_basis = model::basis::assumed_default;
+  double per_gpu_GiB = 0;
+  std::optional<double> capacity_GiB;
   model::basis capacity_basis = model::basis::unknown;
   std::vector<memory_part> parts;
   std::vector<std::string> unknown;  // parts the model cannot count for this workload
@@ -147,6 +154,9 @@ struct sizing {
   std::vector<std::string> recommendations;
   std::vector<std::string> notes;
   std::vector<std::string> assumed;  // figures taken from the catalog or defaults
+  // On several nodes whose network nothing states: the figure assumed and whence, said in the
+  // answer's first line (issue 40); empty otherwise.
+  std::string network_assumption;
   bool anchored = false;
   // False where the calibration cannot vouch for the model's answer (a note says why).
   bool supported = true;
@@ -181,12 +191,14 @@ struct layout {
   bool selective_checkpointing = false;  // the attention core only (Korthikanti et al.)
   parallel_strategy strategy = parallel_strategy::ddp;
   bool fits = false;
-  double per_gpu_GB = 0;
+  bool within_headroom = false;  // at most the headroom's share of the capacity
+  double per_gpu_GiB = 0;
   double predicted_samples_per_s = 0;
   component_id limiting_component = component_id::gpu_compute;
 };
 // Every layout of the workload on the machine that keeps its samples per optimizer step
-// (batch_per_gpu x gradient_accumulation x GPUs); those that fit first, fastest first.
+// (batch_per_gpu x gradient_accumulation x GPUs): those within the memory headroom first, then
+// those that fit above it, each fastest first; then the rest, nearest to fitting first.
 [[nodiscard]] std::vector<layout> search_layouts(const hardware_profile& hardware,
                                                  const workload& w, const constants& c,
                                                  const run_options& options = {});

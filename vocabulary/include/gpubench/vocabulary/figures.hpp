@@ -142,12 +142,22 @@ inline constexpr figure_def hbm{.key = "gpu.hbm_GBps",
                                 .what_if = true,
                                 .of_gpu = true,
                                 .description = "device memory bandwidth (hbm.copy)"};
-inline constexpr figure_def gpu_memory{.key = "gpu.memory_GB",
-                                       .in = units::GB,
-                                       .min = 1e-3,
-                                       .max = 1e4,
-                                       .of_gpu = true,
-                                       .description = "GPU memory capacity"};
+inline constexpr figure_def gpu_memory{
+    .key = "gpu.memory_GiB",
+    .in = units::GiB,
+    .min = 1e-3,
+    .max = 1e4,
+    .of_gpu = true,
+    .description = "GPU memory the GPU reports (nvidia-smi's total; an 80 GB H100 reports 79.6)"};
+inline constexpr figure_def memory_headroom{
+    .key = "gpu.memory_headroom",
+    .in = units::ratio,
+    .min = 0.5,
+    .max = 1.0,
+    .what_if = true,
+    .description =
+        "share of GPU memory a job is planned to fill; the rest absorbs the caching "
+        "allocator's fragmentation, NCCL's buffers and peaks (default 0.9)"};
 inline constexpr figure_def sm_count{.key = "gpu.sm_count",
                                      .in = units::count,
                                      .min = 1,
@@ -211,6 +221,16 @@ struct named_figure {
   std::string dtype;
 };
 [[nodiscard]] std::optional<named_figure> find_figure(std::string_view key);
+
+// A key an earlier gpubench wrote into hardware files, read as the figure that replaced it: its
+// value is in the old key's unit and is converted.
+struct renamed_figure {
+  std::string_view key;
+  const figure_def* now = nullptr;
+  unit was{};
+  std::string_view why;
+};
+[[nodiscard]] const renamed_figure* find_renamed_figure(std::string_view key);
 
 // "gpu.hbm_GBps, gpu.peak_tflops.{fp16,bf16,...}, ...": every key, sorted, for messages.
 [[nodiscard]] std::string figure_keys_text();

@@ -50,6 +50,7 @@ inline constexpr unit ms{"ms", dimension::time, 1, 1e3};
 inline constexpr unit us{"us", dimension::time, 1, 1e6};
 inline constexpr unit bytes{"B", dimension::data, 1};
 inline constexpr unit GB{"GB", dimension::data, 1e9};
+inline constexpr unit GiB{"GiB", dimension::data, 1073741824};  // sizes: GPU memory
 inline constexpr unit count{"", dimension::count, 1};
 inline constexpr unit ratio{"", dimension::ratio, 1};
 inline constexpr unit percent{"%", dimension::ratio, 1, 100};
