@@ -453,6 +453,23 @@ TEST_CASE("size --json gives gpubench.sizing/1 with every component", "[cli][mod
   CHECK_THAT(text.out, Catch::Contains("limited by") && Catch::Contains("next ceiling"));
 }
 
+TEST_CASE("size sizes a job on the H200 systems people rent", "[cli][model]") {
+  // Llama-3-8B on two p5e.48xlarge: 8 H200 per node over a 3200 Gb/s EFA network; no public
+  // on-demand price, and the sizing says why instead of failing.
+  const auto r = run_gpubench({"size", "--workload", "llama3-8b", "--hardware",
+                               "catalog:aws-p5e.48xlarge", "--nodes", "2", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  CHECK(doc.at("inputs").at("nodes") == 2);
+  const json& hardware = doc.at("inputs").at("hardware");
+  CHECK(hardware.at("gpu_model") == "h200-sxm-141gb");
+  CHECK(hardware.at("network").at("description") == "32 x 100 Gb/s Ethernet (ENA) with EFA");
+  CHECK(hardware.at("figures").at("network.gbps").at("value") == 3200);
+  CHECK_THAT(hardware.at("unknown").at("price.usd_per_hour").get<std::string>(),
+             Catch::Contains("Capacity Blocks"));
+  CHECK(doc.at("predicted_samples_per_s").get<double>() > 0);
+}
+
 TEST_CASE("size --search ranks the layouts that fit and keep the batch per step", "[cli][model]") {
   // Llama-2-7B on two DGX H100s: 16 GPUs, batch 2 x 1 per GPU, 32 samples per step.
   const auto r = run_gpubench({"size", "--workload", "llama2-7b", "--hardware", "catalog:dgx-h100",

@@ -387,6 +387,49 @@ TEST_CASE("every catalog entry the issue names loads with its figures", "[unit][
   CHECK_THROWS_WITH(load_catalog("h100"), Catch::Contains("expected a catalog name"));
 }
 
+TEST_CASE("the H200 and B200 systems people rent load with their sourced figures",
+          "[unit][model]") {
+  struct expected {
+    const char* name;
+    const char* gpu;
+    double cores;
+    std::string network;  // NICs x rate and fabric, as describe() gives it
+  };
+  for (const expected& e : std::vector<expected>{
+           {"aws-p5e.48xlarge", "h200-sxm-141gb", 96, "32 x 100 Gb/s Ethernet (ENA) with EFA"},
+           {"aws-p5en.48xlarge", "h200-sxm-141gb", 96, "16 x 200 Gb/s Ethernet (ENA) with EFAv3"},
+           {"aws-p6-b200.48xlarge", "b200", 96, "8 x 400 Gb/s Ethernet (ENA) with EFAv4"},
+           {"gcp-a3-ultragpu-8g", "h200-sxm-141gb", 112, "8 x 400 Gb/s RoCE (ConnectX-7)"},
+           {"gcp-a4-highgpu-8g", "b200", 112, "8 x 400 Gb/s RoCE (ConnectX-7)"},
+           {"azure-nd96isr-h200-v5", "h200-sxm-141gb", 48,
+            "8 x 400 Gb/s InfiniBand NDR (ConnectX-7)"},
+           {"dgx-h200", "h200-sxm-141gb", 112, "8 x 400 Gb/s InfiniBand NDR (ConnectX-7)"},
+           {"dgx-b200", "b200", 112, "8 x 400 Gb/s InfiniBand NDR (ConnectX-7)"}}) {
+    INFO(e.name);
+    const hardware_profile sys = load_catalog(e.name);
+    CHECK(sys.kind == "system");
+    CHECK(sys.gpu_model == e.gpu);
+    CHECK(sys.gpus_per_node == 8);
+    CHECK(sys.value(fig::cpu_cores) == Approx(e.cores));
+    CHECK(*sys.value(fig::network) == 3200);
+    CHECK(sys.network.describe() == e.network);
+    CHECK_FALSE(sys.find(fig::network)->source.empty());
+    CHECK(sys.value(fig::peak_tflops, "bf16"));  // the GPU entry's figures underneath
+    // A price with its source, or the reason there is none (DGX is bought; p5e and A4 list none).
+    if (const figure* price = sys.find(fig::price)) {
+      CHECK_FALSE(price->source.empty());
+    } else {
+      REQUIRE(sys.why_unknown(fig::price));
+      CHECK(sys.why_unknown(fig::price)->size() > 20);
+    }
+  }
+  CHECK(*load_catalog("aws-p5en.48xlarge").value(fig::price) == Approx(63.296));
+  CHECK(*load_catalog("aws-p6-b200.48xlarge").value(fig::price) == Approx(113.9328));
+  CHECK_FALSE(load_catalog("dgx-b200").value(fig::price));
+  CHECK_FALSE(load_catalog("aws-p5e.48xlarge").value(fig::price));
+  CHECK(*load_catalog("azure-nd96isr-h200-v5").value(fig::host_memory) == 1850);
+}
+
 TEST_CASE("a results file gives measured figures and the catalog fills the rest", "[unit][model]") {
   results_document doc;
   doc.system.host = "node-7";
