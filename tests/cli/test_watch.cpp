@@ -139,6 +139,7 @@ TEST_CASE("watch: a worker process flat out while the job's first process waits 
   REQUIRE(job.at("workers").size() == 1);
   CHECK(job.at("workers").at(0).at("name") == "timeout");
   CHECK(job.at("workers").at(0).at("parent") == job.at("main_processes").at(0).at("pid"));
+  CHECK(read_file(out / "watch.html").find("id=\"chart-processes\"") != std::string::npos);
 }
 
 // Issue 40: a loop on a GPU that waits while its one worker gets part of a core, the rest of the
