@@ -141,8 +141,9 @@ std::optional<finding> loader_finding(const summary& s) {
   f.evidence.push_back("the job used " + format_number(s.cpu_cores_used) + " of " +
                        format_number(s.cpu_cores_allowed) + " allowed cores, leaving " +
                        format_number(idle) + " idle");
-  if (cores_taken(s) > 0) f.evidence.push_back(shared_cores(s));
   const worker_count k = workers_needed(s, loops, per_loop, idle);
+  // Others on its cores matter when they leave no room for another worker.
+  if (k.raise_to == 0 && cores_taken(s) > 0) f.evidence.push_back(shared_cores(s));
   const std::string head = workers_text(per_loop) + (loops > 1 ? " each loop" : " the loop") +
                            "; " + (per_loop == 1 ? "it is" : "they are") + " busy " +
                            pct(l.worker_busy) + " of the time the loop waits";
