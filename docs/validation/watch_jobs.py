@@ -3,7 +3,10 @@
 (docs/validation/watch_on_gpu.sh): `gpu` trains an MLP in bf16 on device-resident data, so the
 GPU should be the limit; `loader` trains a small CNN on JPEGs that a torchvision DataLoader
 decodes and augments on the CPU with WORKERS worker processes, so the CPU (those workers) should
-be. Usage: watch_jobs.py gpu SECONDS | watch_jobs.py loader SECONDS WORKERS"""
+be; `cpu-loader` needs no GPU: its loop only takes batches, which WORKERS worker processes compute
+(matrix products on one thread each), so the loop waits on them (docs/validation/
+watch_loader_shared.sh). Usage: watch_jobs.py gpu SECONDS | watch_jobs.py loader SECONDS WORKERS |
+watch_jobs.py cpu-loader SECONDS WORKERS"""
 import io
 import sys
 import time
@@ -79,8 +82,36 @@ def loader_job(seconds, workers):
     print(f"loader job: {steps} steps of 128 images")
 
 
+class Products(torch.utils.data.Dataset):
+    """Samples that take a worker's CPU to make: a few products of 192 x 192 matrices each."""
+
+    def __len__(self):
+        return 10 ** 7
+
+    def __getitem__(self, i):
+        x = torch.randn(192, 192)
+        for _ in range(6):
+            x = torch.tanh(x @ x)
+        return x.mean(dim=0)
+
+
+def cpu_loader_job(seconds, workers):
+    torch.set_num_threads(1)
+    loader = torch.utils.data.DataLoader(Products(), batch_size=16, num_workers=workers)
+    end = time.time() + seconds
+    steps = 0
+    for batch in loader:
+        batch.sum().item()
+        steps += 1
+        if time.time() > end:
+            break
+    print(f"cpu-loader job: {steps} batches of 16")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "gpu":
         gpu_job(float(sys.argv[2]))
+    elif sys.argv[1] == "cpu-loader":
+        cpu_loader_job(float(sys.argv[2]), int(sys.argv[3]))
     else:
         loader_job(float(sys.argv[2]), int(sys.argv[3]))

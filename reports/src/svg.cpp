@@ -62,6 +62,49 @@ std::vector<double> linear_ticks(double top) {
   return ticks;
 }
 
+// Ticks of a linear axis from `lo` to `hi`: the multiples of a 1-2-2.5-5 step inside the range, so
+// a time axis reads 0, 2, 4 s rather than the samples' own 0.51, 2.01 s.
+std::vector<double> linear_ticks_between(double lo, double hi) {
+  if (hi <= lo) return {lo};
+  const std::vector<double> from_zero = linear_ticks(hi - lo);
+  const double step = from_zero.size() > 1 ? from_zero[1] : hi - lo;
+  std::vector<double> ticks;
+  for (double t = std::ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step) {
+    ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
+  }
+  return ticks;
+}
+
+// A legend label in lines of at most `width` characters, broken between words (a longer word
+// is cut), so no label runs past the chart's edge.
+std::vector<std::string> wrap(std::string_view label, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t at = 0;
+  while (at < label.size()) {
+    const std::size_t space = label.find(' ', at);
+    std::string_view word =
+        label.substr(at, space == std::string_view::npos ? std::string_view::npos : space - at);
+    at = space == std::string_view::npos ? label.size() : space + 1;
+    while (!word.empty()) {
+      const std::size_t room = line.empty() ? width : width - std::min(width, line.size() + 1);
+      if (word.size() <= room) {
+        if (!line.empty()) line += ' ';
+        line += word;
+        word = {};
+      } else if (!line.empty()) {
+        lines.push_back(std::move(line));
+        line.clear();
+      } else {
+        lines.emplace_back(word.substr(0, width));
+        word.remove_prefix(width);
+      }
+    }
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(std::move(line));
+  return lines;
+}
+
 std::string format_x(double x, x_scale scale) {
   if (scale == x_scale::log2_bytes) return format_bytes(static_cast<std::uint64_t>(x));
   return format_number(x);
@@ -174,13 +217,18 @@ std::string line_chart(std::string_view id, std::string_view title,
     out += line(left, fy(t), width - right, fy(t), "class=\"grid\"");
     out += text(left - 6, fy(t) + 4, format_number(t), "end", " class=\"tick\"");
   }
-  // x ticks: every measured x (log scales: powers of two the data hit).
+  // x ticks: on log scales every measured x (powers of two the data hit); on a linear one
+  // (time) round numbers.
   std::vector<double> xs;
-  for (const series& s : lines) {
-    for (const auto& p : s.points) xs.push_back(p.first);
+  if (log) {
+    for (const series& s : lines) {
+      for (const auto& p : s.points) xs.push_back(p.first);
+    }
+    std::sort(xs.begin(), xs.end());
+    xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  } else if (x_min <= x_max) {
+    xs = linear_ticks_between(x_min, x_max);
   }
-  std::sort(xs.begin(), xs.end());
-  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
   const std::size_t stride = std::max<std::size_t>(1, (xs.size() + 7) / 8);
   for (std::size_t i = 0; i < xs.size(); i += stride) {
     out +=
@@ -190,6 +238,10 @@ std::string line_chart(std::string_view id, std::string_view title,
   out += text(
       14, top_margin + (height - top_margin - bottom) / 2, y_label, "middle",
       " transform=\"rotate(-90 14 " + num(top_margin + (height - top_margin - bottom) / 2) + ")\"");
+  // Legend lines of 12 px text fit the right margin at about 7 px a character.
+  const double legend_x = width - right + 36;
+  const auto legend_chars = static_cast<std::size_t>((width - legend_x) / 7);
+  double ly = top_margin + 14;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const series& s = lines[i];
     const char* colour = palette[(i + 1) % std::size(palette)];
@@ -205,10 +257,16 @@ std::string line_chart(std::string_view id, std::string_view title,
              escape_html(format_x(x, scale)) + ": " + escape_html(format_number(y)) +
              "</title></circle>";
     }
-    const double ly = top_margin + 14 + static_cast<double>(i) * 18;
     out += line(width - right + 12, ly - 4, width - right + 30, ly - 4,
                 std::string("stroke=\"") + colour + "\" stroke-width=\"3\"");
-    out += text(width - right + 36, ly, s.name);
+    const std::vector<std::string> label = wrap(s.name, legend_chars);
+    out += "<text class=\"legend\" x=\"" + num(legend_x) + "\" y=\"" + num(ly) + "\">";
+    for (std::size_t k = 0; k < label.size(); ++k) {
+      out += "<tspan x=\"" + num(legend_x) + "\" dy=\"" + (k == 0 ? "0" : "14") + "\">" +
+             escape_html(label[k]) + "</tspan>";
+    }
+    out += "</text>";
+    ly += 14 * static_cast<double>(label.size()) + 4;
   }
   return out + close_figure();
 }

@@ -154,7 +154,8 @@ def check_fleet_page(exe, gpubench, source, out):
 
 def check_watch_page(exe, gpubench, fake_nvml_dir, out):
     """A real watch of a 2-second job on the stand-in NVML (busy GPU 0 with NVLink traffic): the
-    page's verdict, every timeline, the payload in the command shown as text, nothing fetched."""
+    page's verdict, every timeline (the job's processes' CPU among them), the payload in the
+    command shown as text, nothing fetched."""
     watch_dir = os.path.join(out, "watch")
     shutil.rmtree(watch_dir, ignore_errors=True)
     env = dict(os.environ, LD_LIBRARY_PATH=fake_nvml_dir, FAKE_NVML_UTILIZATION="95",
@@ -164,13 +165,13 @@ def check_watch_page(exe, gpubench, fake_nvml_dir, out):
                     "sleep 2", XSS_MARK], check=True, env=env, stderr=subprocess.DEVNULL)
     page = os.path.join(watch_dir, "watch.html")
     dom = check_no_page_requests(exe, out, page, "watch page")
-    for element in ["watched", "evidence", "advice", "chart-cpu", "chart-gpu", "chart-pcie",
-                    "chart-nvlink", "chart-disk", "chart-network"]:
+    for element in ["watched", "evidence", "advice", "chart-cpu", "chart-processes", "chart-gpu",
+                    "chart-pcie", "chart-nvlink", "chart-disk", "chart-network"]:
         check(re.search(r'id="%s"' % re.escape(element), dom) is not None,
               "watch page has #" + element)
     charts = re.findall(r'<figure class="chart" id="(chart-[a-z0-9-]+)"><figcaption>[^<]*'
                         r'</figcaption><svg', dom)
-    check(len(charts) == 6, "watch page draws 6 SVG timelines, got %d" % len(charts))
+    check(len(charts) == 7, "watch page draws 7 SVG timelines, got %d" % len(charts))
     check("Verdict: gpu_compute" in dom, "the watch page gives the verdict (gpu_compute)")
     check("&lt;img src=x onerror=" in dom and "<img" not in dom,
           "the payload in the watched command shows as text")

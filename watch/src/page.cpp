@@ -1,6 +1,8 @@
 #include "gpubench/watch/page.hpp"
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "gpubench/core/format.hpp"
 #include "gpubench/reports/html_page.hpp"
@@ -32,6 +34,44 @@ std::vector<series> timelines(const std::vector<interval>& samples, Parts parts)
 }
 
 using points = std::vector<std::pair<std::string, double>>;
+
+// The training loops' processes and their workers, one line each; past the busiest few workers
+// (by CPU over the watch) the rest share one line, their mean, so the legend stays readable.
+points per_process(const interval& s, const std::set<pid_t>& named) {
+  const auto label = [](const char* role, const loop_process& p) {
+    return std::string(role) + " " + p.name + " (pid " + std::to_string(p.pid) + ")";
+  };
+  points p;
+  for (const loop_process& m : s.job.main_processes) p.emplace_back(label("loop", m), m.cpu_cores);
+  double rest = 0;
+  int others = 0;
+  for (const loop_process& w : s.job.workers) {
+    if (named.contains(w.pid)) {
+      p.emplace_back(label("worker", w), w.cpu_cores);
+    } else {
+      rest += w.cpu_cores;
+      ++others;
+    }
+  }
+  if (others > 0) p.emplace_back("other workers, each (mean)", rest / others);
+  return p;
+}
+
+std::set<pid_t> busiest_workers(const std::vector<interval>& samples) {
+  constexpr std::size_t shown = 6;
+  std::map<pid_t, double> total;
+  for (const interval& s : samples) {
+    for (const loop_process& w : s.job.workers) total[w.pid] += w.cpu_cores;
+  }
+  std::vector<std::pair<double, pid_t>> by_cpu;
+  for (const auto& [pid, cpu] : total) by_cpu.emplace_back(cpu, pid);
+  std::sort(by_cpu.rbegin(), by_cpu.rend());
+  std::set<pid_t> named;
+  // All of them when they fit; else one line fewer, for the rest.
+  const std::size_t n = by_cpu.size() <= shown ? by_cpu.size() : shown - 1;
+  for (std::size_t i = 0; i < n; ++i) named.insert(by_cpu[i].second);
+  return named;
+}
 
 }  // namespace
 
@@ -72,6 +112,9 @@ std::string render_page(const json& summary_doc, const std::vector<interval>& sa
           }
           return p;
         }));
+  const std::set<pid_t> named = busiest_workers(samples);
+  chart("chart-processes", "CPU cores per process: the training loop's and its workers'", "cores",
+        timelines(samples, [&](const interval& s) { return per_process(s, named); }));
   chart("chart-gpu", "GPU utilisation", "%", timelines(samples, [](const interval& s) {
           points p;
           for (const gpu_load& g : s.gpus) {

@@ -52,6 +52,18 @@ std::optional<process_counters> read_stat(pid_t pid) {
   return read_stat(pid, "/proc/" + std::to_string(pid) + "/stat");
 }
 
+// /proc/PID/task/TID/schedstat: nanoseconds on a CPU, nanoseconds waiting on a run queue, and
+// the number of time slices. The two times together are how long the thread wanted a core.
+std::optional<double> runnable_seconds(const std::string& task_dir) {
+  const auto text = slurp(task_dir + "/schedstat");
+  if (!text) return std::nullopt;
+  std::istringstream f(*text);
+  double ran_ns = 0;
+  double waited_ns = 0;
+  if (!(f >> ran_ns >> waited_ns)) return std::nullopt;
+  return (ran_ns + waited_ns) / 1e9;
+}
+
 std::vector<thread_counters> read_threads(pid_t pid) {
   std::vector<thread_counters> threads;
   const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
@@ -59,8 +71,9 @@ std::vector<thread_counters> read_threads(pid_t pid) {
     while (const dirent* entry = readdir(dir)) {
       if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
       const auto tid = static_cast<pid_t>(std::atol(entry->d_name));
-      if (auto t = read_stat(tid, tasks + "/" + entry->d_name + "/stat")) {
-        threads.push_back({tid, std::move(t->name), t->cpu_seconds});
+      const std::string task = tasks + "/" + entry->d_name;
+      if (auto t = read_stat(tid, task + "/stat")) {
+        threads.push_back({tid, std::move(t->name), t->cpu_seconds, runnable_seconds(task)});
       }
     }
     closedir(dir);
@@ -299,13 +312,21 @@ double sampler::allowed_cores() const {
 
 namespace {
 
-// The job's processes over the interval: CPU, reads, memory, states, the busiest five; the ids
-// of its processes in `pids`.
 // The job's processes at the interval's start, by pid.
 using earlier_processes = std::map<pid_t, const process_counters*>;
 
+// Each of the job's processes over the interval, by pid: its CPU, and how busy its busiest
+// thread was (null without schedstat).
+struct process_rates {
+  double cpu_cores = 0;
+  std::optional<double> busy;
+};
+using rates_by_pid = std::map<pid_t, process_rates>;
+
+// The job's processes over the interval: CPU, reads, memory, states, the busiest five; the ids
+// of its processes in `pids`, their CPU in `rates`.
 void add_processes(const earlier_processes& earlier, const snapshot& after, double dt,
-                   job_load& job, std::set<int>& pids) {
+                   job_load& job, std::set<int>& pids, rates_by_pid& rates) {
   std::vector<std::pair<double, process_load>> by_cpu;
   for (const process_counters& p : after.processes) {
     pids.insert(p.pid);
@@ -313,6 +334,7 @@ void add_processes(const earlier_processes& earlier, const snapshot& after, doub
     const process_counters* was = it == earlier.end() ? nullptr : it->second;
     // A process born within the interval: all its CPU time and reads fall in it.
     const double cpu = rate(p.cpu_seconds, was ? was->cpu_seconds : 0.0, dt);
+    rates[p.pid].cpu_cores = cpu;
     // GB/s of a byte counter /proc/PID/io may not give (another user's process).
     const auto GBps = [&](std::optional<std::uint64_t> process_counters::*counter) {
       if (!(p.*counter)) return 0.0;
@@ -337,21 +359,30 @@ void add_processes(const earlier_processes& earlier, const snapshot& after, doub
   for (std::size_t i = 0; i < by_cpu.size() && i < 5; ++i) job.top.push_back(by_cpu[i].second);
 }
 
-// The job's threads: which ones ran flat out (a loader worker, the training loop's own thread).
-void add_threads(const earlier_processes& earlier, const snapshot& after, double dt,
-                 job_load& job) {
+// The job's threads: which ones ran flat out (a loader worker, the training loop's own thread);
+// each process's busiest in `rates`.
+void add_threads(const earlier_processes& earlier, const snapshot& after, double dt, job_load& job,
+                 rates_by_pid& rates) {
   std::vector<std::pair<double, thread_load>> threads;
   for (const process_counters& p : after.processes) {
     const auto it = earlier.find(p.pid);
-    std::map<pid_t, double> was;
+    std::map<pid_t, const thread_counters*> was;
     if (it != earlier.end()) {
-      for (const thread_counters& t : it->second->threads) was[t.tid] = t.cpu_seconds;
+      for (const thread_counters& t : it->second->threads) was[t.tid] = &t;
     }
     for (const thread_counters& t : p.threads) {
       const auto w = was.find(t.tid);
-      const double cpu = rate(t.cpu_seconds, w == was.end() ? 0.0 : w->second, dt);
+      const thread_counters* before = w == was.end() ? nullptr : w->second;
+      const double cpu = rate(t.cpu_seconds, before ? before->cpu_seconds : 0.0, dt);
       if (cpu >= saturated_thread) ++job.threads_saturated;
       threads.emplace_back(cpu, thread_load{p.pid, t.tid, t.name, p.pid == after.root, cpu});
+      // A thread born within the interval wanted a core for all its schedstat time.
+      if (t.runnable_seconds && (!before || before->runnable_seconds)) {
+        const double busy =
+            std::min(1.0, rate(*t.runnable_seconds, before ? *before->runnable_seconds : 0.0, dt));
+        auto& process = rates[p.pid].busy;
+        process = std::max(process.value_or(0.0), busy);
+      }
     }
   }
   std::stable_sort(threads.begin(), threads.end(),
@@ -446,6 +477,51 @@ void add_gpus(const snapshot& before, const snapshot& after, const std::set<int>
   }
 }
 
+// The training loops' processes (those holding a GPU context whose parent holds none: a
+// launcher's ranks; without any, the job's first) and their workers: each child process of a
+// loop's, with its own descendants' CPU and busiest thread, as a DataLoader worker's helpers
+// are its work.
+void add_loops_and_workers(const snapshot& after, const rates_by_pid& rates,
+                           const std::vector<gpu_load>& gpus, job_load& job) {
+  std::map<pid_t, const process_counters*> by_pid;
+  std::map<pid_t, std::vector<pid_t>> children;
+  for (const process_counters& p : after.processes) {
+    by_pid[p.pid] = &p;
+    children[p.ppid].push_back(p.pid);
+  }
+  std::set<pid_t> on_gpu;
+  for (const gpu_load& g : gpus) on_gpu.insert(g.job_pids.begin(), g.job_pids.end());
+  std::vector<pid_t> loops;
+  for (const process_counters& p : after.processes) {
+    if (on_gpu.contains(p.pid) && !on_gpu.contains(p.ppid)) loops.push_back(p.pid);
+  }
+  if (loops.empty() && by_pid.contains(after.root)) loops.push_back(after.root);
+  const auto of = [&](pid_t pid, pid_t parent) {
+    loop_process out{pid, parent, by_pid.at(pid)->name, 0, std::nullopt};
+    if (const auto it = rates.find(pid); it != rates.end()) {
+      out.cpu_cores = it->second.cpu_cores;
+      out.busy = it->second.busy;
+    }
+    return out;
+  };
+  for (const pid_t loop : loops) {
+    job.main_processes.push_back(of(loop, by_pid.at(loop)->ppid));
+    for (const pid_t child : children[loop]) {
+      loop_process worker = of(child, loop);
+      std::vector<pid_t> below = children[child];
+      while (!below.empty()) {
+        const pid_t pid = below.back();
+        below.pop_back();
+        const loop_process part = of(pid, 0);
+        worker.cpu_cores += part.cpu_cores;
+        if (part.busy) worker.busy = std::max(worker.busy.value_or(0.0), *part.busy);
+        below.insert(below.end(), children[pid].begin(), children[pid].end());
+      }
+      job.workers.push_back(std::move(worker));
+    }
+  }
+}
+
 }  // namespace
 
 interval interval_sample(const snapshot& before, const snapshot& after, double allowed_cores) {
@@ -460,10 +536,12 @@ interval interval_sample(const snapshot& before, const snapshot& after, double a
   earlier_processes earlier;
   for (const process_counters& p : before.processes) earlier[p.pid] = &p;
   std::set<int> pids;
-  add_processes(earlier, after, dt, job, pids);
-  add_threads(earlier, after, dt, job);
+  rates_by_pid rates;
+  add_processes(earlier, after, dt, job, pids, rates);
+  add_threads(earlier, after, dt, job, rates);
   add_disks_and_links(before, after, out);
   add_gpus(before, after, pids, out);
+  add_loops_and_workers(after, rates, out.gpus, job);
 
   // What the job's CPUs did besides the job: other processes (the watcher among them) and, in a
   // virtual machine, the host. Both take cores the job is allowed but cannot have.

@@ -1,7 +1,9 @@
 #include "gpubench/watch/verdict.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -61,6 +63,115 @@ double cpu_share(const summary& s) {
   return could_have > 0 ? s.cpu_cores_used / could_have : 0.0;
 }
 
+// What other processes and the hypervisor took of the job's cores, and what that left it.
+std::string shared_cores(const summary& s) {
+  return "its cores were shared: other processes ran " + format_number(s.cpu_cores_outside_job) +
+         " cores' worth on them" +
+         (s.cpu_cores_stolen > 0.05
+              ? " and the hypervisor held back " + format_number(s.cpu_cores_stolen) + " (steal)"
+              : std::string()) +
+         ", leaving the job " + format_number(s.cpu_cores_available) + " (" + pct(cpu_share(s)) +
+         " of that used)";
+}
+
+// The training loop waits on its DataLoader workers: they are busy (running, or waiting for a
+// core they could not get) while the loop's process is not, nor the GPUs. Judged on the time a
+// worker wanted a core rather than on the CPU it got, so a shared machine that gives each worker
+// a fraction of a core still shows its workers flat out.
+bool loader_bound(const summary& s) {
+  const summary::loader_load& l = s.loader;
+  return l.workers > 0 && 2 * l.samples >= s.samples && !(s.gpu_busy && *s.gpu_busy >= 0.85) &&
+         l.worker_busy >= near_ceiling && l.main_busy < saturated_thread;
+}
+
+std::string workers_text(int n) {
+  return std::to_string(n) + (n == 1 ? " DataLoader worker feeds" : " DataLoader workers feed");
+}
+
+// How many workers would keep the loop fed, derived in docs/watch.md ("The loader's workers"):
+// the input rate grows with the workers at the rate each busy worker gives now, until the GPUs or
+// the loop's own process are busy all the time, and each added worker wants a core as busy as
+// the present ones are.
+struct worker_count {
+  int raise_to = 0;       // 0: no idle core for one more
+  double speedup = 0;     // how much faster the loop could take batches; 0: not bounded here
+  bool by_cores = false;  // the idle cores stop short of the rate the loop could take
+};
+
+worker_count workers_needed(const summary& s, int loops, int per_loop, double idle) {
+  const summary::loader_load& l = s.loader;
+  worker_count k;
+  const double busiest = std::max(s.gpu_busy.value_or(0.0), l.main_busy);
+  k.speedup = busiest > 0 ? 1 / busiest : 0;
+  const int by_cores = per_loop + static_cast<int>(std::floor(idle / (loops * l.worker_busy)));
+  if (by_cores <= per_loop) return k;
+  const double by_rate = k.speedup > 0 ? std::ceil(per_loop * l.worker_busy * k.speedup - 1e-9)
+                                       : std::numeric_limits<double>::infinity();
+  k.by_cores = by_cores < by_rate;
+  k.raise_to = std::max(per_loop + 1, k.by_cores ? by_cores : static_cast<int>(by_rate));
+  return k;
+}
+
+std::optional<finding> loader_finding(const summary& s) {
+  if (!loader_bound(s)) return std::nullopt;
+  const summary::loader_load& l = s.loader;
+  const int loops = std::max(1, l.loops);
+  const int per_loop =
+      std::max(1, static_cast<int>(std::lround(static_cast<double>(l.workers) / loops)));
+  // In hundredths of a core: what the counters' timing leaves below that is no idle core.
+  const double idle =
+      std::round(std::max(0.0, s.cpu_cores_available - s.cpu_cores_used) * 100) / 100;
+  finding f{component::cpu, l.worker_busy, {}, {}};
+  std::string names;
+  for (std::size_t i = 0; i < l.named_workers.size() && i < 3; ++i) {
+    names += (i ? ", " : "") + l.named_workers[i].name + " (pid " +
+             std::to_string(l.named_workers[i].pid) + ")";
+  }
+  if (l.named_workers.size() > 3) names += ", ...";
+  f.evidence.push_back(
+      std::to_string(l.workers) + (l.workers == 1 ? " worker process" : " worker processes") +
+      " of the training loop's " + l.main.name + " (pid " + std::to_string(l.main.pid) +
+      (loops > 1 ? " and " + std::to_string(loops - 1) + " more loop(s)" : std::string()) +
+      "): " + names + "; busy " + pct(l.worker_busy) +
+      (l.busy_measured ? " of the time (running, or waiting for a core), using "
+                       : " of the time (as a share of one core: no schedstat), using ") +
+      format_number(l.worker_cpu_cores) + " core(s) each; the loop's process busy " +
+      pct(l.main_busy) + " (" + format_number(l.main_cpu_cores) + " cores)" +
+      (s.gpu_busy ? ", its GPUs ran kernels " + pct(*s.gpu_busy) + " of the time" : std::string()));
+  f.evidence.push_back("the job used " + format_number(s.cpu_cores_used) + " of " +
+                       format_number(s.cpu_cores_allowed) + " allowed cores, leaving " +
+                       format_number(idle) + " idle");
+  const worker_count k = workers_needed(s, loops, per_loop, idle);
+  // Others on its cores matter when they leave no room for another worker.
+  if (k.raise_to == 0 && cores_taken(s) > 0) f.evidence.push_back(shared_cores(s));
+  const std::string head = workers_text(per_loop) + (loops > 1 ? " each loop" : " the loop") +
+                           "; " + (per_loop == 1 ? "it is" : "they are") + " busy " +
+                           pct(l.worker_busy) + " of the time the loop waits";
+  if (k.raise_to == 0) {
+    f.advice.push_back(
+        head + ", and no core is idle to add one (idle cores: " + format_number(idle) +
+        "): more workers would share the same cores. More cores for the job (an exclusive "
+        "allocation such as Slurm --exclusive or a Kubernetes Guaranteed pod with whole CPUs, "
+        "a larger CPU allocation, an instance without steal) or lighter per-sample work "
+        "(smaller stored images, GPU decoding such as DALI) moves it");
+    return f;
+  }
+  std::string why;
+  if (k.speedup == 0) {
+    why = "the loop's process waits nearly all the time, so the idle cores set the number";
+  } else {
+    const bool gpus = s.gpu_busy && *s.gpu_busy >= l.main_busy;
+    why =
+        std::string(gpus ? "the GPUs" : "the loop's process") + " could take about " +
+        format_number(k.speedup) + "x the batches before " + (gpus ? "they are" : "it is") +
+        " busy all the time" +
+        (k.by_cores ? ", more than the idle cores can feed: more cores let more workers help" : "");
+  }
+  f.advice.push_back(head + ": raise num_workers to " + std::to_string(k.raise_to) +
+                     " (idle cores: " + format_number(idle) + "); " + why);
+  return f;
+}
+
 // One row per component: a new one is a new row.
 const std::vector<rule>& rules() {
   static const std::vector<rule> table{
@@ -80,22 +191,18 @@ const std::vector<rule>& rules() {
                    : "GPU math bounds it: a faster GPU, a lower precision or more GPUs move it");
         return f;
       },
+      [](const summary& s, const ceilings&) { return loader_finding(s); },
       [](const summary& s, const ceilings&) -> std::optional<finding> {
         const double share = cpu_share(s);
-        if (share < near_ceiling) return std::nullopt;
+        // Workers that feed a waiting loop: the rule above says how many more, or that no core
+        // is idle for them.
+        if (share < near_ceiling || loader_bound(s)) return std::nullopt;
         finding f{component::cpu, share, {}, {}};
         f.evidence.push_back("the job's processes used " + format_number(s.cpu_cores_used) +
                              " of " + format_number(s.cpu_cores_allowed) + " allowed cores (" +
                              pct(s.cpu_cores_used / s.cpu_cores_allowed) + ")");
         if (cores_taken(s) > 0) {
-          f.evidence.push_back("its cores were shared: other processes ran " +
-                               format_number(s.cpu_cores_outside_job) + " cores' worth on them" +
-                               (s.cpu_cores_stolen > 0.05
-                                    ? " and the hypervisor held back " +
-                                          format_number(s.cpu_cores_stolen) + " (steal)"
-                                    : std::string()) +
-                               ", leaving the job " + format_number(s.cpu_cores_available) + " (" +
-                               pct(share) + " of that used)");
+          f.evidence.push_back(shared_cores(s));
           f.advice.push_back(
               "the job is not alone on its cores: an exclusive allocation (Slurm --exclusive, "
               "a Kubernetes Guaranteed pod with whole CPUs, a dedicated or larger instance "
@@ -117,8 +224,8 @@ const std::vector<rule>& rules() {
         if (s.threads_saturated == 0 || s.busiest_thread_cores < saturated_thread) {
           return std::nullopt;
         }
-        if (cpu_share(s) >= near_ceiling) {
-          return std::nullopt;  // every core it could have is busy: the rule above names it
+        if (cpu_share(s) >= near_ceiling || loader_bound(s)) {
+          return std::nullopt;  // every core it could have is busy, or the loader's rule names it
         }
         if (s.gpu_busy && *s.gpu_busy >= 0.85) return std::nullopt;  // the GPUs' rule names it
         finding f{component::cpu, s.busiest_thread_cores, {}, {}};
@@ -302,6 +409,70 @@ void summarize_cpu(const std::vector<interval>& samples, summary& s) {
   }
 }
 
+// The training loops and their workers, over the samples that had workers.
+void summarize_loader(const std::vector<interval>& samples, summary& s) {
+  summary::loader_load& l = s.loader;
+  std::vector<double> loops;
+  std::vector<double> workers;
+  std::vector<double> worker_cpu;
+  std::vector<double> worker_busy;
+  std::vector<double> main_cpu;
+  std::vector<double> main_busy;
+  int measured = 0;
+  const interval* typical = nullptr;
+  for (const interval& sample : samples) {
+    const job_load& job = sample.job;
+    if (job.workers.empty()) continue;
+    ++l.samples;
+    // What a hypervisor held back of the job's CPUs a thread neither ran nor waited on a run
+    // queue for: the share of the time a worker could have been busy at most.
+    const double could_run =
+        sample.cpu.known()
+            ? std::max(0.5, 1 - sample.cpu.stolen_cores / static_cast<double>(sample.cpu.cpus))
+            : 1.0;
+    double cpu = 0;
+    double busy = 0;
+    bool all_measured = true;
+    for (const loop_process& w : job.workers) {
+      cpu += w.cpu_cores;
+      busy += std::min(1.0, w.busy.value_or(std::min(1.0, w.cpu_cores)) / could_run);
+      all_measured = all_measured && w.busy.has_value();
+    }
+    measured += all_measured ? 1 : 0;
+    const double n = static_cast<double>(job.workers.size());
+    loops.push_back(static_cast<double>(job.main_processes.size()));
+    workers.push_back(n);
+    worker_cpu.push_back(cpu / n);
+    worker_busy.push_back(busy / n);
+    double loop_cpu = 0;
+    double loop_busy = 0;
+    for (const loop_process& m : job.main_processes) {
+      loop_cpu = std::max(loop_cpu, m.cpu_cores);
+      loop_busy = std::max(loop_busy, std::min(1.0, m.busy.value_or(m.cpu_cores) / could_run));
+    }
+    main_cpu.push_back(loop_cpu);
+    main_busy.push_back(loop_busy);
+    typical = &sample;
+  }
+  if (l.samples == 0) return;
+  l.loops = static_cast<int>(median(loops));
+  l.workers = static_cast<int>(median(workers));
+  l.worker_cpu_cores = median(worker_cpu);
+  l.worker_busy = median(worker_busy);
+  l.busy_measured = 2 * measured > l.samples;
+  l.main_cpu_cores = median(main_cpu);
+  l.main_busy = median(main_busy);
+  // The last sample with the typical number of workers names them.
+  for (auto it = samples.rbegin(); it != samples.rend(); ++it) {
+    if (static_cast<int>(it->job.workers.size()) == l.workers) {
+      typical = &*it;
+      break;
+    }
+  }
+  if (!typical->job.main_processes.empty()) l.main = typical->job.main_processes.front();
+  l.named_workers = typical->job.workers;
+}
+
 // The job's reads, the busiest disk and the busiest link.
 void summarize_io(const std::vector<interval>& samples, summary& s) {
   std::vector<double> job_read;
@@ -400,6 +571,7 @@ summary summarize(const std::vector<interval>& samples) {
   s.samples = static_cast<int>(samples.size());
   if (samples.empty()) return s;
   summarize_cpu(samples, s);
+  summarize_loader(samples, s);
   summarize_io(samples, s);
   summarize_gpus(samples, s);
   return s;
@@ -469,6 +641,15 @@ json to_json(const summary& s) {
           {"process_states", states},
           {"busiest_thread_cores", s.busiest_thread_cores},
           {"threads_saturated", s.threads_saturated},
+          {"loader",
+           {{"samples", s.loader.samples},
+            {"main_processes", s.loader.loops},
+            {"workers", s.loader.workers},
+            {"worker_cpu_cores", s.loader.worker_cpu_cores},
+            {"worker_busy", s.loader.worker_busy},
+            {"busy_measured", s.loader.busy_measured},
+            {"main_cpu_cores", s.loader.main_cpu_cores},
+            {"main_busy", s.loader.main_busy}}},
           {"job_gpus", s.job_gpus},
           {"machine_gpus", s.machine_gpus},
           {"gpu_busy", opt(s.gpu_busy)},

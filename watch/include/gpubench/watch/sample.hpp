@@ -38,6 +38,21 @@ struct thread_load {
 };
 GPUBENCH_JSON_FIELDS(thread_load, pid, tid, name, in_root, cpu_cores)
 
+// A training loop's process or one of its workers. The loop's process is the one of the job's
+// processes holding a GPU context (the job's first without a GPU); its workers are its child
+// processes, as DataLoader's are, each with its own descendants' CPU.
+struct loop_process {
+  pid_t pid = 0;
+  pid_t parent = 0;
+  std::string name;
+  double cpu_cores = 0;
+  // Share of the interval its busiest thread ran or waited on a run queue for a core: how busy
+  // it was against the CPU it could get, where a shared core keeps cpu_cores below 1. Null
+  // where the kernel keeps no schedstat.
+  std::optional<double> busy;
+};
+GPUBENCH_JSON_FIELDS(loop_process, pid, parent, name, cpu_cores, busy)
+
 // The job: every process of its tree together.
 struct job_load {
   std::size_t processes = 0;
@@ -51,10 +66,12 @@ struct job_load {
   std::vector<process_load> top;  // the busiest five, busiest first
   int threads_saturated = 0;
   std::vector<thread_load> busiest_threads;  // the busiest five, busiest first
+  std::vector<loop_process> main_processes;  // the training loops' processes
+  std::vector<loop_process> workers;         // their child processes (DataLoader workers)
 };
 GPUBENCH_JSON_FIELDS(job_load, processes, cpu_cores_used, cpu_cores_allowed, states, rss_GB,
                      read_GBps, read_call_GBps, context_switches_per_s, top, threads_saturated,
-                     busiest_threads)
+                     busiest_threads, main_processes, workers)
 
 // The CPUs the job may run on: what ran on them besides the job, and what a hypervisor held back.
 // `cpus` 0: no figures (the job's affinity changed over the interval, or a file from before they

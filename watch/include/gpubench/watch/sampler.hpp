@@ -24,6 +24,9 @@ struct thread_counters {
   pid_t tid = 0;
   std::string name;
   double cpu_seconds = 0;
+  // Time it ran or waited on a run queue for a core (/proc/PID/task/TID/schedstat): how long it
+  // wanted a core, whether or not it got one. Absent where the kernel keeps no schedstat.
+  std::optional<double> runnable_seconds;
 };
 
 // Cumulative counters of one process (/proc/PID/stat, status, io).

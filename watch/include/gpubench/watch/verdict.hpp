@@ -60,6 +60,23 @@ struct summary {
     bool in_root = false;
   };
   std::vector<thread_load> saturated_threads;
+  // The training loops and their workers (a DataLoader's are the loop's child processes), medians
+  // over the samples that had workers: how busy each worker was against the CPU it could get
+  // (its busiest thread running or waiting for a core, less what a hypervisor held back), and
+  // how busy the loop's own process was while they worked.
+  struct loader_load {
+    int samples = 0;  // the samples with workers
+    int loops = 0;
+    int workers = 0;              // every loop's together
+    double worker_cpu_cores = 0;  // the mean worker's
+    double worker_busy = 0;       // the mean worker's share of the time, 0..1
+    bool busy_measured = false;   // from schedstat; else a worker's share of one core
+    double main_cpu_cores = 0;    // the busiest loop's process
+    double main_busy = 0;
+    loop_process main;  // the loop's process and workers of a typical sample, to name
+    std::vector<loop_process> named_workers;
+  };
+  loader_load loader;
   int job_gpus = 0;  // GPUs the job's processes held contexts on
   int machine_gpus = 0;
   std::optional<double> gpu_busy;         // 0..1, the job's GPUs
