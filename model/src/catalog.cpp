@@ -157,18 +157,18 @@ void typical_network(hardware_profile& profile, const std::string& gpu_name) {
     if (gpus <= 0 || figs == doc.end() || !figs->contains(network_key)) continue;
     const json& value = figs->at(network_key).at("value");
     if (!value.is_number()) continue;
-    per_gpu.emplace_back(value.get<double>() / gpus, system + " " + format_plain(value.get<double>()) +
-                                                         " Gb/s per " + std::to_string(gpus) +
-                                                         " GPUs");
+    per_gpu.emplace_back(value.get<double>() / gpus, system);
   }
   if (per_gpu.empty()) return;
   std::sort(per_gpu.begin(), per_gpu.end());
   profile.typical_network_gbps_per_gpu = per_gpu[per_gpu.size() / 2].first;
   std::vector<std::string> names;
   names.reserve(per_gpu.size());
-  for (const auto& [rate, text] : per_gpu) names.push_back("catalog:" + text);
-  profile.typical_network_from =
-      "the median of the catalog's systems with this GPU (" + join(names, "; ") + ")";
+  for (const auto& [rate, name] : per_gpu) names.push_back(name);
+  profile.typical_network_from = "typical of the " + std::to_string(per_gpu.size()) +
+                                 " catalog systems with this GPU, their median " +
+                                 format_plain(*profile.typical_network_gbps_per_gpu) +
+                                 " Gb/s per GPU: " + join(names);
 }
 
 }  // namespace detail

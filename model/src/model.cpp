@@ -159,7 +159,8 @@ step_model model_step(const hardware_profile& hw, const workload& w, const const
   m.in = detail::input_ceilings(hw, w, c, s.gpus_per_node, s.nodes, s.assumed);
   if (m.ar.network_assumed && m.ar.nodes > 1) {
     s.network_assumption = fmt(m.ar.network_gbps) + " Gb/s per node between nodes, assumed (" +
-                           m.ar.network_assumed_from + "): --set network.gbps=N";
+                           m.ar.network_assumed_from.substr(0, m.ar.network_assumed_from.find(':')) +
+                           "): --set network.gbps=N";
   }
   return m;
 }

@@ -43,7 +43,7 @@ void print_sizing(std::ostream& out, const model::sizing& s) {
   out << s.workload << " on " << s.hardware << ": " << s.gpus_per_node << " GPU(s) x " << s.nodes
       << " node(s), " << model::batch_text(s) << " per GPU, " << s.precision << ", " << s.stack
       << " stack" << (s.anchored ? ", anchored on a reference point" : "");
-  if (!s.network_assumption.empty()) out << "; NETWORK " << s.network_assumption;
+  if (!s.network_assumption.empty()) out << "; network " << s.network_assumption;
   out << "\n";
   const model::memory_verdict& memory = s.memory;
   if (memory.fits) {

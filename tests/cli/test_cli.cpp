@@ -470,6 +470,31 @@ TEST_CASE("size sizes a job on the H200 systems people rent", "[cli][model]") {
   CHECK(doc.at("predicted_samples_per_s").get<double>() > 0);
 }
 
+// Issue 40, item 6: a bare H200 on two nodes assumed a 100 Gb/s network, came out
+// communication-bound at 115 tokens/s per GPU, and said so only at the end.
+TEST_CASE("a bare GPU on several nodes assumes its systems' network and says so first",
+          "[cli][model]") {
+  const auto r = run_gpubench({"size", "--workload", "llama3-8b", "--hardware",
+                               "catalog:h200-sxm-141gb", "--gpus", "8", "--nodes", "2"});
+  REQUIRE(r.exit_code == 0);
+  const std::string first = r.out.substr(0, r.out.find('\n'));
+  CHECK_THAT(first, Catch::Contains("network 3200 Gb/s per node between nodes, assumed (typical "
+                                    "of the 5 catalog systems with this GPU") &&
+                        Catch::Contains("--set network.gbps=N"));
+  CHECK_THAT(r.out, Catch::Contains("limited by gpu_compute"));
+  const auto j = run_gpubench({"size", "--workload", "llama3-8b", "--hardware",
+                               "catalog:h200-sxm-141gb", "--gpus", "8", "--nodes", "2", "--json"});
+  REQUIRE(j.exit_code == 0);
+  const json doc = json::parse(j.out);
+  CHECK_THAT(doc.at("network_assumption").get<std::string>(), Catch::StartsWith("3200 Gb/s"));
+  CHECK(doc.at("predicted_tokens_per_s").get<double>() / 16 > 500);
+  // One node: nothing crosses a network, nothing is assumed.
+  const auto one = run_gpubench({"size", "--workload", "llama3-8b", "--hardware",
+                                 "catalog:h200-sxm-141gb", "--gpus", "8", "--json"});
+  REQUIRE(one.exit_code == 0);
+  CHECK(json::parse(one.out).at("network_assumption").is_null());
+}
+
 TEST_CASE("size --search ranks the layouts that fit and keep the batch per step", "[cli][model]") {
   // Llama-2-7B on two DGX H100s: 16 GPUs, batch 2 x 1 per GPU, 32 samples per step.
   const auto r = run_gpubench({"size", "--workload", "llama2-7b", "--hardware", "catalog:dgx-h100",
