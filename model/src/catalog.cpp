@@ -11,6 +11,7 @@
 #include "gpubench/core/json_reader.hpp"
 #include "gpubench/core/precision.hpp"
 #include "gpubench/core/statistics.hpp"
+#include "gpubench/core/suggest.hpp"
 #include "gpubench/core/text.hpp"
 
 namespace gpubench::model {
@@ -44,7 +45,10 @@ void read_figures(const json_reader& doc, hardware_profile& profile, basis from)
   for (const auto& [key, value] : figures.node().items()) {
     const auto named = vocabulary::find_figure(key);
     const json_reader entry(value, doc.file(), json_path(figures.path(), key));
-    if (!named) entry.fail_here("a known figure (" + vocabulary::figure_keys_text() + ")");
+    if (!named) {
+      entry.fail_here("a known figure (" + vocabulary::figure_keys_text() + ")" +
+                      did_you_mean(key, vocabulary::figure_keys()));
+    }
     const figure_def& range = *named->def;
     if (value.is_number()) {
       const double number = entry.node().get<double>();
@@ -144,6 +148,12 @@ std::vector<std::string> catalog_names(std::string_view kind) {
   return names;
 }
 
+std::vector<std::string> catalog_entry_names() {
+  std::vector<std::string> names = catalog_names("systems");
+  for (auto& name : catalog_names("gpus")) names.push_back(std::move(name));
+  return names;
+}
+
 hardware_profile parse_hardware(const json& doc, const std::string& file) {
   const json_reader root(doc, file);
   root.expect_object({"schema", "name", "kind", "description", "device_names", "provider",
@@ -166,7 +176,8 @@ hardware_profile parse_hardware(const json& doc, const std::string& file) {
   if (const auto gpu = root.find_string("gpu_model"); gpu && !gpu->empty()) {
     if (profile.kind != "gpu") {
       if (!catalog_file(*gpu)) {
-        root.fail("gpu_model", "the name of a catalog GPU (configs/hardware/gpus/)");
+        root.fail("gpu_model", "the name of a catalog GPU (configs/hardware/gpus/)" +
+                                   did_you_mean(*gpu, catalog_names("gpus")));
       }
       fill_from_gpu_entry(profile, *gpu);
     }
@@ -178,9 +189,10 @@ hardware_profile parse_hardware(const json& doc, const std::string& file) {
 hardware_profile load_catalog(const std::string& name) {
   const auto path = catalog_file(name);
   if (!path) {
-    std::vector<std::string> known = catalog_names("systems");
-    for (auto& n : catalog_names("gpus")) known.push_back(std::move(n));
-    throw input_error("catalog:" + name + ": expected a catalog name (" + join(known) + ")");
+    const std::vector<std::string> known = catalog_entry_names();
+    throw input_error("catalog:" + name + ": expected a catalog name (" +
+                      known_names(known, "gpubench list --names catalog") + ")" +
+                      did_you_mean(name, known, "catalog:"));
   }
   hardware_profile profile = parse_hardware(read_json_file(*path), path->string());
   profile.origin = "catalog:" + name;

@@ -1,0 +1,121 @@
+// The command line knows what was meant: `help COMMAND`, the nearest name for a misspelt one,
+// shell completion from the binary's own lists, one line per reason for benchmarks that cannot run
+// here, and a training budget per workload in compare.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "process.hpp"
+
+using namespace gpubench::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::size_t line_count(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+void check_one_line_error(const process_result& r, const std::string& needle) {
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(line_count(r.err) == 1);
+  CHECK_THAT(r.err, Catch::StartsWith("gpubench: ") && Catch::Contains(needle));
+  CHECK(r.out.empty());
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+bool has(const std::vector<std::string>& items, const std::string& item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+}  // namespace
+
+TEST_CASE("help COMMAND prints that command's help; help alone gpubench's", "[cli]") {
+  const process_result size = run_gpubench({"help", "size"});
+  INFO(size.err);
+  CHECK(size.exit_code == 0);
+  CHECK_THAT(size.out, Catch::Contains("Usage: gpubench size") && Catch::Contains("--workload") &&
+                           Catch::Contains("--hardware"));
+  // The same text as `size --help`.
+  CHECK(size.out == run_gpubench({"size", "--help"}).out);
+  const process_result top = run_gpubench({"help"});
+  CHECK(top.exit_code == 0);
+  CHECK(top.out == run_gpubench({"--help"}).out);
+  CHECK_THAT(top.out, Catch::Contains("compare") && Catch::Contains("help"));
+  // A name that is no command: one line, exit 2, the nearest command when one is near.
+  check_one_line_error(run_gpubench({"help", "nosuch"}), "help nosuch: expected a command (run, ");
+  check_one_line_error(run_gpubench({"help", "siz"}), "did you mean 'size'?");
+}
+
+TEST_CASE("a misspelt name is refused with the nearest one", "[cli]") {
+  // A command, and a flag of a command (asked before "--workload is required").
+  check_one_line_error(run_gpubench({"siz", "--workload", "resnet50"}),
+                       "got 'siz'; did you mean 'size'?");
+  check_one_line_error(run_gpubench({"size", "--workoad", "resnet50"}),
+                       "size --workoad: expected a flag of size (see gpubench help size); did you "
+                       "mean '--workload'?");
+  check_one_line_error(run_gpubench({"compare", "catalog:t4", "catalog:l4", "--token", "1e9"}),
+                       "did you mean '--tokens'?");
+  // A catalog entry by the end of its name: the suggestion, not the 45 names.
+  const process_result catalog =
+      run_gpubench({"size", "--workload", "resnet50", "--hardware", "catalog:p5.48xlarge"});
+  check_one_line_error(catalog, "did you mean 'catalog:aws-p5.48xlarge'?");
+  CHECK_THAT(catalog.err,
+             Catch::Contains("gpubench list --names catalog") && !Catch::Contains("dgx1-v100"));
+  check_one_line_error(run_gpubench({"size", "--workload", "resnet50", "--set", "gpu.model=t5"}),
+                       "did you mean 't4'?");
+  check_one_line_error(run_gpubench({"size", "--workload", "resnet50", "--set", "cpu.core=4"}),
+                       "did you mean 'cpu.cores'?");
+  // A workload, a model preset in a workload file, a benchmark id, an axis, a spec.
+  check_one_line_error(run_gpubench({"size", "--workload", "resnet5O"}),
+                       "did you mean 'resnet50'?");
+  temp_dir dir;
+  const fs::path workload = dir.path / "w.json";
+  json doc = json::parse(
+      read_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/workloads/llama3-8b.json"));
+  doc["model"]["preset"] = "llama3-8B";
+  write_file(workload, doc.dump());
+  check_one_line_error(run_gpubench({"size", "--workload", workload.string()}),
+                       "/model/preset: expected one of");
+  check_one_line_error(run_gpubench({"size", "--workload", workload.string()}),
+                       "did you mean 'llama3-8b'?");
+  check_one_line_error(run_gpubench({"run", "--only", "hbm.cpy"}), "did you mean 'hbm.copy'?");
+  check_one_line_error(run_gpubench({"run", "--axis", "host.membw:thread=2"}),
+                       "did you mean 'threads'?");
+  check_one_line_error(
+      run_gpubench({"validate", std::string(GPUBENCH_TEST_DATA_DIR) + "/validate-healthy.json",
+                    "--spec", "h100-sxm5"}),
+      "did you mean 'h100-sxm5-80gb'?");
+  // Nothing near: no guess.
+  const process_result far = run_gpubench({"run", "--only", "gpu.teleport"});
+  check_one_line_error(far, "got 'gpu.teleport'");
+  CHECK_THAT(far.err, !Catch::Contains("did you mean"));
+}
+
+TEST_CASE("list --names: the names completion offers, one a line", "[cli]") {
+  const process_result commands = run_gpubench({"list", "--names", "commands"});
+  CHECK(commands.exit_code == 0);
+  const auto names = lines_of(commands.out);
+  CHECK(has(names, "size"));
+  CHECK(has(names, "help"));
+  const auto flags = lines_of(run_gpubench({"list", "--names", "flags:compare"}).out);
+  CHECK(has(flags, "--tokens"));
+  const auto catalog = lines_of(run_gpubench({"list", "--names", "catalog"}).out);
+  CHECK(has(catalog, "aws-p5.48xlarge"));
+  CHECK(has(catalog, "t4"));
+  CHECK(has(lines_of(run_gpubench({"list", "--names", "benchmarks"}).out), "host.membw"));
+  CHECK(has(lines_of(run_gpubench({"list", "--names", "presets"}).out), "resnet50"));
+  check_one_line_error(run_gpubench({"list", "--names", "benchmark"}),
+                       "did you mean 'benchmarks'?");
+  check_one_line_error(run_gpubench({"list", "--names", "flags:siz"}), "did you mean 'size'?");
+}
