@@ -34,6 +34,47 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+// A shell word in single quotes.
+std::string quoted(const std::string& word) {
+  std::string out = "'";
+  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// What bash's completion function offers for `words` (words[0] is gpubench; the last word is the
+// one under the cursor), the words split at ':' and '=' as bash splits them (COMP_WORDBREAKS).
+std::vector<std::string> bash_complete(const std::vector<std::string>& typed,
+                                       const std::vector<std::string>& env = {}) {
+  std::vector<std::string> words{gpubench_path()};
+  for (const std::string& word : typed) {
+    std::string part;
+    for (const char c : word) {
+      if (c == ':' || c == '=') {
+        if (!part.empty()) words.push_back(part);
+        words.emplace_back(1, c);
+        part.clear();
+      } else {
+        part += c;
+      }
+    }
+    if (!part.empty() || word.empty()) words.push_back(part);
+  }
+  // A word that ends in ':' or '=' leaves the cursor on that ':' or '=', as bash does.
+  std::string script = "source " +
+                       quoted(std::string(GPUBENCH_SOURCE_DIR) + "/app/completion/gpubench.bash") +
+                       "\nCOMP_WORDS=(";
+  for (const auto& w : words) script += quoted(w) + " ";
+  script += ")\nCOMP_CWORD=" + std::to_string(words.size() - 1) +
+            "\n_gpubench\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n";
+  const process_result r = run_program({"/bin/bash", "--norc", "-c", script}, env);
+  INFO("bash: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  std::vector<std::string> replies = lines_of(r.out);
+  std::sort(replies.begin(), replies.end());
+  return replies;
+}
+
 bool has(const std::vector<std::string>& items, const std::string& item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
@@ -118,4 +159,72 @@ TEST_CASE("list --names: the names completion offers, one a line", "[cli]") {
   check_one_line_error(run_gpubench({"list", "--names", "benchmark"}),
                        "did you mean 'benchmarks'?");
   check_one_line_error(run_gpubench({"list", "--names", "flags:siz"}), "did you mean 'size'?");
+}
+
+TEST_CASE("bash completion: commands, flags, and the names each flag takes", "[cli]") {
+  CHECK(bash_complete({"si"}) == std::vector<std::string>{"size"});
+  CHECK(has(bash_complete({""}), "compare"));
+  CHECK(has(bash_complete({"help", "com"}), "compare"));
+  CHECK(bash_complete({"size", "--wor"}) == std::vector<std::string>{"--workload"});
+  CHECK(has(bash_complete({"compare", "a.json", "--to"}), "--tokens"));
+  CHECK(bash_complete({"size", "--workload", "resn"}) == std::vector<std::string>{"resnet50"});
+  // bash puts a reply in place of what follows the last ':' or '='.
+  CHECK(bash_complete({"size", "--hardware", "catalog:aws-p5"}) ==
+        std::vector<std::string>{"aws-p5.48xlarge"});
+  CHECK(has(bash_complete({"size", "--hardware", "catalog:"}), "dgx-h100"));
+  CHECK(bash_complete({"size", "--hardware=catalog:dgx-h1"}) ==
+        std::vector<std::string>{"dgx-h100"});
+  CHECK(has(bash_complete({"compare", "catalog:dgx-"}), "dgx-h100"));
+  CHECK(bash_complete({"run", "--only", "gemm,host.m"}) ==
+        std::vector<std::string>{"gemm,host.membw"});
+  CHECK(bash_complete({"run", "--axis", "host.me"}) == std::vector<std::string>{"host.membw:"});
+  CHECK(bash_complete({"size", "--set", "cpu.cor"}) == std::vector<std::string>{"cpu.cores="});
+  CHECK(bash_complete({"size", "--set", "gpu.model=t"}) == std::vector<std::string>{"t4"});
+  CHECK(has(bash_complete({"validate", "r.json", "--spec", "h100-s"}), "h100-sxm5-80gb"));
+  CHECK(bash_complete({"size", "--precision", "fp"}) == std::vector<std::string>{"fp32", "fp8"});
+
+  // The lists come from the binary: a catalog entry added to the configs is offered as it is.
+  temp_dir dir;
+  const fs::path configs = dir.path / "configs";
+  fs::copy(std::string(GPUBENCH_SOURCE_DIR) + "/configs", configs, fs::copy_options::recursive);
+  fs::copy_file(configs / "hardware/gpus/t4.json", configs / "hardware/gpus/zz-new-gpu.json");
+  CHECK(bash_complete({"size", "--hardware", "catalog:zz"},
+                      {"GPUBENCH_CONFIG_DIR=" + configs.string()}) ==
+        std::vector<std::string>{"zz-new-gpu"});
+}
+
+TEST_CASE("zsh completion parses and offers the same names", "[cli]") {
+  const std::string zsh = "/usr/bin/zsh";
+  if (!fs::exists(zsh)) {
+    WARN("zsh is not installed (make test installs it): the zsh completion is not checked");
+    return;
+  }
+  const std::string file = std::string(GPUBENCH_SOURCE_DIR) + "/app/completion/_gpubench";
+  const process_result parsed = run_program({zsh, "-n", file});
+  INFO(parsed.err);
+  CHECK(parsed.exit_code == 0);
+  // Outside a completion widget, compadd and _files are stand-ins that print what they are given.
+  const auto complete = [&](const std::string& words) {
+    const std::string script =
+        "compadd() { local array=0; while (( $# )); do case $1 in -a) array=1;; -S|-P) shift;; "
+        "--) shift; print -rl -- \"$@\"; return;; -*) ;; *) if (( array )); then print -rl -- "
+        "\"${(@P)1}\"; else print -r -- $1; fi;; esac; shift; done }\n"
+        "_files() { print -r -- '<files>' }\ncompset() { return 1 }\n"
+        "words=(" +
+        quoted(gpubench_path()) + " " + words +
+        ")\nCURRENT=${#words}\n"
+        "source " +
+        quoted(file) + "\n";
+    const process_result r = run_program({zsh, "-f", "-c", script});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    return lines_of(r.out);
+  };
+  CHECK(has(complete("si"), "size"));
+  CHECK(has(complete("size --"), "--workload"));
+  const auto hardware = complete("size --hardware ''");
+  CHECK(has(hardware, "catalog:aws-p5.48xlarge"));
+  CHECK(has(hardware, "<files>"));
+  CHECK(has(complete("run --only ''"), "host.membw"));
+  CHECK(has(complete("help ''"), "compare"));
 }
