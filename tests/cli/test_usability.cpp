@@ -228,3 +228,37 @@ TEST_CASE("zsh completion parses and offers the same names", "[cli]") {
   CHECK(has(complete("run --only ''"), "host.membw"));
   CHECK(has(complete("help ''"), "compare"));
 }
+
+TEST_CASE("benchmarks that cannot run here are one line per reason, each still in the results",
+          "[cli]") {
+  temp_dir dir;
+  const fs::path out = dir.path / "out";
+  // CUDA_VISIBLE_DEVICES hides any GPU: gemm and the hbm benchmarks cannot run, whatever the build.
+  const process_result r = run_gpubench(
+      {"run", "--only", "gemm,hbm.*,host.membw", "--axis", "host.membw:array_bytes=16MiB", "--axis",
+       "host.membw:kernel=copy", "--axis", "host.membw:threads=1", "--out", out.string()},
+      {}, {"CUDA_VISIBLE_DEVICES="});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string ids = "gemm, hbm.add, hbm.copy, hbm.read, hbm.scale, hbm.triad, hbm.write (7)";
+  std::size_t grouped = 0;
+  for (const std::string& line : lines_of(r.err)) {
+    CHECK_THAT(line, !Catch::Contains("hbm.copy: skipped"));  // not a line each
+    if (line.starts_with("skipped, ")) {
+      CHECK_THAT(line, Catch::EndsWith(": " + ids));
+      ++grouped;
+    }
+  }
+  CHECK(grouped == 1);
+  CHECK_THAT(r.err, Catch::Contains("host.membw kernel=copy"));
+  // The summary on stdout: the same line after the table.
+  CHECK_THAT(r.out, Catch::Contains(": " + ids + "\n"));
+  // One record per benchmark, as before.
+  const json results = json::parse(read_file(out / "results.json"));
+  std::size_t skipped = 0;
+  for (const json& result : results.at("results")) {
+    if (result.at("status") == "skipped") ++skipped;
+  }
+  CHECK(skipped == 7);
+  CHECK(results.at("results").size() == 8);
+}
