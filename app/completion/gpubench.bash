@@ -123,6 +123,12 @@ _gpubench_values() {
         _gpubench_suffix '='
       fi
       ;;
+    --tokens | --samples)
+      # [WORKLOAD=]N: the workload, then the number is typed.
+      [[ $cur == *=* ]] && return
+      _gpubench_add "$(_gpubench_names "$exe" workloads)" "$cur"
+      _gpubench_suffix '='
+      ;;
     --gpus | --nodes | --batch | --duration | --timeout | --interval | --pid | --epochs | \
       --dataset-samples | --baseline-tolerance | --names) ;; # a number, or a word for scripts
     *)

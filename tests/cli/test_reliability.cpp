@@ -248,6 +248,11 @@ std::vector<bad_case> cases() {
                {"size", "--workload", "resnet50", "--hardware", "catalog:p5.48xlarge"},
                "",
                "did you mean 'catalog:aws-p5.48xlarge'"});
+  c.push_back({"compare --tokens for an image workload",
+               {"compare", "catalog:dgx-h100", "catalog:t4", "--workload", "resnet50", "--tokens",
+                "resnet50=1e12"},
+               "",
+               "resnet50 counts images"});
   return c;
 }
 

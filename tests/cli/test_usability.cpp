@@ -151,6 +151,7 @@ TEST_CASE("list --names: the names completion offers, one a line", "[cli]") {
   CHECK(has(names, "help"));
   const auto flags = lines_of(run_gpubench({"list", "--names", "flags:compare"}).out);
   CHECK(has(flags, "--tokens"));
+  CHECK(has(flags, "--samples"));
   const auto catalog = lines_of(run_gpubench({"list", "--names", "catalog"}).out);
   CHECK(has(catalog, "aws-p5.48xlarge"));
   CHECK(has(catalog, "t4"));
@@ -180,6 +181,7 @@ TEST_CASE("bash completion: commands, flags, and the names each flag takes", "[c
   CHECK(bash_complete({"run", "--axis", "host.me"}) == std::vector<std::string>{"host.membw:"});
   CHECK(bash_complete({"size", "--set", "cpu.cor"}) == std::vector<std::string>{"cpu.cores="});
   CHECK(bash_complete({"size", "--set", "gpu.model=t"}) == std::vector<std::string>{"t4"});
+  CHECK(has(bash_complete({"compare", "x", "--tokens", "llama"}), "llama3-8b="));
   CHECK(has(bash_complete({"validate", "r.json", "--spec", "h100-s"}), "h100-sxm5-80gb"));
   CHECK(bash_complete({"size", "--precision", "fp"}) == std::vector<std::string>{"fp32", "fp8"});
 
@@ -261,4 +263,69 @@ TEST_CASE("benchmarks that cannot run here are one line per reason, each still i
   }
   CHECK(skipped == 7);
   CHECK(results.at("results").size() == 8);
+}
+
+TEST_CASE("compare: a budget per workload, tokens only for workloads that count them", "[cli]") {
+  const std::vector<std::string> machines{"compare", "catalog:aws-p5.48xlarge",
+                                          "catalog:aws-p4d.24xlarge"};
+  const auto compare = [&](const std::vector<std::string>& more) {
+    std::vector<std::string> args = machines;
+    args.insert(args.end(), more.begin(), more.end());
+    return run_gpubench(args);
+  };
+  const auto workload = [](const json& doc, const std::string& name) {
+    for (const json& w : doc.at("workloads")) {
+      if (w.at("workload") == name) return w;
+    }
+    FAIL("no workload " << name);
+    return json();
+  };
+  const double tokens_per_sequence = 4096;  // llama2-7b's sequence length
+  // Each workload its own budget, in its own unit; one without a budget has none.
+  process_result r = compare({"--workload", "llama2-7b,resnet50,bert-large", "--tokens",
+                              "llama2-7b=1e12", "--samples", "resnet50=1.2e8", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  json doc = json::parse(r.out);
+  const json llama = workload(doc, "llama2-7b");
+  CHECK(llama.at("budget_samples").get<double>() == Approx(1e12 / tokens_per_sequence));
+  CHECK(llama.at("budget").at("unit") == "tokens");
+  CHECK(llama.at("budget").at("given") == "--tokens llama2-7b=1e12");
+  const json resnet = workload(doc, "resnet50");
+  CHECK(resnet.at("budget_samples").get<double>() == Approx(1.2e8));
+  const double rate = resnet.at("machines").at(0).at("predicted_samples_per_s").get<double>();
+  CHECK(resnet.at("machines").at(0).at("budget_hours").get<double>() ==
+        Approx(1.2e8 / rate / 3600));
+  CHECK(workload(doc, "bert-large").at("budget").is_null());
+  CHECK(workload(doc, "bert-large").at("budget_samples").is_null());
+  CHECK(doc.at("options").at("budgets").size() == 2);
+
+  // A budget for every workload counts tokens only where the workload does, and a workload's own
+  // budget takes over from it.
+  r = compare({"--workload", "llama2-7b,resnet50,bert-large", "--tokens", "2e12", "--tokens",
+               "llama2-7b=1e12", "--json"});
+  REQUIRE(r.exit_code == 0);
+  doc = json::parse(r.out);
+  CHECK(doc.at("options").at("tokens") == 2e12);
+  CHECK(workload(doc, "llama2-7b").at("budget_samples").get<double>() ==
+        Approx(1e12 / tokens_per_sequence));
+  CHECK(workload(doc, "bert-large").at("budget").at("amount") == 2e12);
+  CHECK(workload(doc, "resnet50").at("budget").is_null());
+  CHECK_THAT(workload(doc, "resnet50").at("budget_note").get<std::string>(),
+             Catch::Contains("--samples resnet50=N"));
+  r = compare({"--workload", "llama2-7b", "--tokens", "llama2-7b=1e12"});
+  CHECK_THAT(r.out, Catch::Contains("(--tokens llama2-7b=1e12)"));
+
+  // Refused, one line: tokens of an image model, a budget for no workload here, two for one.
+  check_one_line_error(compare({"--workload", "resnet50,llama2-7b", "--tokens", "resnet50=1e12"}),
+                       "--tokens resnet50=1e12: expected a workload that counts tokens, but "
+                       "resnet50 counts images");
+  check_one_line_error(compare({"--workload", "resnet50", "--tokens", "1e12"}),
+                       "--tokens 1e12: expected a workload that counts tokens");
+  check_one_line_error(compare({"--workload", "llama2-7b", "--tokens", "llama2-7=1e12"}),
+                       "did you mean 'llama2-7b'?");
+  check_one_line_error(
+      compare({"--workload", "llama2-7b", "--tokens", "llama2-7b=1e12", "--epochs", "llama2-7b=1"}),
+      "expected one budget per workload");
+  check_one_line_error(compare({"--tokens", "llama2-7b=lots"}), "N a positive number");
 }
