@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -72,12 +73,12 @@ constexpr command_adder commands[] = {add_run,       add_list,   add_info,    ad
                                       add_calibrate, add_report, add_compare, add_validate,
                                       add_fleet,     add_export, add_watch,   add_help};
 
-// The flags of a command as they are typed: --workload, -h.
+// The long flags of a command as they are typed (--workload): what a misspelt flag is matched
+// against (a one-letter flag is one edit from any other).
 std::vector<std::string> flag_names(const CLI::App& app) {
   std::vector<std::string> names;
   for (const CLI::Option* option : app.get_options()) {
     for (const auto& name : option->get_lnames()) names.push_back("--" + name);
-    for (const auto& name : option->get_snames()) names.push_back("-" + name);
   }
   return names;
 }
@@ -97,18 +98,17 @@ std::optional<std::string> unknown_word(const CLI::App& cli) {
   const bool in_command = !chosen.empty() && !unplaced(*chosen.front()).empty();
   const CLI::App& at = in_command ? *chosen.front() : cli;
   const std::vector<std::string> extras = unplaced(at);
-  if (extras.empty()) return std::nullopt;
-  const std::string& word = extras.front();
-  if (word.starts_with("-")) {
-    const std::string flag = word.substr(0, word.find('='));
-    const std::string& command = at.get_name();
-    return (in_command ? command + " " : "") + flag + ": expected a flag of " +
-           (in_command ? command + " (see gpubench help " + command + ")"
-                       : "gpubench (see gpubench --help)") +
-           did_you_mean(flag, flag_names(at));
-  }
-  if (chosen.empty()) return not_a_command(cli, word);
-  return std::nullopt;
+  const auto is_flag = [](const std::string& word) { return word.starts_with("-"); };
+  const auto word = std::find_if_not(extras.begin(), extras.end(), is_flag);
+  if (chosen.empty() && word != extras.end()) return not_a_command(cli, *word);
+  const auto flag_word = std::find_if(extras.begin(), extras.end(), is_flag);
+  if (flag_word == extras.end()) return std::nullopt;
+  const std::string flag = flag_word->substr(0, flag_word->find('='));
+  const std::string& command = at.get_name();
+  return (in_command ? command + " " : "") + flag + ": expected a flag of " +
+         (in_command ? command + " (see gpubench help " + command + ")"
+                     : "gpubench (see gpubench --help)") +
+         did_you_mean(flag, flag_names(at));
 }
 }  // namespace
 
@@ -148,9 +148,9 @@ int main(int argc, char** argv) {
         return exit_bad_input;
       }
       // The help of the command the flag belongs to.
-      const std::vector<CLI::App*> chosen = cli.get_subcommands();
+      const std::vector<CLI::App*> parsed = cli.get_subcommands();
       std::cerr << "gpubench: " << e.what() << " (see gpubench "
-                << (chosen.empty() ? "--help" : "help " + chosen.front()->get_name()) << ")\n";
+                << (parsed.empty() ? "--help" : "help " + parsed.front()->get_name()) << ")\n";
       return exit_bad_input;
     }
     try {

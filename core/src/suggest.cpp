@@ -15,8 +15,10 @@ std::string lower_case(std::string_view text) {
   return out;
 }
 
-// How far a typo may be from the name it meant: one slip in a short name, more in a long one.
+// How far a typo may be from the name it meant: one slip in a short name, more in a long one;
+// never all of it ("s" is not a slip of "a").
 std::size_t edits_allowed(std::size_t length) {
+  if (length <= 1) return 0;
   if (length <= 5) return 1;
   if (length <= 8) return 2;
   return 3;

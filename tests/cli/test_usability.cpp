@@ -81,7 +81,7 @@ bool has(const std::vector<std::string>& items, const std::string& item) {
 
 }  // namespace
 
-TEST_CASE("help COMMAND prints that command's help; help alone gpubench's", "[cli]") {
+TEST_CASE("help COMMAND prints that command's help, help alone gpubench's", "[cli]") {
   const process_result size = run_gpubench({"help", "size"});
   INFO(size.err);
   CHECK(size.exit_code == 0);
@@ -105,6 +105,8 @@ TEST_CASE("a misspelt name is refused with the nearest one", "[cli]") {
   check_one_line_error(run_gpubench({"size", "--workoad", "resnet50"}),
                        "size --workoad: expected a flag of size (see gpubench help size); did you "
                        "mean '--workload'?");
+  check_one_line_error(run_gpubench({"size", "extra", "--workoad", "resnet50"}),
+                       "did you mean '--workload'?");
   check_one_line_error(run_gpubench({"compare", "catalog:t4", "catalog:l4", "--token", "1e9"}),
                        "did you mean '--tokens'?");
   // A catalog entry by the end of its name: the suggestion, not the 45 names.

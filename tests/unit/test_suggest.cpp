@@ -64,7 +64,10 @@ TEST_CASE("nearest names: case, a part of the name, then a few edits", "[suggest
 }
 
 TEST_CASE("the allowed edits grow with the length of the name", "[suggest]") {
-  // 1 edit up to 5 characters, 2 up to 8, 3 beyond.
+  // None for one character (any other is one edit away), 1 edit up to 5 characters, 2 up to 8,
+  // 3 beyond.
+  CHECK(nearest_names("s", {"a", "n"}).empty());
+  CHECK(nearest_names("A", {"a", "n"}) == names{"a"});
   CHECK(nearest_names("abxde", {"abcde"}) == names{"abcde"});
   CHECK(nearest_names("axxde", {"abcde"}).empty());
   CHECK(nearest_names("abxxefgh", {"abcdefgh"}) == names{"abcdefgh"});

@@ -18,8 +18,8 @@ namespace gpubench {
 //     added, when it is 3 or more characters and few do ("p5.48xlarge" -> "aws-p5.48xlarge",
 //     "dgx-h100.json" -> "dgx-h100");
 //  4. the names within a few edits (insert, delete, replace, swap two neighbours) of `given`:
-//     1 edit for up to 5 characters, 2 up to 8, else 3 ("siz" -> "size", "resnet5O" -> "resnet50"),
-//     all those at the least distance.
+//     none for 1 character, 1 edit up to 5 characters, 2 up to 8, else 3 ("siz" -> "size",
+//     "resnet5O" -> "resnet50"), all those at the least distance.
 [[nodiscard]] std::vector<std::string> nearest_names(std::string_view given,
                                                      const std::vector<std::string>& known,
                                                      std::size_t at_most = 3);
