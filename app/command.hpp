@@ -41,6 +41,14 @@ command add_validate(CLI::App& app, const command_line& line);
 command add_fleet(CLI::App& app, const command_line& line);
 command add_export(CLI::App& app, const command_line& line);
 command add_watch(CLI::App& app, const command_line& line);
+command add_help(CLI::App& app, const command_line& line);
+
+// The names of gpubench's commands, in the order --help lists them.
+[[nodiscard]] std::vector<std::string> command_names(const CLI::App& app);
+
+// The refusal of a word that names no command: "expected a command (run, list, ...); did you
+// mean 'size'?", for `gpubench siz` and `gpubench help siz`.
+[[nodiscard]] std::string not_a_command(const CLI::App& app, const std::string& word);
 
 // "a,b" "c" -> {"a", "b", "c"}: flags that take comma-separated lists and may repeat.
 [[nodiscard]] std::vector<std::string> split_commas(const std::vector<std::string>& items);

@@ -3,14 +3,17 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
 #include "command.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/suggest.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/harness/build_info.hpp"
 #include "standard_streams.hpp"
@@ -36,6 +39,17 @@ std::vector<std::filesystem::path> input_files(const std::vector<std::string>& a
   return files;
 }
 
+std::vector<std::string> command_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  return names;
+}
+
+std::string not_a_command(const CLI::App& app, const std::string& word) {
+  const std::vector<std::string> names = command_names(app);
+  return "expected a command (" + join(names) + "), got '" + word + "'" + did_you_mean(word, names);
+}
+
 namespace {
 
 // A closed stdin, stdout or stderr gets /dev/null, so that no file gpubench opens later takes the
@@ -57,7 +71,45 @@ bool open_standard_streams() {
 // Every command, in the order `gpubench --help` lists them.
 constexpr command_adder commands[] = {add_run,       add_list,   add_info,    add_size,
                                       add_calibrate, add_report, add_compare, add_validate,
-                                      add_fleet,     add_export, add_watch};
+                                      add_fleet,     add_export, add_watch,   add_help};
+
+// The long flags of a command as they are typed (--workload): what a misspelt flag is matched
+// against (a one-letter flag is one edit from any other).
+std::vector<std::string> flag_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : app.get_options()) {
+    for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+  }
+  return names;
+}
+
+// A word CLI11 could not place, refused with the names nearest to it: where a command was
+// expected, a word that names none (`gpubench siz`); after a command, a flag it does not have
+// (`size --workoad`). Asked first, since a misspelt required flag also reads "--workload is
+// required". Nothing for other words (a positional too many): CLI11's message says those.
+std::optional<std::string> unknown_word(const CLI::App& cli) {
+  // CLI11 keeps a "--" before a command's positionals among the words it did not place.
+  const auto unplaced = [](const CLI::App& app) {
+    std::vector<std::string> words = app.remaining();
+    std::erase(words, "--");
+    return words;
+  };
+  const std::vector<CLI::App*> chosen = cli.get_subcommands();
+  const bool in_command = !chosen.empty() && !unplaced(*chosen.front()).empty();
+  const CLI::App& at = in_command ? *chosen.front() : cli;
+  const std::vector<std::string> extras = unplaced(at);
+  const auto is_flag = [](const std::string& word) { return word.starts_with("-"); };
+  const auto word = std::find_if_not(extras.begin(), extras.end(), is_flag);
+  if (chosen.empty() && word != extras.end()) return not_a_command(cli, *word);
+  const auto flag_word = std::find_if(extras.begin(), extras.end(), is_flag);
+  if (flag_word == extras.end()) return std::nullopt;
+  const std::string flag = flag_word->substr(0, flag_word->find('='));
+  const std::string& command = at.get_name();
+  return (in_command ? command + " " : "") + flag + ": expected a flag of " +
+         (in_command ? command + " (see gpubench help " + command + ")"
+                     : "gpubench (see gpubench --help)") +
+         did_you_mean(flag, flag_names(at));
+}
 }  // namespace
 
 }  // namespace gpubench::app
@@ -91,7 +143,14 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
       return cli.exit(e);
     } catch (const CLI::ParseError& e) {
-      std::cerr << "gpubench: " << e.what() << " (see gpubench --help)\n";
+      if (const auto unknown = app::unknown_word(cli)) {
+        std::cerr << "gpubench: " << *unknown << "\n";
+        return exit_bad_input;
+      }
+      // The help of the command the flag belongs to.
+      const std::vector<CLI::App*> parsed = cli.get_subcommands();
+      std::cerr << "gpubench: " << e.what() << " (see gpubench "
+                << (parsed.empty() ? "--help" : "help " + parsed.front()->get_name()) << ")\n";
       return exit_bad_input;
     }
     try {

@@ -5,6 +5,7 @@
 
 #include "gpubench/core/config_paths.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/suggest.hpp"
 #include "gpubench/core/text.hpp"
 #include "rules.hpp"
 
@@ -59,8 +60,10 @@ spec load_spec_chain(const std::string& name_or_file, int depth) {
     path = specs_dir() / (name_or_file + ".json");
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) {
-      throw input_error("--spec " + name_or_file + ": expected a spec name (" + join(spec_names()) +
-                        ") or a spec file");
+      const std::vector<std::string> names = spec_names();
+      throw input_error("--spec " + name_or_file + ": expected a spec name (" +
+                        known_names(names, "gpubench list --names specs") + ") or a spec file" +
+                        did_you_mean(name_or_file, names));
     }
   }
   const json doc = read_json_file(path);

@@ -16,9 +16,16 @@ struct compare_args {
   std::string html;
   bool as_json = false;
   reports::compare_options options;
+  // [WORKLOAD=]N of --tokens, --samples and --epochs, in the order of reports::budget_units.
+  std::vector<std::string> budgets[std::size(reports::budget_units)];
 };
 
-int compare(const compare_args& args) {
+int compare(compare_args args) {
+  for (std::size_t u = 0; u < std::size(reports::budget_units); ++u) {
+    for (const std::string& text : args.budgets[u]) {
+      args.options.budgets.push_back(reports::parse_budget(reports::budget_units[u], text));
+    }
+  }
   if (!args.html.empty()) {
     std::vector<std::string> inputs = args.machines;
     inputs.insert(inputs.end(), args.workloads.begin(), args.workloads.end());
@@ -54,13 +61,21 @@ command add_compare(CLI::App& app, const command_line& /*line*/) {
   sub->add_option("--set", args->options.settings,
                   "KEY=VALUE for every machine, MACHINE:KEY=VALUE for one (a spot or reserved "
                   "price: catalog:aws-p5.48xlarge:price.usd_per_hour=40)");
-  auto* tokens = sub->add_option("--tokens", args->options.tokens,
-                                 "a budget: days and $ to train this many tokens (2e12)")
-                     ->check(CLI::PositiveNumber);
-  auto* epochs =
-      sub->add_option("--epochs", args->options.epochs, "a budget: days and $ for this many epochs")
-          ->check(CLI::PositiveNumber);
-  tokens->excludes(epochs);
+  // --tokens, --samples, --epochs: one value a flag, repeatable (a budget per workload).
+  constexpr std::string_view budget_help[] = {
+      "[WORKLOAD=]N a budget: days and $ to train N tokens (2e12), for WORKLOAD or every "
+      "workload that counts tokens; repeatable",
+      "[WORKLOAD=]N a budget of N of the workload's samples (images, sequences): "
+      "resnet50=1.2e8; repeatable",
+      "[WORKLOAD=]N a budget of N epochs; repeatable"};
+  static_assert(std::size(budget_help) == std::size(reports::budget_units));
+  CLI::Option* epochs = nullptr;  // what --dataset-samples needs
+  for (std::size_t u = 0; u < std::size(reports::budget_units); ++u) {
+    CLI::Option* option = sub->add_option("--" + std::string(reports::budget_units[u]),
+                                          args->budgets[u], std::string(budget_help[u]))
+                              ->allow_extra_args(false);
+    if (reports::budget_units[u] == "epochs") epochs = option;
+  }
   sub->add_option("--dataset-samples", args->options.dataset_samples,
                   "samples per epoch for --epochs (default: the workload's dataset)")
       ->check(CLI::PositiveNumber)

@@ -1,16 +1,21 @@
 // gpubench list: every benchmark with its axes (and their defaults here), metrics and whether it
 // can run here; the suites.
+#include <algorithm>
 #include <iostream>
 
 #include "../command.hpp"
+#include "gpubench/acceptance/validate.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
+#include "gpubench/core/suggest.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/harness/benchmark.hpp"
 #include "gpubench/harness/build_info.hpp"
 #include "gpubench/harness/context.hpp"
 #include "gpubench/harness/discovery.hpp"
 #include "gpubench/harness/suite.hpp"
+#include "gpubench/model/hardware.hpp"
+#include "gpubench/model/workload.hpp"
 #include "gpubench/vocabulary/figures.hpp"
 
 namespace gpubench::app {
@@ -51,6 +56,66 @@ std::string defaults_text(const json& kind, const json& defaults) {
   if (values.size() <= 6) return join(values, ",");
   return values[0] + "," + values[1] + ",...," + values.back() + " (" +
          std::to_string(values.size()) + " values)";
+}
+
+// --names KIND: the names a flag takes, one a line, for shell completion and scripts; read from
+// the same tables the flags check against, so a new benchmark or catalog entry is listed as is.
+struct name_kind {
+  std::string_view kind;
+  std::function<std::vector<std::string>()> names;
+};
+
+std::vector<name_kind> name_kinds(const CLI::App& app) {
+  return {
+      {"commands", [&app] { return command_names(app); }},
+      {"benchmarks",
+       [] {
+         std::vector<std::string> ids;
+         for (const benchmark_definition* def : registry::global().all()) ids.push_back(def->id());
+         return ids;
+       }},
+      {"suites", [] { return suite_names(); }},
+      {"catalog", [] { return model::catalog_entry_names(); }},
+      {"gpus", [] { return model::catalog_names("gpus"); }},
+      {"workloads", [] { return model::workload_names(); }},
+      {"presets", [] { return model::preset_names(); }},
+      {"precisions", [] { return model::precision_names(); }},
+      {"specs", [] { return acceptance::spec_names(); }},
+      {"settings", [] { return model::documented_settings(); }},
+      {"figures", [] { return vocabulary::figure_keys(); }},
+  };
+}
+
+// "flags:size": the flags of one command, as they are typed.
+constexpr std::string_view flags_kind = "flags:";
+
+int list_names(const CLI::App& app, const std::string& kind) {
+  std::vector<std::string> names;
+  if (kind.starts_with(flags_kind)) {
+    const std::string command = kind.substr(flags_kind.size());
+    const CLI::App* sub = nullptr;
+    for (const CLI::App* s : app.get_subcommands({})) {
+      if (s->get_name() == command) sub = s;
+    }
+    if (sub == nullptr) throw input_error("--names " + kind + ": " + not_a_command(app, command));
+    for (const CLI::Option* option : sub->get_options()) {
+      for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+    }
+  } else {
+    const std::vector<name_kind> kinds = name_kinds(app);
+    const auto it = std::find_if(kinds.begin(), kinds.end(),
+                                 [&](const name_kind& k) { return k.kind == kind; });
+    if (it == kinds.end()) {
+      std::vector<std::string> known;
+      for (const name_kind& k : kinds) known.emplace_back(k.kind);
+      known.push_back(std::string(flags_kind) + "COMMAND");
+      throw input_error("--names: expected one of " + join(known) + ", got '" + kind + "'" +
+                        did_you_mean(kind, known));
+    }
+    names = it->names();
+  }
+  for (const auto& name : names) std::cout << name << "\n";
+  return exit_ok;
 }
 
 int list(bool as_json) {
@@ -143,10 +208,22 @@ int list(bool as_json) {
 }  // namespace
 
 command add_list(CLI::App& app, const command_line& /*line*/) {
-  auto as_json = std::make_shared<bool>(false);
+  struct list_args {
+    bool as_json = false;
+    std::string names;
+  };
+  auto args = std::make_shared<list_args>();
   CLI::App* sub = app.add_subcommand("list", "List benchmarks, suites and what can run here");
-  sub->add_flag("--json", *as_json, "machine-readable output");
-  return {sub, [as_json] { return list(*as_json); }};
+  auto* as_json = sub->add_flag("--json", args->as_json, "machine-readable output");
+  std::vector<std::string> kinds;
+  for (const name_kind& k : name_kinds(app)) kinds.emplace_back(k.kind);
+  sub->add_option("--names", args->names,
+                  "only the names of one kind, one a line (shell completion asks for them): " +
+                      join(kinds) + ", or " + std::string(flags_kind) + "COMMAND")
+      ->excludes(as_json);
+  return {sub, [&app, args] {
+            return args->names.empty() ? list(args->as_json) : list_names(app, args->names);
+          }};
 }
 
 }  // namespace gpubench::app

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
+#include <set>
 #include <string_view>
 
 #include "../command.hpp"
@@ -45,9 +47,12 @@ bool redrawable_terminal() {
          std::string_view(term) != "dumb";
 }
 
-// Progress on stderr: redrawn in place on a terminal, one line per case otherwise.
+// Progress on stderr: redrawn in place on a terminal, one line per case otherwise. The benchmarks
+// that cannot run here are said first, one line per reason (on a machine without GPUs, every GPU
+// benchmark), and not again case by case.
 progress_listener make_progress() {
   const bool tty = redrawable_terminal();
+  auto announced = std::make_shared<std::set<std::string>>();
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [start] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -65,8 +70,16 @@ progress_listener make_progress() {
               << format_duration(spent) << (index > 1 ? "  ETA " + format_duration(eta) : "")
               << std::flush;
   };
-  progress.finished = [tty, elapsed](std::size_t index, std::size_t total, const result& r) {
+  progress.skipped_whole = [announced](const auto& skipped) {
+    for (const auto& [id, reason] : skipped) announced->insert(id);
+    for (const std::string& line : reports::skipped_lines(skipped)) std::cerr << line << "\n";
+  };
+  progress.finished = [tty, elapsed, announced](std::size_t index, std::size_t total,
+                                                const result& r) {
     if (tty) write_terminal_control("\r\033[K");
+    if (r.status == result_status::skipped && r.axes.empty() && announced->count(r.id) != 0) {
+      return;
+    }
     std::cerr << "[" << index << "/" << total << "] " << r.id;
     if (!r.axes.empty()) std::cerr << " " << format_axes(r.axes);
     switch (r.status) {

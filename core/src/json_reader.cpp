@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gpubench/core/suggest.hpp"
+#include "gpubench/core/text.hpp"
+
 namespace gpubench {
 
 std::string describe_json_value(const json& value) {
@@ -54,14 +57,10 @@ const json_reader& json_reader::expect_object(std::span<const std::string_view> 
   }
   for (const auto& [key, value] : node_->items()) {
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      std::string names;
-      for (auto name : allowed) {
-        names += names.empty() ? "" : ", ";
-        names += name;
-      }
+      const std::vector<std::string> names(allowed.begin(), allowed.end());
       std::string expected = "no member named '";
-      expected.append(key).append("' (known: ").append(names).append(")");
-      fail(key, expected);
+      expected.append(key).append("' (known: ").append(join(names)).append(")");
+      fail(key, expected + did_you_mean(key, names));
     }
   }
   return *this;

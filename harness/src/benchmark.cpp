@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "gpubench/core/suggest.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/harness/context.hpp"
 
@@ -192,7 +193,8 @@ benchmark_definition& benchmark_definition::add_choice_axis(std::string name,
     const auto* text = std::get_if<std::string>(&value);
     if (text == nullptr || std::find(choices.begin(), choices.end(), *text) == choices.end()) {
       throw std::invalid_argument("expected one of " + join(choices) + ", got '" +
-                                  (text ? *text : std::string("a number")) + "'");
+                                  (text ? *text : std::string("a number")) + "'" +
+                                  (text ? did_you_mean(*text, choices) : std::string()));
     }
   };
   return add_axis(axis{std::move(name), axis_kind::string, std::move(description),

@@ -360,6 +360,14 @@ run_outcome run_plan(const std::vector<planned_benchmark>& plan, const context& 
   };
 
   save();  // the file exists, valid, from the start
+  if (progress.skipped_whole) {
+    std::vector<std::pair<std::string, std::string>> skipped;
+    for (const auto& planned : plan) {
+      if (hooks.runs_here && !hooks.runs_here(*planned.definition)) continue;
+      if (planned.skip_reason) skipped.emplace_back(planned.definition->id(), *planned.skip_reason);
+    }
+    if (!skipped.empty()) progress.skipped_whole(skipped);
+  }
   for (const auto& planned : plan) {
     if (hooks.runs_here && !hooks.runs_here(*planned.definition)) {
       if (hooks.after_benchmark) hooks.after_benchmark();

@@ -11,6 +11,7 @@
 #include "gpubench/core/config.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/json_reader.hpp"
+#include "gpubench/core/suggest.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/harness/context.hpp"
 
@@ -248,12 +249,25 @@ void check_names(const suite& s, const plan_request& request,
     return std::any_of(all.begin(), all.end(),
                        [&](const auto* def) { return id_matches(pattern, def->id()); });
   };
+  std::vector<std::string> ids;
+  for (const auto* def : all) ids.push_back(def->id());
+  // The axes of the benchmarks a pattern matches: what a misspelt axis is matched against.
+  const auto axes_of = [&](const std::string& pattern) {
+    std::vector<std::string> names;
+    for (const auto* def : all) {
+      if (!id_matches(pattern, def->id())) continue;
+      for (const axis& a : def->axes()) {
+        if (std::find(names.begin(), names.end(), a.name) == names.end()) names.push_back(a.name);
+      }
+    }
+    return names;
+  };
   const std::string file = s.source.string();
   for (std::size_t i = 0; i < s.entries.size(); ++i) {
     if (!matches_any(s.entries[i].pattern)) {
       throw bad_input(file, json_path(json_path("/benchmarks", i), "id"),
                       "a known benchmark id or pattern (see `gpubench list`), got '" +
-                          s.entries[i].pattern + "'");
+                          s.entries[i].pattern + "'" + did_you_mean(s.entries[i].pattern, ids));
     }
   }
   for (const auto* flag : {&request.only, &request.skip}) {
@@ -262,7 +276,7 @@ void check_names(const suite& s, const plan_request& request,
         throw input_error(
             std::string(flag == &request.only ? "--only" : "--skip") +
             ": expected a known benchmark id or pattern (see `gpubench list`), got '" + pattern +
-            "'");
+            "'" + did_you_mean(pattern, ids));
       }
     }
   }
@@ -270,7 +284,7 @@ void check_names(const suite& s, const plan_request& request,
     if (!matches_any(override_.pattern)) {
       throw input_error("--axis " + override_.pattern + ":" + override_.axis +
                         ": expected a known benchmark id or pattern, got '" + override_.pattern +
-                        "'");
+                        "'" + did_you_mean(override_.pattern, ids));
     }
     const bool has_axis = std::any_of(all.begin(), all.end(), [&](const auto* def) {
       return id_matches(override_.pattern, def->id()) && def->find_axis(override_.axis) != nullptr;
@@ -278,7 +292,8 @@ void check_names(const suite& s, const plan_request& request,
     if (!has_axis) {
       throw input_error("--axis " + override_.pattern + ":" + override_.axis +
                         ": no benchmark matching '" + override_.pattern + "' has an axis named '" +
-                        override_.axis + "'");
+                        override_.axis + "'" +
+                        did_you_mean(override_.axis, axes_of(override_.pattern)));
     }
   }
   // An axis named in a suite entry must exist in some benchmark the entry matches.
@@ -291,7 +306,8 @@ void check_names(const suite& s, const plan_request& request,
       });
       if (!has_axis) {
         throw bad_input(file, json_path(json_path(json_path("/benchmarks", i), "axes"), name),
-                        "an axis of '" + s.entries[i].pattern + "' (see `gpubench list`)");
+                        "an axis of '" + s.entries[i].pattern + "' (see `gpubench list`)" +
+                            did_you_mean(name, axes_of(s.entries[i].pattern)));
       }
     }
   }

@@ -11,6 +11,7 @@
 #include "gpubench/core/json_reader.hpp"
 #include "gpubench/core/precision.hpp"
 #include "gpubench/core/statistics.hpp"
+#include "gpubench/core/suggest.hpp"
 #include "gpubench/core/text.hpp"
 
 namespace gpubench::model {
@@ -56,7 +57,10 @@ void read_figures(const json_reader& doc, hardware_profile& profile, basis from)
                               std::string(renamed->why) + ") read as " +
                               vocabulary::key_of(*renamed->now));
     }
-    if (!named) entry.fail_here("a known figure (" + vocabulary::figure_keys_text() + ")");
+    if (!named) {
+      entry.fail_here("a known figure (" + vocabulary::figure_keys_text() + ")" +
+                      did_you_mean(key, vocabulary::figure_keys()));
+    }
     const figure_def& range = *named->def;
     if (value.is_number()) {
       const double number = value.get<double>();
@@ -187,6 +191,12 @@ std::vector<std::string> catalog_names(std::string_view kind) {
   return names;
 }
 
+std::vector<std::string> catalog_entry_names() {
+  std::vector<std::string> names = catalog_names("systems");
+  for (auto& name : catalog_names("gpus")) names.push_back(std::move(name));
+  return names;
+}
+
 hardware_profile parse_hardware(const json& doc, const std::string& file) {
   const json_reader root(doc, file);
   root.expect_object({"schema", "name", "kind", "description", "device_names", "provider",
@@ -209,7 +219,8 @@ hardware_profile parse_hardware(const json& doc, const std::string& file) {
   if (const auto gpu = root.find_string("gpu_model"); gpu && !gpu->empty()) {
     if (profile.kind != "gpu") {
       if (!catalog_file(*gpu)) {
-        root.fail("gpu_model", "the name of a catalog GPU (configs/hardware/gpus/)");
+        root.fail("gpu_model", "the name of a catalog GPU (configs/hardware/gpus/)" +
+                                   did_you_mean(*gpu, catalog_names("gpus")));
       }
       fill_from_gpu_entry(profile, *gpu);
     }
@@ -221,9 +232,10 @@ hardware_profile parse_hardware(const json& doc, const std::string& file) {
 hardware_profile load_catalog(const std::string& name) {
   const auto path = catalog_file(name);
   if (!path) {
-    std::vector<std::string> known = catalog_names("systems");
-    for (auto& n : catalog_names("gpus")) known.push_back(std::move(n));
-    throw input_error("catalog:" + name + ": expected a catalog name (" + join(known) + ")");
+    const std::vector<std::string> known = catalog_entry_names();
+    throw input_error("catalog:" + name + ": expected a catalog name (" +
+                      known_names(known, "gpubench list --names catalog") + ")" +
+                      did_you_mean(name, known, "catalog:"));
   }
   hardware_profile profile = parse_hardware(read_json_file(*path), path->string());
   profile.origin = "catalog:" + name;

@@ -6,6 +6,7 @@
 #include "gpubench/core/config_paths.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/json_reader.hpp"
+#include "gpubench/core/suggest.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/model/model.hpp"
 
@@ -101,7 +102,8 @@ const constants::stack_entry& constants::stack_named(const std::string& name) co
   for (const stack_entry& s : stacks) {
     if (s.name == name) return s;
   }
-  throw input_error("stack: expected one of " + join(stack_names()) + ", got '" + name + "'");
+  throw input_error("stack: expected one of " + join(stack_names()) + ", got '" + name + "'" +
+                    did_you_mean(name, stack_names()));
 }
 
 std::vector<std::string> constants::stack_names() const {

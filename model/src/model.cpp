@@ -10,6 +10,7 @@
 #include "components.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
+#include "gpubench/core/suggest.hpp"
 #include "gpubench/core/text.hpp"
 
 namespace gpubench::model {
@@ -102,7 +103,7 @@ sizing frame(const hardware_profile& hw, const workload& w, const run_options& o
   if (std::find(precision_names().begin(), precision_names().end(), s.precision) ==
       precision_names().end()) {
     throw input_error("--precision: expected one of " + join(precision_names()) + ", got '" +
-                      s.precision + "'");
+                      s.precision + "'" + did_you_mean(s.precision, precision_names()));
   }
   detail::check_runs(hw, s.precision);
   s.batch_per_gpu = options.batch.value_or(w.batch_per_gpu);

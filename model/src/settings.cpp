@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/suggest.hpp"
 #include "gpubench/core/text.hpp"
 
 namespace gpubench::model {
@@ -25,6 +26,15 @@ const std::vector<std::string>& documented_settings() {
   return keys;
 }
 
+namespace {
+// What --set takes: gpu.model and any figure (the documented ones are the what-ifs).
+std::vector<std::string> settable_keys() {
+  std::vector<std::string> keys = vocabulary::figure_keys();
+  keys.emplace_back(gpu_model_setting);
+  return keys;
+}
+}  // namespace
+
 void apply_setting(hardware_profile& profile, const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {
@@ -36,8 +46,10 @@ void apply_setting(hardware_profile& profile, const std::string& assignment) {
     std::error_code ec;
     if (!detail::catalog_name_shape(text) ||
         !std::filesystem::is_regular_file(detail::catalog_dir() / "gpus" / (text + ".json"), ec)) {
+      const std::vector<std::string> gpus = catalog_names("gpus");
       throw input_error("--set " + key + ": expected a catalog GPU (" +
-                        join(catalog_names("gpus")) + "), got '" + text + "'");
+                        known_names(gpus, "gpubench list --names gpus") + "), got '" + text + "'" +
+                        did_you_mean(text, gpus));
     }
     // The named GPU replaces whatever GPU figures the profile had.
     std::erase_if(profile.figures, [](const auto& item) {
@@ -52,7 +64,7 @@ void apply_setting(hardware_profile& profile, const std::string& assignment) {
   const auto named = vocabulary::find_figure(key);
   if (!named) {
     throw input_error("--set: unknown key '" + key + "' (expected one of " +
-                      join(documented_settings()) + ")");
+                      join(documented_settings()) + ")" + did_you_mean(key, settable_keys()));
   }
   const figure_def& range = *named->def;
   double number = 0;

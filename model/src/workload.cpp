@@ -10,6 +10,7 @@
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/json_reader.hpp"
 #include "gpubench/core/precision.hpp"
+#include "gpubench/core/suggest.hpp"
 #include "gpubench/core/text.hpp"
 #include "presets.hpp"
 
@@ -69,7 +70,10 @@ model_spec parse_model(const json_reader& m, std::string& family, std::string& u
   if (m.has("preset")) {
     spec.preset = m.get_string("preset");
     const detail::preset_info* info = detail::find_preset(spec.preset);
-    if (info == nullptr) m.fail("preset", "one of " + join(preset_names()));
+    if (info == nullptr) {
+      m.fail("preset", "one of " + join(preset_names()) + ", got '" + spec.preset + "'" +
+                           did_you_mean(spec.preset, preset_names()));
+    }
     family = info->family;
     unit = info->sample_unit;
     spec.params = info->numbers;
@@ -286,8 +290,10 @@ const optimizer_kind* find_optimizer(std::string_view name) {
 
 const optimizer_kind& optimizer_of(std::string_view name) {
   if (const optimizer_kind* kind = find_optimizer(name)) return *kind;
+  std::vector<std::string> names;
+  for (const optimizer_kind& o : optimizer_table) names.emplace_back(o.name);
   throw input_error("optimizer: expected one of " + optimizer_names() + ", got '" +
-                    std::string(name) + "'");
+                    std::string(name) + "'" + did_you_mean(name, names));
 }
 
 std::span<const training_precision> training_precisions() {
@@ -309,7 +315,7 @@ const training_precision& precision_of(std::string_view name) {
     if (p.name == name) return p;
   }
   throw input_error("precision: expected one of " + join(precision_names()) + ", got '" +
-                    std::string(name) + "'");
+                    std::string(name) + "'" + did_you_mean(name, precision_names()));
 }
 
 double activation_bytes(const std::string& precision) {
@@ -432,7 +438,8 @@ workload load_workload(const std::string& name_or_file) {
   std::error_code ec;
   if (!looks_like_path && (!fs::exists(path, ec) || name_or_file == "default")) {
     throw input_error("--workload: expected a workload name (" + join(workload_names()) +
-                      ") or a workload file, got '" + name_or_file + "'");
+                      ") or a workload file, got '" + name_or_file + "'" +
+                      did_you_mean(name_or_file, workload_names()));
   }
   return parse_workload(read_json_file(path), path.string());
 }

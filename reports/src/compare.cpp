@@ -6,6 +6,8 @@
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
+#include "gpubench/core/suggest.hpp"
+#include "gpubench/core/text.hpp"
 #include "gpubench/model/workload.hpp"
 #include "gpubench/reports/html_page.hpp"
 #include "gpubench/reports/report.hpp"
@@ -35,11 +37,107 @@ void apply_settings(std::vector<compared_machine>& machines,
       }
     }
     if (!found) {
+      std::vector<std::string> known;
+      for (const compared_machine& m : machines) {
+        known.push_back(m.spec);
+        if (m.name != m.spec) known.push_back(m.name);
+      }
       std::string what = "--set ";
       what.append(setting).append(": no machine '").append(target).append("' in the comparison");
-      throw input_error(what);
+      throw input_error(what + did_you_mean(target, known));
     }
   }
+}
+
+constexpr std::string_view tokens_unit = budget_units[0];
+constexpr std::string_view samples_unit_name = budget_units[1];
+
+// A workload as the comparison has it: as given on the command line (a name or a file), loaded.
+struct named_workload {
+  std::string given;
+  model::workload w;
+};
+
+bool counts_tokens(const model::workload& w) {
+  return w.sample_unit == "sequence";
+}
+
+// The budget that applies to each workload (nullptr: none), the budgets checked against the
+// workloads first: one for every workload at most, one per workload at most (it takes over the
+// one for every workload), each naming a workload of the comparison, and tokens only for a
+// workload that counts them (a token budget is never turned into images).
+std::vector<const training_budget*> assign_budgets(const std::vector<training_budget>& budgets,
+                                                   const std::vector<named_workload>& workloads) {
+  std::vector<std::string> names;
+  for (const named_workload& nw : workloads) names.push_back(nw.given);
+  const training_budget* for_all = nullptr;
+  std::vector<const training_budget*> assigned(workloads.size(), nullptr);
+  for (const training_budget& b : budgets) {
+    if (b.workload.empty()) {
+      if (for_all != nullptr) {
+        throw input_error(for_all->given + " and " + b.given +
+                          ": expected one budget for every workload (one workload's: --" + b.unit +
+                          " WORKLOAD=N)");
+      }
+      for_all = &b;
+      continue;
+    }
+    bool found = false;
+    for (std::size_t i = 0; i < workloads.size(); ++i) {
+      const named_workload& nw = workloads[i];
+      if (b.workload != nw.given && b.workload != nw.w.name) continue;
+      found = true;
+      if (assigned[i] != nullptr) {
+        throw input_error(assigned[i]->given + " and " + b.given +
+                          ": expected one budget per workload");
+      }
+      if (b.unit == tokens_unit && !counts_tokens(nw.w)) {
+        throw input_error(b.given + ": expected a workload that counts tokens, but " + nw.w.name +
+                          " counts " + nw.w.sample_unit + "s (its budget: --samples " + b.workload +
+                          "=N or --epochs " + b.workload + "=N)");
+      }
+      assigned[i] = &b;
+    }
+    if (!found) {
+      throw input_error(b.given + ": expected a workload of the comparison (" + join(names) + ")" +
+                        did_you_mean(b.workload, names));
+    }
+  }
+  if (for_all != nullptr && for_all->unit == tokens_unit &&
+      std::none_of(workloads.begin(), workloads.end(),
+                   [](const named_workload& nw) { return counts_tokens(nw.w); })) {
+    throw input_error(for_all->given + ": expected a workload that counts tokens, but none of " +
+                      join(names) + " does (a budget for them: --samples or --epochs)");
+  }
+  for (const training_budget*& b : assigned) {
+    if (b == nullptr) b = for_all;
+  }
+  return assigned;
+}
+
+// The samples a budget asks of a workload on a machine's sizing; nullopt with the reason in
+// `note` when it cannot say.
+std::optional<double> budget_samples(const training_budget& b, const model::workload& w,
+                                     const model::sizing& s, const compare_options& options,
+                                     const std::optional<double>& samples_per_epoch,
+                                     std::string& note) {
+  if (b.unit == tokens_unit) {
+    if (!counts_tokens(w)) {
+      note = "no budget: " + b.given + " is for workloads that count tokens, " + w.name +
+             " counts " + w.sample_unit + "s (its budget: --samples " + w.name + "=N or --epochs " +
+             w.name + "=N)";
+      return std::nullopt;
+    }
+    if (s.tokens_per_sample > 0) return b.amount / s.tokens_per_sample;
+    note = b.given + ": " + w.name + " states no tokens per sequence";
+    return std::nullopt;
+  }
+  if (b.unit == samples_unit_name) return b.amount;
+  const std::optional<double> epoch =
+      options.dataset_samples ? options.dataset_samples : samples_per_epoch;
+  if (epoch) return b.amount * *epoch;
+  note = b.given + ": " + w.name + " states no dataset size (--dataset-samples)";
+  return std::nullopt;
 }
 
 // The machines within tie_share of the best value (highest, or lowest when `lower`).
@@ -56,6 +154,31 @@ std::vector<std::size_t> ties(const std::vector<std::optional<double>>& values, 
 }
 
 }  // namespace
+
+training_budget parse_budget(std::string_view unit, const std::string& text) {
+  training_budget b;
+  b.unit = std::string(unit);
+  b.given = "--" + b.unit + " " + text;
+  std::string number = text;
+  if (const auto equals = text.find('='); equals != std::string::npos) {
+    b.workload = text.substr(0, equals);
+    number = text.substr(equals + 1);
+  }
+  double value = 0;
+  std::size_t used = 0;
+  try {
+    value = std::stod(number, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != number.size() || !std::isfinite(value) || value <= 0 ||
+      (text.find('=') != std::string::npos && b.workload.empty())) {
+    throw input_error(b.given + ": expected [WORKLOAD=]N, N a positive number (" + b.unit +
+                      "), got '" + text + "'");
+  }
+  b.amount = value;
+  return b;
+}
 
 comparison compare_machines(const std::vector<std::string>& specs,
                             std::vector<std::string> workloads, const compare_options& options) {
@@ -84,10 +207,16 @@ comparison compare_machines(const std::vector<std::string>& specs,
   model::run_options run;
   run.nodes = options.nodes;
   run.gpus = options.gpus;
-  for (const auto& name : workloads) {
-    const model::workload w = model::load_workload(name);
+  std::vector<named_workload> loaded;
+  for (const auto& name : workloads) loaded.push_back({name, model::load_workload(name)});
+  const std::vector<const training_budget*> budgets = assign_budgets(options.budgets, loaded);
+  for (std::size_t k = 0; k < loaded.size(); ++k) {
+    const model::workload& w = loaded[k].w;
     compared_workload cw;
     cw.name = w.name;
+    if (budgets[k] != nullptr && (budgets[k]->unit != tokens_unit || counts_tokens(w))) {
+      cw.budget = *budgets[k];
+    }
     if (w.data.dataset_bytes > 0 && w.data.bytes_per_sample_stored > 0) {
       cw.samples_per_epoch = w.data.dataset_bytes / w.data.bytes_per_sample_stored;
     }
@@ -116,20 +245,9 @@ comparison compare_machines(const std::vector<std::string>& specs,
         }
         if (cw.samples_per_epoch) cell.epoch_hours = *cw.samples_per_epoch / rate / 3600;
         std::optional<double> samples;
-        if (options.tokens) {
-          if (s.sample_unit == "sequence" && s.tokens_per_sample > 0) {
-            samples = *options.tokens / s.tokens_per_sample;
-          } else {
-            cw.budget_note = "--tokens: " + w.name + " is not a sequence model";
-          }
-        } else if (options.epochs) {
-          const std::optional<double> epoch =
-              options.dataset_samples ? options.dataset_samples : cw.samples_per_epoch;
-          if (epoch) {
-            samples = *options.epochs * *epoch;
-          } else {
-            cw.budget_note = "--epochs: " + w.name + " states no dataset size (--dataset-samples)";
-          }
+        if (budgets[k] != nullptr) {
+          samples =
+              budget_samples(*budgets[k], w, s, options, cw.samples_per_epoch, cw.budget_note);
         }
         if (samples) {
           cw.budget_samples = samples;
@@ -216,6 +334,10 @@ json to_json(const comparison& c) {
          {"fastest", index(w.fastest)},
          {"cheapest", index(w.cheapest)},
          {"ties", {{"fastest", w.fastest_ties}, {"cheapest", w.cheapest_ties}}},
+         {"budget", w.budget ? json{{"unit", w.budget->unit},
+                                    {"amount", w.budget->amount},
+                                    {"given", w.budget->given}}
+                             : json(nullptr)},
          {"budget_samples", w.budget_samples ? json(*w.budget_samples) : json(nullptr)},
          {"budget_note", w.budget_note},
          {"machines", cells}});
@@ -223,13 +345,27 @@ json to_json(const comparison& c) {
   const auto& o = c.options;
   const auto opt_int = [](const std::optional<int>& v) { return v ? json(*v) : json(nullptr); };
   const auto opt_num = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  // "tokens" and "epochs": the budget for every workload, as before per-workload budgets.
+  const auto for_all = [&o](std::string_view unit) {
+    for (const training_budget& b : o.budgets) {
+      if (b.workload.empty() && b.unit == unit) return json(b.amount);
+    }
+    return json(nullptr);
+  };
+  json budgets = json::array();
+  for (const training_budget& b : o.budgets) {
+    budgets.push_back({{"unit", b.unit},
+                       {"workload", b.workload.empty() ? json(nullptr) : json(b.workload)},
+                       {"amount", b.amount}});
+  }
   return {{"schema", "gpubench.compare/1"},
           {"options",
            {{"nodes", opt_int(o.nodes)},
             {"gpus", opt_int(o.gpus)},
             {"settings", o.settings},
-            {"tokens", opt_num(o.tokens)},
-            {"epochs", opt_num(o.epochs)},
+            {"tokens", for_all(tokens_unit)},
+            {"epochs", for_all(budget_units[2])},
+            {"budgets", budgets},
             {"dataset_samples", opt_num(o.dataset_samples)}}},
           {"machines", machines},
           {"workloads", workloads},

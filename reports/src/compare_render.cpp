@@ -77,13 +77,14 @@ std::string to_text(const comparison& c) {
     }
     out += t.render() + "\n";
   }
-  const bool budget = c.options.tokens || c.options.epochs;
+  const bool budget = !c.options.budgets.empty();
   for (const auto& w : c.workloads) {
     out += w.name +
            (w.samples_per_epoch ? " (epoch of " + format_number(*w.samples_per_epoch) + " samples)"
                                 : std::string()) +
-           (w.budget_samples ? "; budget " + format_number(*w.budget_samples) + " samples"
-                             : std::string()) +
+           (w.budget_samples && w.budget ? "; budget " + format_number(*w.budget_samples) +
+                                               " samples (" + w.budget->given + ")"
+                                         : std::string()) +
            (w.budget_note.empty() ? std::string() : "; " + w.budget_note) + ":\n";
     bool tokens = false;
     for (const auto& cell : w.cells) tokens = tokens || cell.usd_per_million_tokens.has_value();
@@ -211,7 +212,8 @@ std::string to_html(const comparison& c) {
       "(predicted samples/s x 3600) x 10^6, $/hour being the price per node times the nodes; per "
       "million tokens, divided by the tokens per sequence. An epoch is the workload's dataset "
       "bytes "
-      "/ stored bytes per sample; a budget of tokens or epochs takes samples / predicted rate. "
+      "/ stored bytes per sample; a budget of tokens, samples or epochs takes samples / predicted "
+      "rate. "
       "Machines within 2% of the best are a tie.</p></section>\n");
   return page.finish();
 }

@@ -5,13 +5,39 @@
 #include <utility>
 
 #include "gpubench/core/format.hpp"
+#include "gpubench/core/text.hpp"
 #include "gpubench/vocabulary/units.hpp"
 
 namespace gpubench::reports {
 
+std::string skipped_line(const std::string& reason, const std::vector<std::string>& ids) {
+  std::string line = "skipped, " + reason + ": " + join(ids);
+  if (ids.size() > 1) line += " (" + std::to_string(ids.size()) + ")";
+  return line;
+}
+
+std::vector<std::string> skipped_lines(
+    const std::vector<std::pair<std::string, std::string>>& skipped) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const auto& [id, reason] : skipped) {
+    auto group = std::find_if(groups.begin(), groups.end(),
+                              [&](const auto& g) { return g.first == reason; });
+    if (group == groups.end()) group = groups.insert(groups.end(), {reason, {}});
+    group->second.push_back(id);
+  }
+  std::vector<std::string> lines;
+  for (const auto& [reason, ids] : groups) lines.push_back(skipped_line(reason, ids));
+  return lines;
+}
+
 void print_summary(std::ostream& out, const results_document& doc) {
   text_table table({"benchmark", "case", "metric", "median", "min", "max", "cv", "status"});
+  std::vector<std::pair<std::string, std::string>> skipped_whole;
   for (const result& r : doc.results) {
+    if (r.status == result_status::skipped && r.axes.empty() && !r.rank) {
+      skipped_whole.emplace_back(r.id, r.reason);
+      continue;
+    }
     std::string axes = format_axes(r.axes);
     if (r.rank) {
       // A multi-rank job: say where it was measured.
@@ -37,6 +63,7 @@ void print_summary(std::ostream& out, const results_document& doc) {
     }
   }
   out << table.render();
+  for (const std::string& line : skipped_lines(skipped_whole)) out << line << "\n";
 }
 
 void print_sizing(std::ostream& out, const model::sizing& s) {

@@ -43,14 +43,18 @@ pid_t spawn_program(std::vector<std::string> argv_storage, const fs::path& cwd, 
 
 pid_t spawn(const std::vector<std::string>& args, const fs::path& cwd, const fs::path& out,
             const fs::path& err, const std::vector<std::string>& env = {}) {
-  // The binary built beside the tests, unless GPUBENCH_TEST_EXE names another (a bundle carried to
-  // a GPU machine, whose build tree is elsewhere).
-  const char* chosen = std::getenv("GPUBENCH_TEST_EXE");
-  std::vector<std::string> argv{chosen != nullptr ? chosen : GPUBENCH_EXE};
+  std::vector<std::string> argv{gpubench_path()};
   argv.insert(argv.end(), args.begin(), args.end());
   return spawn_program(std::move(argv), cwd, out, err, env);
 }
 }  // namespace
+
+std::string gpubench_path() {
+  // The binary built beside the tests, unless GPUBENCH_TEST_EXE names another (a bundle carried to
+  // a GPU machine, whose build tree is elsewhere).
+  const char* chosen = std::getenv("GPUBENCH_TEST_EXE");
+  return chosen != nullptr ? chosen : GPUBENCH_EXE;
+}
 
 process_result run_program(const std::vector<std::string>& argv,
                            const std::vector<std::string>& env) {

@@ -21,6 +21,9 @@ process_result run_gpubench(const std::vector<std::string>& args,
                             const std::filesystem::path& cwd = {},
                             const std::vector<std::string>& env = {});
 
+// The gpubench binary the tests run: the one built beside them, or GPUBENCH_TEST_EXE.
+std::string gpubench_path();
+
 // Runs any program (argv[0] a path) the same way: mpirun, for the multi-rank tests.
 process_result run_program(const std::vector<std::string>& argv,
                            const std::vector<std::string>& env = {});

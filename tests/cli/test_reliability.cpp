@@ -237,6 +237,22 @@ std::vector<bad_case> cases() {
                {"validate", ok_results, "--spec", "h99"},
                "",
                "--spec h99"});
+  // A misspelt name: the nearest known one (core/suggest.hpp), not every name.
+  c.push_back({"a misspelt command", {"siz", "--workload", "resnet50"}, "", "did you mean 'size'"});
+  c.push_back({"a misspelt flag (not \"--workload is required\")",
+               {"size", "--workoad", "resnet50"},
+               "",
+               "did you mean '--workload'"});
+  c.push_back({"help of no command", {"help", "nosuch"}, "", "help nosuch: expected a command"});
+  c.push_back({"catalog:NAME, the end of a catalog name",
+               {"size", "--workload", "resnet50", "--hardware", "catalog:p5.48xlarge"},
+               "",
+               "did you mean 'catalog:aws-p5.48xlarge'"});
+  c.push_back({"compare --tokens for an image workload",
+               {"compare", "catalog:dgx-h100", "catalog:t4", "--workload", "resnet50", "--tokens",
+                "resnet50=1e12"},
+               "",
+               "resnet50 counts images"});
   return c;
 }
 

@@ -72,6 +72,18 @@ std::optional<named_figure> find_figure(std::string_view key) {
   return std::nullopt;
 }
 
+std::vector<std::string> figure_keys() {
+  std::vector<std::string> keys;
+  for (const figure_def* f : all_figures()) {
+    if (!f->per_dtype) keys.push_back(key_of(*f));
+    for (const auto dtype : gemm_dtypes) {
+      if (f->per_dtype) keys.push_back(key_of(*f, dtype));
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
 std::string figure_keys_text() {
   std::vector<std::string> keys;
   for (const figure_def* f : all_figures()) {

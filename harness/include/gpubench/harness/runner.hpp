@@ -5,6 +5,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gpubench/core/results.hpp"
 #include "gpubench/harness/context.hpp"
@@ -16,6 +18,10 @@ namespace gpubench {
 struct progress_listener {
   std::function<void(std::size_t index, std::size_t total, const std::string& label)> started;
   std::function<void(std::size_t index, std::size_t total, const result& r)> finished;
+  // Before the first case: each benchmark of the plan that cannot run here (its id and why),
+  // known before anything runs. Each is still recorded and passed to `finished` in its turn.
+  std::function<void(const std::vector<std::pair<std::string, std::string>>& skipped)>
+      skipped_whole;
   // Writing results_path failed (the first time after a success): the run goes on in memory
   // and tries again after the next case.
   std::function<void(const std::string& error)> save_failed;

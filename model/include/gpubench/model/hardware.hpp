@@ -97,6 +97,8 @@ struct hardware_profile {
 
 // The folder holding gpus/ and systems/ (under config_dir()).
 [[nodiscard]] std::vector<std::string> catalog_names(std::string_view kind);  // "gpus"|"systems"
+// Every NAME catalog:NAME takes: the systems, then the GPUs.
+[[nodiscard]] std::vector<std::string> catalog_entry_names();
 
 // "catalog:NAME", a results file (gpubench.results/1) or a profile file (gpubench.hardware/1).
 // Throws input_error naming the file, the JSON path and what was expected.

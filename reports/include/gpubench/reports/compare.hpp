@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpubench/core/json.hpp"
@@ -13,14 +14,28 @@
 
 namespace gpubench::reports {
 
+// A training budget, as --tokens, --samples or --epochs gives it: "[WORKLOAD=]N", for one
+// workload or, without WORKLOAD, for every workload of the comparison it can apply to.
+struct training_budget {
+  std::string unit;      // tokens (sequence workloads only), samples or epochs
+  std::string workload;  // empty: every workload
+  double amount = 0;
+  std::string given;  // as typed: "--tokens llama3-8b=1e12"
+};
+inline constexpr std::string_view budget_units[] = {"tokens", "samples", "epochs"};
+
+// Reads "[WORKLOAD=]N", N a positive number, for the flag of `unit` (one of budget_units).
+// Throws input_error naming the flag.
+[[nodiscard]] training_budget parse_budget(std::string_view unit, const std::string& text);
+
 // The rental question: how many nodes of each, what they cost, and what a training budget takes.
 struct compare_options {
-  std::optional<int> nodes;               // per machine
-  std::optional<int> gpus;                // per node
-  std::vector<std::string> settings;      // KEY=VALUE for every machine, MACHINE:KEY=VALUE for one
-  std::optional<double> tokens;           // a budget: train this many tokens (sequence workloads)
-  std::optional<double> epochs;           // or this many epochs
-  std::optional<double> dataset_samples;  // of this many samples (else the workload's dataset)
+  std::optional<int> nodes;           // per machine
+  std::optional<int> gpus;            // per node
+  std::vector<std::string> settings;  // KEY=VALUE for every machine, MACHINE:KEY=VALUE for one
+  // At most one without a workload; at most one per workload, which it takes over that one.
+  std::vector<training_budget> budgets;
+  std::optional<double> dataset_samples;  // an epoch's samples (else the workload's dataset)
 };
 
 struct compared_machine {
@@ -52,8 +67,9 @@ struct compared_workload {
   // Machines within tie_share of the fastest rate or the lowest cost: a tie when two or more.
   std::vector<std::size_t> fastest_ties;
   std::vector<std::size_t> cheapest_ties;
-  std::optional<double> budget_samples;  // what the budget asks of this workload
-  std::string budget_note;               // why there is none, when a budget was given
+  std::optional<training_budget> budget;  // the one that applies to this workload
+  std::optional<double> budget_samples;   // what the budget asks of this workload
+  std::string budget_note;                // why there is none, when a budget was given
 };
 
 // Closer than this share to the best is a tie: the model's own error is larger.
@@ -66,7 +82,8 @@ struct comparison {
   std::vector<compared_workload> workloads;
 };
 
-// Throws input_error for a machine or workload that cannot be read.
+// Throws input_error for a machine or workload that cannot be read, and for a budget that names
+// no workload of the comparison, or tokens of a workload that does not count tokens.
 [[nodiscard]] comparison compare_machines(const std::vector<std::string>& specs,
                                           std::vector<std::string> workloads,
                                           const compare_options& options = {});

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "gpubench/core/results.hpp"
 #include "gpubench/model/model.hpp"
@@ -10,7 +13,17 @@
 
 namespace gpubench::reports {
 
+// Benchmarks skipped whole (on no GPU: every GPU benchmark) are one line per reason after the
+// table (skipped_line), not a row each.
 void print_summary(std::ostream& out, const results_document& doc);
+// "skipped, no GPU found (...): gemm, hbm.copy, pcie.h2d (3)": benchmarks skipped for one reason,
+// in the order given.
+[[nodiscard]] std::string skipped_line(const std::string& reason,
+                                       const std::vector<std::string>& ids);
+// The benchmarks of `skipped` (id, reason) grouped by reason, the reasons in the order they first
+// appear; the lines skipped_line writes.
+[[nodiscard]] std::vector<std::string> skipped_lines(
+    const std::vector<std::pair<std::string, std::string>>& skipped);
 // gpubench size's text: the prediction, every component's ceiling, the advice, what was assumed.
 void print_sizing(std::ostream& out, const model::sizing& s);
 // size --search: how many layouts fit, and the ten fastest of them.

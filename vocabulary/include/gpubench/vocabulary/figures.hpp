@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpubench/core/json.hpp"
 #include "gpubench/core/results.hpp"
@@ -231,6 +232,10 @@ struct renamed_figure {
   std::string_view why;
 };
 [[nodiscard]] const renamed_figure* find_renamed_figure(std::string_view key);
+
+// Every full key, a family's once per GEMM dtype ("gpu.peak_tflops.fp16"), sorted: what a
+// misspelt key is matched against.
+[[nodiscard]] std::vector<std::string> figure_keys();
 
 // "gpu.hbm_GBps, gpu.peak_tflops.{fp16,bf16,...}, ...": every key, sorted, for messages.
 [[nodiscard]] std::string figure_keys_text();
