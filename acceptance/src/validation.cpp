@@ -66,21 +66,24 @@ std::size_t validation::count(rule_status status) const {
 
 namespace {
 
-// "hbm copy GPU 2 (0000:3a:00.0) 1480 GB/s", the first `most` of the rules with this status.
-std::string named_rules(const std::vector<rule_outcome>& rules, rule_status status,
-                        std::size_t most) {
+// "hbm copy GPU 2 (0000:3a:00.0) 1480 GB/s", the first `most` of the rules with these statuses
+// (in the order given), then how many more.
+std::string named_rules(const std::vector<rule_outcome>& rules,
+                        std::initializer_list<rule_status> statuses, std::size_t most) {
   std::vector<std::string> what;
   std::size_t more = 0;
-  for (const rule_outcome& r : rules) {
-    if (r.status != status) continue;
-    if (what.size() == most) {
-      ++more;
-      continue;
+  for (const rule_status status : statuses) {
+    for (const rule_outcome& r : rules) {
+      if (r.status != status) continue;
+      if (what.size() == most) {
+        ++more;
+        continue;
+      }
+      what.push_back(r.rule + " " + named_subject(r) +
+                     (status == rule_status::missing ? " not measured"
+                      : r.measured.empty()           ? ""
+                                                     : " " + r.measured));
     }
-    what.push_back(r.rule + " " + named_subject(r) +
-                   (status == rule_status::missing ? " not measured"
-                    : r.measured.empty()           ? ""
-                                                   : " " + r.measured));
   }
   if (more > 0) what.push_back("and " + std::to_string(more) + " more");
   return join(what, "; ");
@@ -97,18 +100,16 @@ std::string validation::verdict() const {
   const std::string warnings = warned == 0 ? std::string()
                                            : "; " + std::to_string(warned) +
                                                  (warned == 1 ? " warning: " : " warnings: ") +
-                                                 named_rules(rules, rule_status::warn, 4);
+                                                 named_rules(rules, {rule_status::warn}, 4);
   const vocabulary::verdict v = result();
-  std::string text = upper_case(to_string(v)) + ": ";
+  const std::string text = upper_case(to_string(v)) + ": ";
   if (v != vocabulary::verdict::fail) {
     return text + std::to_string(checked) + " rules against " + against + warnings;
   }
-  std::string failed = named_rules(rules, rule_status::fail, 4);
-  const std::string missing = named_rules(rules, rule_status::missing, 2);
-  if (!missing.empty()) failed += (failed.empty() ? "" : "; ") + missing;
   return text + std::to_string(count(rule_status::fail)) + " failed, " +
          std::to_string(count(rule_status::missing)) + " not measured, of " +
-         std::to_string(checked) + " rules against " + against + " (" + failed + ")" + warnings;
+         std::to_string(checked) + " rules against " + against + ": " +
+         named_rules(rules, {rule_status::fail, rule_status::missing}, 4) + warnings;
 }
 
 validation validate(const results_document& doc, const std::string& file, const spec& s) {
