@@ -93,10 +93,44 @@ std::string host_of(const results_document& doc, const result& r) {
   return !r.host.empty() ? r.host : doc.system.host;
 }
 
+constexpr const char* verdict_help = "0 pass, 1 warn, 2 fail";
+
+// The verdict of a validation, its rule counts, and one series per rule that did not pass.
+void add_validation(exposition& out, const std::string& host, const acceptance::validation& v) {
+  const labels l{{"host", host}, {"spec", v.spec_name}};
+  out.add(
+      "gpubench_verdict",
+      std::string("the results' verdict against their spec (gpubench validate): ") + verdict_help,
+      l, static_cast<double>(v.result()));
+  using acceptance::rule_status;
+  for (const rule_status s : {rule_status::pass, rule_status::warn, rule_status::fail,
+                              rule_status::missing, rule_status::not_applicable}) {
+    labels counted = l;
+    counted.emplace_back(
+        "status", s == rule_status::not_applicable ? "not_applicable" : std::string(to_string(s)));
+    out.add("gpubench_rules", "rules of the spec by their outcome", counted,
+            static_cast<double>(v.count(s)));
+  }
+  for (const acceptance::rule_outcome& r : v.rules) {
+    const vocabulary::verdict verdict = acceptance::verdict_of(r.status);
+    if (verdict == vocabulary::verdict::pass) continue;
+    labels named = l;
+    named.emplace_back("rule", r.rule);
+    named.emplace_back("subject", r.subject);
+    named.emplace_back("gpu", r.gpu ? std::to_string(*r.gpu) : "");
+    named.emplace_back("pci_bus_id", r.pci_bus_id);
+    named.emplace_back("status", std::string(to_string(r.status)));
+    out.add("gpubench_rule_verdict",
+            std::string("a rule the results did not pass, by name: ") + verdict_help, named,
+            static_cast<double>(verdict));
+  }
+}
+
 }  // namespace
 
-std::string prometheus_text(const results_document& doc) {
+std::string prometheus_text(const results_document& doc, const acceptance::validation* validation) {
   exposition out;
+  if (validation != nullptr) add_validation(out, doc.system.host, *validation);
   std::map<std::pair<std::string, std::string>, double> statuses;  // (benchmark, status) -> n
   for (const result& r : doc.results) {
     const std::string host = host_of(doc, r);
@@ -163,8 +197,6 @@ double verdict_number(const json& word) {
   const auto v = vocabulary::verdict_from_string(word.is_string() ? word.get<std::string>() : "");
   return static_cast<double>(v.value_or(vocabulary::verdict::fail));
 }
-
-constexpr const char* verdict_help = "0 pass, 1 warn, 2 fail";
 
 void add_node(exposition& out, const json& n) {
   const labels l{{"host", n.at("host").get<std::string>()},

@@ -206,11 +206,17 @@ TEST_CASE("fleet: bad input is exit 2 with one line", "[cli][fleet]") {
 TEST_CASE("export --prometheus: bad input is exit 2 with one line", "[cli][export]") {
   temp_dir dir;
   write_file(dir.path / "other.json", R"({"schema": "gpubench.suite/1"})");
+  write_file(dir.path / "fleet.json",
+             R"({"schema": "gpubench.fleet/1", "passed": true, "nodes": [], "outliers": []})");
   const std::string fixture = std::string(GPUBENCH_TEST_DATA_DIR) + "/results-2gpu-fixture.json";
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"export", fixture},  // no format named
         std::vector<std::string>{"export", "--prometheus", (dir.path / "absent.json").string()},
-        std::vector<std::string>{"export", "--prometheus", (dir.path / "other.json").string()}}) {
+        std::vector<std::string>{"export", "--prometheus", (dir.path / "other.json").string()},
+        std::vector<std::string>{"export", "--prometheus", fixture, "--spec", "nosuch"},
+        // A fleet check's nodes were validated when it was made.
+        std::vector<std::string>{"export", "--prometheus", (dir.path / "fleet.json").string(),
+                                 "--spec", "h100-sxm5-80gb"}}) {
     const auto r = run_gpubench(args);
     INFO(r.err);
     CHECK(r.exit_code == 2);

@@ -93,7 +93,8 @@ def main():
                 check(False, "%s %s %s exported once with its median" % (r["id"], metric, want))
     exported = sum(len(f.samples) for n, f in fams.items()
                    if n not in ("gpubench_results", "gpubench_info", "gpubench_run_timestamp_seconds",
-                                "gpubench_run_duration_seconds"))
+                                "gpubench_run_duration_seconds", "gpubench_verdict",
+                                "gpubench_rules", "gpubench_rule_verdict"))
     check(expected > 0 and exported == expected,
           "every measured figure of the fixture is exported, nothing else (%d of %d)"
           % (exported, expected))
@@ -168,8 +169,30 @@ def main():
               s.labels["figure"].startswith("hbm.copy") and abs(s.value + 0.2) < 0.01 and
               s.labels.get("pci_bus_id") == "0000:18:00.0"
               for s in outliers), "the slow GPU's outlier is exported with its deviation and bus id")
+    check_results_verdict(gpubench, source, out)
     check_fleet_verdicts(gpubench, source, out)
     return 1 if failures else 0
+
+
+def check_results_verdict(gpubench, source, out):
+    """A results file exports its verdict against its GPUs' spec, as validate gives it: the
+    8-GPU node whose fp8 GEMM warns is 1 (warn), the warning named by rule, GPU and bus id."""
+    path = os.path.join(out, "fp8-warn.json")
+    json.dump(patched(source, "fp8-warn"), open(path, "w"))
+    fams = families(subprocess.run([gpubench, "export", "--prometheus", path],
+                                   capture_output=True, text=True, check=True).stdout)
+    verdict = fams.get("gpubench_verdict")
+    check(verdict is not None and verdict.samples[0].value == 1 and
+          verdict.samples[0].labels.get("spec") == "h100-sxm5-80gb",
+          "a results file exports its verdict against its spec (1: warn)")
+    rules = fams.get("gpubench_rules")
+    counts = {s.labels["status"]: s.value for s in (rules.samples if rules else [])}
+    check(counts.get("warn") == 1 and counts.get("fail") == 0 and counts.get("pass", 0) > 100,
+          "and its rule counts")
+    named = fams.get("gpubench_rule_verdict")
+    check(named is not None and [(s.labels["rule"], s.labels["gpu"], s.labels["pci_bus_id"],
+                                  s.labels["status"], s.value) for s in named.samples] ==
+          [("gemm fp8", "3", "0000:5d:00.0", "warn", 1)], "and names its warning")
 
 
 def check_fleet_verdicts(gpubench, source, out):
