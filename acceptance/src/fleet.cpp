@@ -8,7 +8,6 @@
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/results.hpp"
-#include "gpubench/core/statistics.hpp"
 #include "gpubench/core/text.hpp"
 #include "outliers.hpp"
 #include "rules.hpp"
