@@ -39,7 +39,7 @@ std::string render_fleet_page(const acceptance::fleet_report& fleet) {
     for (const std::string& family : fleet.families) {
       const auto it = n.families.find(family);
       row.push_back(it == n.families.end() ? "-" : upper_case(to_string(it->second)));
-      emphasis.push_back(it != n.families.end() && it->second == acceptance::rule_status::fail);
+      emphasis.push_back(it != n.families.end() && it->second != acceptance::rule_status::pass);
     }
     row.push_back(n.outliers == 0 ? "-" : std::to_string(n.outliers));
     emphasis.push_back(0);
