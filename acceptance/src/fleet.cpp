@@ -8,8 +8,8 @@
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/results.hpp"
-#include "gpubench/core/statistics.hpp"
 #include "gpubench/core/text.hpp"
+#include "outliers.hpp"
 #include "rules.hpp"
 
 namespace gpubench::acceptance {
@@ -18,23 +18,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// 1.4826 x MAD estimates the standard deviation of normally distributed figures.
-constexpr double mad_to_sd = 1.4826;
-
-struct measurement {
-  std::string host;
-  std::optional<int> gpu;
-  std::string uuid;
-  double value = 0;
-  std::string unit;
-  better direction = better::higher;
-};
-
 std::string family_of(const std::string& rule) {
   return rule.substr(0, rule.find(' '));
 }
 
-// Fail outranks missing, missing outranks warn and pass: a node's or a family's worst outcome.
+// Fail outranks missing, missing outranks warn and pass: a family's worst outcome, in the rules'
+// own words (a MISSING cell says more than FAIL; the node's verdict is a vocabulary::verdict).
 int severity(rule_status s) {
   switch (s) {
     case rule_status::fail:
@@ -59,68 +48,48 @@ std::vector<std::string> hosts_of(const results_document& doc, const std::string
   return hosts;
 }
 
-void add_measurements(const results_document& doc, const std::vector<std::string>& hosts,
-                      std::map<std::string, std::vector<measurement>>& figures) {
-  const std::vector<detail::gpu_view> gpus = detail::gpus_of(doc);
-  for (const result& r : doc.results) {
-    if (r.status != result_status::ok) continue;
-    const std::string host = doc.nodes.size() > 1 ? r.host : hosts.front();
-    json axes = r.axes;
-    std::optional<int> gpu;
-    if (const auto index = axis_number(r.axes, "gpu")) {
-      gpu = static_cast<int>(*index);
-      axes.erase("gpu");
-    }
-    std::string uuid;
-    for (const detail::gpu_view& g : gpus) {
-      if (gpu && g.gpu->index == *gpu && (doc.nodes.size() <= 1 || g.host == host)) {
-        uuid = g.gpu->uuid;
-      }
-    }
-    const std::string where = format_axes(axes);
-    for (const auto& [name, m] : r.metrics) {
-      if (!std::isfinite(m.median)) continue;
-      std::string key = r.id;
-      if (!where.empty()) key.append(" ").append(where);
-      key.append(" ").append(name);
-      figures[key].push_back({host, gpu, uuid, m.median, m.unit.unit, m.unit.direction});
-    }
-  }
-}
-
-std::string gpu_text(const std::optional<int>& gpu) {
-  return gpu ? "GPU " + std::to_string(*gpu) : std::string("node");
-}
-
-std::string percent(double share) {
-  std::string text = share > 0 ? "+" : "";
-  return text.append(format_number(share * 100)).append("%");
+std::string gpu_text(const fleet_outlier& o) {
+  if (!o.gpu) return "node";
+  return "GPU " + std::to_string(*o.gpu) + (o.pci_bus_id.empty() ? "" : " (" + o.pci_bus_id + ")");
 }
 
 }  // namespace
 
-std::string outcome_text(const rule_outcome& o) {
-  return o.rule + " " + o.subject + ": " + upper_case(to_string(o.status)) +
-         (o.measured.empty() ? "" : ", " + o.measured) +
-         (o.floor.empty() ? "" : ", floor " + o.floor) +
-         (o.detail.empty() ? "" : " (" + o.detail + ")");
-}
-
 std::string failures_line(const fleet_node& n, bool names_only) {
   std::vector<std::string> parts;
-  for (const rule_outcome& o : n.failures) {
-    parts.push_back(names_only ? o.rule + " " + o.subject : outcome_text(o));
+  for (const auto* list : {&n.failures, &n.warnings}) {
+    for (const rule_outcome& o : *list) {
+      parts.push_back(names_only ? o.rule + " " + named_subject(o) +
+                                       (o.status == rule_status::warn ? " (warn)" : "")
+                                 : outcome_text(o));
+    }
   }
   if (!n.missing_rules.empty()) {
     parts.push_back(std::to_string(n.missing_rules.size()) + " rule(s) lack a measurement");
   }
+  if (n.outliers > 0) {
+    parts.push_back(std::to_string(n.outliers) + " figure(s) stand out from the fleet");
+  }
   return join(parts, "; ");
 }
 
+vocabulary::verdict fleet_outlier::verdict() const {
+  return worse ? vocabulary::verdict::fail : vocabulary::verdict::warn;
+}
+
+vocabulary::verdict fleet_report::result() const {
+  vocabulary::verdict v = nodes.empty() ? vocabulary::verdict::fail : vocabulary::verdict::pass;
+  for (const fleet_node& n : nodes) v = vocabulary::worst(v, n.verdict);
+  return v;
+}
+
 bool fleet_report::passed() const {
-  return !nodes.empty() && outliers.empty() &&
-         std::all_of(nodes.begin(), nodes.end(),
-                     [](const fleet_node& n) { return n.verdict == rule_status::pass; });
+  return vocabulary::accepted(result());
+}
+
+std::size_t fleet_report::count(vocabulary::verdict v) const {
+  return static_cast<std::size_t>(std::count_if(
+      nodes.begin(), nodes.end(), [v](const fleet_node& n) { return n.verdict == v; }));
 }
 
 std::vector<fleet_input> read_fleet(const std::vector<std::string>& paths) {
@@ -156,18 +125,84 @@ std::vector<fleet_input> read_fleet(const std::vector<std::string>& paths) {
   return inputs;
 }
 
+namespace {
+
+// Each outcome of a node's validation to the node its subject names: "node-b GPU 3" in a
+// multi-node file; the rest (machine-level rules, single-node files) to the file's first node.
+void add_outcomes(const validation& v, std::vector<fleet_node>& nodes,
+                  std::vector<std::string>& families) {
+  for (const rule_outcome& o : v.rules) {
+    fleet_node* node = &nodes.front();
+    for (fleet_node& n : nodes) {
+      if (o.subject.starts_with(n.host + " ")) node = &n;
+    }
+    node->spec_name = v.spec_name;
+    if (o.status == rule_status::not_applicable) continue;
+    const std::string family = family_of(o.rule);
+    if (std::find(families.begin(), families.end(), family) == families.end()) {
+      families.push_back(family);
+    }
+    rule_status& worst = node->families.try_emplace(family, rule_status::pass).first->second;
+    if (severity(o.status) > severity(worst)) worst = o.status;
+    node->verdict = vocabulary::worst(node->verdict, verdict_of(o.status));
+    if (o.status == rule_status::fail) {
+      node->failures.push_back(o);
+    } else if (o.status == rule_status::warn) {
+      node->warnings.push_back(o);
+    } else if (o.status == rule_status::missing) {
+      node->missing_rules.push_back(outcome_text(o));
+    } else {
+      ++node->passed;
+    }
+  }
+  for (fleet_node& n : nodes) {
+    if (n.spec_name.empty()) n.spec_name = v.spec_name;
+  }
+}
+
+// Every figure measured min_members times or more, each value against the fleet's median.
+void add_outliers(const detail::figure_values& figures, fleet_report& report) {
+  for (const auto& [figure, values] : figures) {
+    const auto spread = detail::spread_of(values, report.settings);
+    if (!spread) continue;
+    ++report.figures_compared;
+    for (const detail::measurement& m : values) {
+      if (!detail::stands_out(m, *spread)) continue;
+      report.outliers.push_back({m.host, m.gpu, m.uuid, m.pci_bus_id, figure, m.unit, m.value,
+                                 spread->median, detail::deviation(m, *spread), spread->threshold,
+                                 values.size(), detail::worse(m, *spread)});
+    }
+  }
+  std::stable_sort(report.outliers.begin(), report.outliers.end(),
+                   [](const fleet_outlier& a, const fleet_outlier& b) {
+                     return std::abs(a.deviation) > std::abs(b.deviation);
+                   });
+  // A node's figure that stands out is part of the node's verdict, so the node that needs a
+  // look is counted and sorted with those that failed or warned.
+  for (const fleet_outlier& o : report.outliers) {
+    for (fleet_node& n : report.nodes) {
+      if (n.host != o.host) continue;
+      ++n.outliers;
+      n.verdict = vocabulary::worst(n.verdict, o.verdict());
+    }
+  }
+}
+
+}  // namespace
+
 fleet_report check_fleet(const std::vector<fleet_input>& inputs,
                          const std::optional<std::string>& spec, const fleet_settings& settings) {
   fleet_report report;
   report.settings = settings;
   std::map<std::string, acceptance::spec> specs;
-  std::map<std::string, std::vector<measurement>> figures;
+  detail::figure_values figures;
   for (const auto& [file, doc] : inputs) {
     const std::vector<std::string> hosts = hosts_of(doc, file);
     std::vector<fleet_node> nodes(hosts.size());
     for (std::size_t i = 0; i < hosts.size(); ++i) {
       nodes[i].host = hosts[i];
       nodes[i].file = file;
+      nodes[i].finished = doc.meta.finished;
     }
     std::string why_not;
     const std::optional<std::string> name = spec ? spec : spec_for(doc, why_not);
@@ -176,72 +211,35 @@ fleet_report check_fleet(const std::vector<fleet_input>& inputs,
       note.append(": no spec applies (").append(why_not).append(")");
       report.spec_notes.push_back(std::move(note));
       for (fleet_node& n : nodes) {
-        n.verdict = rule_status::missing;
+        n.verdict = vocabulary::verdict::fail;
         n.missing_rules.push_back("no spec applies: " + why_not);
       }
     } else {
       if (!specs.contains(*name)) specs.emplace(*name, load_spec(*name));
-      const validation v = validate(doc, file, specs.at(*name));
-      for (const rule_outcome& o : v.rules) {
-        // A subject names its node in a multi-node file ("node-b GPU 3"); the rest is the file's
-        // first node's (machine-level rules, single-node files).
-        fleet_node* node = &nodes.front();
-        for (fleet_node& n : nodes) {
-          if (o.subject.starts_with(n.host + " ")) node = &n;
-        }
-        node->spec_name = v.spec_name;
-        if (o.status == rule_status::not_applicable) continue;
-        const std::string family = family_of(o.rule);
-        if (std::find(report.families.begin(), report.families.end(), family) ==
-            report.families.end()) {
-          report.families.push_back(family);
-        }
-        rule_status& worst = node->families.try_emplace(family, rule_status::pass).first->second;
-        if (severity(o.status) > severity(worst)) worst = o.status;
-        if (severity(o.status) > severity(node->verdict)) node->verdict = o.status;
-        if (o.status == rule_status::fail) {
-          node->failures.push_back(o);
-        } else if (o.status == rule_status::missing) {
-          node->missing_rules.push_back(outcome_text(o));
-        } else {
-          ++node->passed;
-        }
-      }
-      for (fleet_node& n : nodes) {
-        if (n.spec_name.empty()) n.spec_name = v.spec_name;
-      }
+      add_outcomes(validate(doc, file, specs.at(*name)), nodes, report.families);
     }
-    add_measurements(doc, hosts, figures);
+    detail::add_measurements(doc, hosts.front(), figures);
     report.nodes.insert(report.nodes.end(), nodes.begin(), nodes.end());
   }
-
-  for (const auto& [figure, values] : figures) {
-    if (values.size() < settings.min_members) continue;
-    std::vector<double> v;
-    v.reserve(values.size());
-    for (const measurement& m : values) v.push_back(m.value);
-    const double median = summarize(v).median;  // v: min_members or more finite values
-    if (median == 0) continue;
-    ++report.figures_compared;
-    std::vector<double> distance;
-    distance.reserve(v.size());
-    for (const double x : v) distance.push_back(std::abs(x - median));
-    const double spread = mad_to_sd * summarize(distance).median / std::abs(median);
-    const double threshold = std::max(settings.min_deviation, settings.mad_multiple * spread);
-    for (const measurement& m : values) {
-      const double deviation = (m.value - median) / median;
-      if (std::abs(deviation) <= threshold) continue;
-      report.outliers.push_back(
-          {m.host, m.gpu, m.uuid, figure, m.unit, m.value, median, deviation, threshold,
-           values.size(), m.direction == better::higher ? m.value < median : m.value > median});
-    }
-  }
-  std::stable_sort(report.outliers.begin(), report.outliers.end(),
-                   [](const fleet_outlier& a, const fleet_outlier& b) {
-                     return std::abs(a.deviation) > std::abs(b.deviation);
-                   });
+  add_outliers(figures, report);
+  // The nodes that need a look first: failed, then warned, each in the order given.
+  std::stable_sort(report.nodes.begin(), report.nodes.end(),
+                   [](const fleet_node& a, const fleet_node& b) { return a.verdict > b.verdict; });
   return report;
 }
+
+namespace {
+
+json outcome_json(const rule_outcome& o) {
+  return {{"rule", o.rule},
+          {"subject", o.subject},
+          {"status", to_string(o.status)},
+          {"gpu", o.gpu ? json(*o.gpu) : json()},
+          {"pci_bus_id", o.pci_bus_id.empty() ? json() : json(o.pci_bus_id)},
+          {"text", outcome_text(o)}};
+}
+
+}  // namespace
 
 json to_json(const fleet_report& f) {
   json nodes = json::array();
@@ -249,16 +247,30 @@ json to_json(const fleet_report& f) {
     json families = json::object();
     for (const auto& [family, status] : n.families) families[family] = to_string(status);
     json failures = json::array();
-    for (const rule_outcome& o : n.failures) failures.push_back(outcome_text(o));
+    json warnings = json::array();
+    json findings = json::array();
+    for (const rule_outcome& o : n.failures) {
+      failures.push_back(outcome_text(o));
+      findings.push_back(outcome_json(o));
+    }
+    for (const rule_outcome& o : n.warnings) {
+      warnings.push_back(outcome_text(o));
+      findings.push_back(outcome_json(o));
+    }
     nodes.push_back({{"host", n.host},
                      {"file", n.file},
                      {"spec", n.spec_name},
-                     {"verdict", to_string(n.verdict)},
+                     {"finished", n.finished},
+                     {"verdict", n.verdict},
                      {"rules_passed", n.passed},
                      {"rules_failed", n.failures.size()},
+                     {"rules_warned", n.warnings.size()},
                      {"rules_missing", n.missing_rules.size()},
+                     {"outliers", n.outliers},
                      {"families", families},
                      {"failures", failures},
+                     {"warnings", warnings},
+                     {"findings", findings},
                      {"missing", n.missing_rules}});
   }
   json outliers = json::array();
@@ -266,6 +278,7 @@ json to_json(const fleet_report& f) {
     outliers.push_back({{"host", o.host},
                         {"gpu", o.gpu ? json(*o.gpu) : json()},
                         {"uuid", o.uuid},
+                        {"pci_bus_id", o.pci_bus_id},
                         {"figure", o.figure},
                         {"unit", o.unit},
                         {"value", o.value},
@@ -273,10 +286,18 @@ json to_json(const fleet_report& f) {
                         {"deviation", o.deviation},
                         {"threshold", o.threshold},
                         {"members", o.members},
-                        {"worse", o.worse}});
+                        {"worse", o.worse},
+                        {"verdict", o.verdict()}});
+  }
+  json counts = json::object();
+  for (const auto v :
+       {vocabulary::verdict::pass, vocabulary::verdict::warn, vocabulary::verdict::fail}) {
+    counts[std::string(to_string(v))] = f.count(v);
   }
   return {{"schema", "gpubench.fleet/1"},
           {"passed", f.passed()},
+          {"verdict", f.result()},
+          {"node_counts", counts},
           {"settings",
            {{"min_deviation", f.settings.min_deviation},
             {"mad_multiple", f.settings.mad_multiple},
@@ -288,18 +309,22 @@ json to_json(const fleet_report& f) {
           {"outliers", outliers}};
 }
 
+std::string summary_line(const fleet_report& f) {
+  const std::size_t worse = static_cast<std::size_t>(std::count_if(
+      f.outliers.begin(), f.outliers.end(), [](const fleet_outlier& o) { return o.worse; }));
+  return upper_case(to_string(f.result())) + ": " + std::to_string(f.nodes.size()) + " nodes, " +
+         std::to_string(f.count(vocabulary::verdict::pass)) + " pass, " +
+         std::to_string(f.count(vocabulary::verdict::warn)) + " warn, " +
+         std::to_string(f.count(vocabulary::verdict::fail)) + " fail; " +
+         std::to_string(f.outliers.size()) + " figure(s) stand out (" + std::to_string(worse) +
+         " worse) of " + std::to_string(f.figures_compared) + " compared across the fleet";
+}
+
 std::string to_text(const fleet_report& f) {
-  const auto failing = std::count_if(f.nodes.begin(), f.nodes.end(), [](const fleet_node& n) {
-    return n.verdict != rule_status::pass;
-  });
-  std::string out = std::string(f.passed() ? "PASS" : "FAIL") + ": " +
-                    std::to_string(f.nodes.size()) + " nodes, " +
-                    std::to_string(static_cast<long>(f.nodes.size()) - failing) +
-                    " pass their spec, " + std::to_string(failing) + " do not; " +
-                    std::to_string(f.outliers.size()) + " figure(s) stand out of " +
-                    std::to_string(f.figures_compared) + " compared across the fleet\n\n";
+  std::string out = summary_line(f) + "\n\n";
   std::vector<std::string> header{"NODE", "SPEC", "VERDICT"};
   for (const std::string& family : f.families) header.push_back(upper_case(family));
+  header.emplace_back("OUTLIERS");
   text_table nodes(header);
   for (const fleet_node& n : f.nodes) {
     std::vector<std::string> row{n.host, n.spec_name.empty() ? "-" : n.spec_name,
@@ -308,16 +333,20 @@ std::string to_text(const fleet_report& f) {
       const auto it = n.families.find(family);
       row.push_back(it == n.families.end() ? "-" : upper_case(to_string(it->second)));
     }
+    row.push_back(n.outliers == 0 ? "-" : std::to_string(n.outliers));
     nodes.add_row(row);
   }
   out += nodes.render();
   for (const std::string& note : f.spec_notes) out += "note: " + note + "\n";
-  // Failures one per line; rules that lack a measurement only counted (the table shows their
-  // families, --json lists them), and nodes that lack the same ones share a line, so a rack of
-  // nodes run with the same suite stays readable.
+  // Failures and warnings one per line, the nodes in the table's order; rules that lack a
+  // measurement only counted (the table shows their families, --json lists them), and nodes
+  // that lack the same ones share a line, so a rack of nodes run with the same suite stays
+  // readable.
   std::vector<std::pair<const std::vector<std::string>*, std::vector<std::string>>> missing;
   for (const fleet_node& n : f.nodes) {
-    for (const rule_outcome& o : n.failures) out += n.host + ": " + outcome_text(o) + "\n";
+    for (const auto* list : {&n.failures, &n.warnings}) {
+      for (const rule_outcome& o : *list) out += n.host + ": " + outcome_text(o) + "\n";
+    }
     if (n.missing_rules.empty()) continue;
     const auto same = std::find_if(missing.begin(), missing.end(),
                                    [&n](const auto& m) { return *m.first == n.missing_rules; });
@@ -341,8 +370,8 @@ std::string to_text(const fleet_report& f) {
         format_number(f.settings.mad_multiple) + " x 1.4826 x MAD)):\n";
     text_table table({"NODE", "GPU", "FIGURE", "VALUE", "FLEET MEDIAN", "OFF", "THRESHOLD", ""});
     for (const fleet_outlier& o : f.outliers) {
-      table.add_row({o.host, gpu_text(o.gpu), o.figure, detail::with_unit(o.value, o.unit),
-                     detail::with_unit(o.fleet_median, o.unit), percent(o.deviation),
+      table.add_row({o.host, gpu_text(o), o.figure, detail::with_unit(o.value, o.unit),
+                     detail::with_unit(o.fleet_median, o.unit), detail::signed_percent(o.deviation),
                      format_number(o.threshold * 100) + "%", o.worse ? "worse" : "better"});
     }
     out += table.render();
@@ -353,7 +382,7 @@ std::string to_text(const fleet_report& f) {
 std::string to_csv(const fleet_report& f) {
   std::string out =
       "kind,host,gpu,uuid,subject,verdict,value,fleet_median,deviation_pct,threshold_pct,unit,"
-      "detail\n";
+      "detail,pci_bus_id\n";
   const auto row = [&out](const std::vector<std::string>& cells) {
     for (std::size_t i = 0; i < cells.size(); ++i) {
       if (i > 0) out += ',';
@@ -363,12 +392,13 @@ std::string to_csv(const fleet_report& f) {
   };
   for (const fleet_node& n : f.nodes) {
     row({"node", n.host, "", "", n.spec_name, std::string(to_string(n.verdict)), "", "", "", "", "",
-         failures_line(n, false)});
+         failures_line(n, false), ""});
   }
   for (const fleet_outlier& o : f.outliers) {
     row({"outlier", o.host, o.gpu ? std::to_string(*o.gpu) : "", o.uuid, o.figure,
          o.worse ? "worse" : "better", format_number(o.value, 6), format_number(o.fleet_median, 6),
-         format_number(o.deviation * 100, 4), format_number(o.threshold * 100, 4), o.unit, ""});
+         format_number(o.deviation * 100, 4), format_number(o.threshold * 100, 4), o.unit, "",
+         o.pci_bus_id});
   }
   return out;
 }

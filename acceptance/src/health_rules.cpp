@@ -543,6 +543,7 @@ constexpr health_rule health_table[] = {
     {"cpu_cores", read_cpu_cores, nullptr, nullptr, check_cpu_cores},
     {"memory_GB", read_memory, nullptr, nullptr, check_host_memory},
     {"network_ports", read_network_ports, nullptr, nullptr, check_network_ports},
+    {"siblings", read_siblings, nullptr, nullptr, check_siblings},
 };
 
 }  // namespace

@@ -54,4 +54,10 @@ void read_health(const json_reader& h, const model::hardware_profile* catalog, h
 void check_health(const health_rules& h, const results_document& doc,
                   std::vector<rule_outcome>& out);
 
+// sibling_rule.cpp: each GPU of a node held to the node's other GPUs (health key "siblings").
+void read_siblings(const json_reader& h, const std::string& key,
+                   const model::hardware_profile* catalog, health_rules& out);
+void check_siblings(const health_rules& h, const results_document& doc,
+                    std::vector<rule_outcome>& out);
+
 }  // namespace gpubench::acceptance::detail

@@ -23,9 +23,40 @@ std::string_view to_string(rule_status status) {
   return "?";
 }
 
-bool validation::passed() const {
+vocabulary::verdict verdict_of(rule_status status) {
+  switch (status) {
+    case rule_status::fail:
+    case rule_status::missing:
+      return vocabulary::verdict::fail;
+    case rule_status::warn:
+      return vocabulary::verdict::warn;
+    case rule_status::pass:
+    case rule_status::not_applicable:
+      break;
+  }
+  return vocabulary::verdict::pass;
+}
+
+std::string named_subject(const rule_outcome& o) {
+  return o.pci_bus_id.empty() ? o.subject : o.subject + " (" + o.pci_bus_id + ")";
+}
+
+std::string outcome_text(const rule_outcome& o) {
+  return o.rule + " " + named_subject(o) + ": " + upper_case(to_string(o.status)) +
+         (o.measured.empty() ? "" : ", " + o.measured) +
+         (o.floor.empty() ? "" : ", floor " + o.floor) +
+         (o.detail.empty() ? "" : " (" + o.detail + ")");
+}
+
+vocabulary::verdict validation::result() const {
   const bool any_checked = rules.size() > count(rule_status::not_applicable);
-  return any_checked && count(rule_status::fail) == 0 && count(rule_status::missing) == 0;
+  vocabulary::verdict worst = any_checked ? vocabulary::verdict::pass : vocabulary::verdict::fail;
+  for (const rule_outcome& r : rules) worst = vocabulary::worst(worst, verdict_of(r.status));
+  return worst;
+}
+
+bool validation::passed() const {
+  return vocabulary::accepted(result());
 }
 
 std::size_t validation::count(rule_status status) const {
@@ -33,31 +64,52 @@ std::size_t validation::count(rule_status status) const {
       rules.begin(), rules.end(), [&](const rule_outcome& r) { return r.status == status; }));
 }
 
+namespace {
+
+// "hbm copy GPU 2 (0000:3a:00.0) 1480 GB/s", the first `most` of the rules with these statuses
+// (in the order given), then how many more.
+std::string named_rules(const std::vector<rule_outcome>& rules,
+                        std::initializer_list<rule_status> statuses, std::size_t most) {
+  std::vector<std::string> what;
+  std::size_t more = 0;
+  for (const rule_status status : statuses) {
+    for (const rule_outcome& r : rules) {
+      if (r.status != status) continue;
+      if (what.size() == most) {
+        ++more;
+        continue;
+      }
+      what.push_back(r.rule + " " + named_subject(r) +
+                     (status == rule_status::missing ? " not measured"
+                      : r.measured.empty()           ? ""
+                                                     : " " + r.measured));
+    }
+  }
+  if (more > 0) what.push_back("and " + std::to_string(more) + " more");
+  return join(what, "; ");
+}
+
+}  // namespace
+
 std::string validation::verdict() const {
   const std::string against =
       spec_name.empty() ? std::string("the fleet baseline") : "spec " + spec_name;
   const std::size_t checked = rules.size() - count(rule_status::not_applicable);
-  if (passed()) {
-    std::string text = "PASS: " + std::to_string(checked) + " rules against " + against;
-    if (count(rule_status::warn) > 0) {
-      text += " (" + std::to_string(count(rule_status::warn)) + " warnings)";
-    }
-    return text;
-  }
   if (checked == 0) return "FAIL: no rule of " + against + " applies to these results";
-  std::vector<std::string> what;
-  for (const rule_outcome& r : rules) {
-    if (r.status != rule_status::fail && r.status != rule_status::missing) continue;
-    if (what.size() == 4) {
-      what.emplace_back("...");
-      break;
-    }
-    what.push_back(r.rule + " " + r.subject +
-                   (r.status == rule_status::missing ? " not measured" : ": " + r.measured));
+  const std::size_t warned = count(rule_status::warn);
+  const std::string warnings = warned == 0 ? std::string()
+                                           : "; " + std::to_string(warned) +
+                                                 (warned == 1 ? " warning: " : " warnings: ") +
+                                                 named_rules(rules, {rule_status::warn}, 4);
+  const vocabulary::verdict v = result();
+  const std::string text = upper_case(to_string(v)) + ": ";
+  if (v != vocabulary::verdict::fail) {
+    return text + std::to_string(checked) + " rules against " + against + warnings;
   }
-  return "FAIL: " + std::to_string(count(rule_status::fail)) + " failed, " +
+  return text + std::to_string(count(rule_status::fail)) + " failed, " +
          std::to_string(count(rule_status::missing)) + " not measured, of " +
-         std::to_string(checked) + " rules against " + against + " (" + join(what, "; ") + ")";
+         std::to_string(checked) + " rules against " + against + ": " +
+         named_rules(rules, {rule_status::fail, rule_status::missing}, 4) + warnings;
 }
 
 validation validate(const results_document& doc, const std::string& file, const spec& s) {
@@ -65,9 +117,19 @@ validation validate(const results_document& doc, const std::string& file, const 
   v.results_file = file;
   v.spec_name = s.name;
   v.spec_file = s.file;
-  const std::size_t gpu_count = detail::gpus_of(doc).size();
+  const std::vector<detail::gpu_view> gpus = detail::gpus_of(doc);
   detail::check_health(s.health, doc, v.rules);
-  for (const figure_rule& rule : s.figures) detail::check_figure(rule, doc, gpu_count, v.rules);
+  for (const figure_rule& rule : s.figures) detail::check_figure(rule, doc, gpus.size(), v.rules);
+  // A GPU is named by its bus id as well as its index: the index is CUDA's order on that boot,
+  // the bus id is the slot a technician pulls the card from.
+  for (rule_outcome& o : v.rules) {
+    for (const detail::gpu_view& g : gpus) {
+      if (o.subject == g.subject()) {
+        o.gpu = g.gpu->index;
+        o.pci_bus_id = g.gpu->pci_bus_id;
+      }
+    }
+  }
   return v;
 }
 
@@ -84,7 +146,9 @@ json to_json(const validation& v) {
                          {"expected_value", r.expected_value},
                          {"floor_value", r.floor_value},
                          {"unit", r.unit},
-                         {"detail", r.detail}});
+                         {"detail", r.detail},
+                         {"gpu", r.gpu ? json(*r.gpu) : json()},
+                         {"pci_bus_id", r.pci_bus_id.empty() ? json() : json(r.pci_bus_id)}});
   }
   json counts = json::object();
   for (rule_status s : {rule_status::pass, rule_status::fail, rule_status::warn,
@@ -97,6 +161,7 @@ json to_json(const validation& v) {
       {"spec", v.spec_name.empty() ? json() : json{{"name", v.spec_name}, {"file", v.spec_file}}},
       {"baseline", v.baseline_files},
       {"passed", v.passed()},
+      {"result", v.result()},
       {"verdict", v.verdict()},
       {"counts", counts},
       {"rules", rules}};
@@ -116,6 +181,17 @@ std::string to_text(const validation& v) {
                    upper_case(to_string(r.status)), r.detail});
   }
   out += table.render();
+  // Every failure and warning in full above the verdict, so none hides among the passing rows.
+  std::vector<std::string> named;
+  for (const rule_status s : {rule_status::fail, rule_status::missing, rule_status::warn}) {
+    for (const rule_outcome& r : v.rules) {
+      if (r.status == s) named.push_back("  " + outcome_text(r) + "\n");
+    }
+  }
+  if (!named.empty()) {
+    out += "\nFailures and warnings (" + std::to_string(named.size()) + "):\n";
+    for (const std::string& line : named) out += line;
+  }
   out += '\n';
   out += v.verdict();
   out += '\n';

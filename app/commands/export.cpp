@@ -1,8 +1,10 @@
-// gpubench export: a results file or a fleet check in another tool's format. Today Prometheus'
-// text exposition format, for node_exporter's textfile collector (docs/deploy/README.md).
+// gpubench export: a results file (with its verdict against its spec) or a fleet check in another
+// tool's format. Today Prometheus' text exposition format, for node_exporter's textfile
+// collector (docs/deploy/README.md).
 #include <iostream>
 
 #include "../command.hpp"
+#include "gpubench/acceptance/validate.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/json_reader.hpp"
 #include "gpubench/core/output_file.hpp"
@@ -16,8 +18,20 @@ namespace {
 struct export_args {
   std::string input;
   bool prometheus = false;
+  std::optional<std::string> spec;
   std::optional<std::string> out;
 };
+
+// A results file's verdict against --spec, else its GPUs' own spec; none where no spec applies
+// (a machine without GPUs still exports its figures).
+std::optional<acceptance::validation> validation_of(const results_document& doc,
+                                                    const export_args& args) {
+  std::string why_not;
+  const std::optional<std::string> spec =
+      args.spec ? args.spec : acceptance::spec_for(doc, why_not);
+  if (!spec) return std::nullopt;
+  return acceptance::validate(doc, args.input, acceptance::load_spec(*spec));
+}
 
 int export_file(const export_args& args) {
   if (!args.prometheus) throw input_error("export: name a format (--prometheus)");
@@ -25,9 +39,15 @@ int export_file(const export_args& args) {
   const std::string schema = doc.is_object() ? doc.value("schema", "") : "";
   std::string text;
   if (schema == "gpubench.fleet/1") {
+    if (args.spec) {
+      throw input_error("export --spec: " + args.input +
+                        " is a fleet check, whose nodes were validated when it was made");
+    }
     text = reports::prometheus_fleet_text(doc);
   } else if (schema == "gpubench.results/1") {
-    text = reports::prometheus_text(parse_results(doc, args.input));
+    const results_document results = parse_results(doc, args.input);
+    const std::optional<acceptance::validation> v = validation_of(results, args);
+    text = reports::prometheus_text(results, v ? &*v : nullptr);
   } else {
     throw input_error(args.input +
                       ": expected a gpubench.results/1 or gpubench.fleet/1 document, got schema '" +
@@ -52,6 +72,9 @@ command add_export(CLI::App& app, const command_line& /*line*/) {
       ->required();
   sub->add_flag("--prometheus", args->prometheus,
                 "Prometheus text format (node_exporter's textfile collector)");
+  sub->add_option("--spec", args->spec,
+                  "spec name (configs/specs/) or file to export a results file's verdict against; "
+                  "default: its GPUs' own");
   sub->add_option("--out", args->out, "write here (atomically) instead of standard output");
   return {sub, [args] { return export_file(*args); }};
 }

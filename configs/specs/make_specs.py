@@ -24,6 +24,11 @@ OUT = sys.argv[2] if len(sys.argv) > 2 else HERE
 THROTTLE_FAIL = ["hw_slowdown", "sw_thermal_slowdown", "hw_thermal_slowdown",
                  "hw_power_brake_slowdown"]
 
+# Each GPU held to its siblings, the node's other GPUs, with the statistic and thresholds of
+# `gpubench fleet` (docs/validate.md, "Fleets"): one figure more than max(5%, 4 robust standard
+# deviations) from the median of the node's GPUs, on the worse side, fails the GPU.
+SIBLINGS = {"min_deviation": 0.05, "mad_multiple": 4, "min_gpus": 3, "worse": "fail"}
+
 # NVLink links per SXM GPU: the datasheet's NVLink total over the per-link rate of its generation
 # (NVLink 2, 3 and 4: 50 GB/s per link both ways; NVLink 5: 100 GB/s).
 NVLINK_LINKS = {"v100-sxm2-16gb": 6, "v100-sxm2-32gb": 6, "a100-sxm4-40gb": 12,
@@ -102,6 +107,7 @@ def gpu_spec(name):
         health["power_limit_W"] = {"expected": {"catalog": ["gpu.tdp_W"]}, "floor": 0.95}
     health["throttle_reasons_fail"] = THROTTLE_FAIL
     health["burn"] = {"max_drop_pct": 5, "sustain_fraction": 0.9, "sm_clock_fraction": 0.75}
+    health["siblings"] = dict(SIBLINGS)
     return {"schema": "gpubench.spec/1", "name": name,
             "description": "%s: per-GPU floors and health rules" % entry["description"],
             "catalog": name, "figures": figures, "health": health}

@@ -10,7 +10,7 @@
 #   GPUBENCH_HEALTH_DIR      where results go            (default: /var/lib/gpubench/health)
 #   GPUBENCH_HEALTH_RESULTS  validate this results file instead of running a suite (results
 #                            from an earlier run, or a test)
-#   GPUBENCH_SPEC            spec for validate           (default: the GPUs' own)
+#   GPUBENCH_SPEC            spec for validate and export (default: the GPUs' own)
 #   GPUBENCH_PROMETHEUS_DIR  node_exporter textfile folder: gpubench.prom is written there
 #   GPUBENCH_DRAIN           1: drain this node in Slurm when it fails (default: 1 under Slurm)
 #   SCONTROL                 the scontrol to call        (default: scontrol)
@@ -45,7 +45,8 @@ check_once() {
   rc=$?
   verdict=$(tail -n 1 "$out/validate.txt")
   if [ -n "${GPUBENCH_PROMETHEUS_DIR:-}" ]; then
-    "$gpubench" export --prometheus "$results" --out "$GPUBENCH_PROMETHEUS_DIR/gpubench.prom" || rc=2
+    "$gpubench" export --prometheus "$results" ${GPUBENCH_SPEC:+--spec "$GPUBENCH_SPEC"} \
+      --out "$GPUBENCH_PROMETHEUS_DIR/gpubench.prom" || rc=2
   fi
   echo "gpubench health: $node: $verdict"
   if [ "$rc" -eq 1 ] && [ "$drain" = 1 ]; then

@@ -238,7 +238,7 @@ comparison compare_machines(const std::vector<std::string>& specs,
         const std::optional<double> usd_per_hour =
             m.usd_per_hour ? std::optional<double>(*m.usd_per_hour * s.nodes) : std::nullopt;
         if (usd_per_hour) {
-          cell.usd_per_million_samples = *usd_per_hour / (rate * 3600) * 1e6;
+          cell.usd_per_million_samples = usd_per_million_samples(*m.usd_per_hour, s);
           if (s.sample_unit == "sequence" && s.tokens_per_sample > 0) {
             cell.usd_per_million_tokens = *cell.usd_per_million_samples / s.tokens_per_sample;
           }

@@ -1,6 +1,6 @@
-// report.csv: one row per figure (measured, assumed, predicted, not run, time spent), for
-// spreadsheets. The
-// numbers are those of report.md and report.html, at full precision.
+// report.csv: one row per figure (measured, assumed, predicted and its cost, not run, time
+// spent), for spreadsheets. The numbers are those of report.md and report.html, at full
+// precision.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -47,6 +47,13 @@ void csv_writer::write(std::ostream& out, const machine_report& report) const {
                "limited by " + std::string(to_string(s.limiting_component))});
     line(out, {"sizing", w.workload, config, "per_gpu_samples_per_s",
                fits ? number(s.per_gpu_samples_per_s) : "", unit, "", "", "", "", "", ""});
+    if (w.usd_per_hour) {
+      line(out, {"sizing", w.workload, config, "usd_per_hour", number(*w.usd_per_hour), "USD/h", "",
+                 "", "", "", "", "price.usd_per_hour x " + std::to_string(s.nodes) + " node(s)"});
+      line(out, {"sizing", w.workload, config, "usd_per_million_samples",
+                 w.usd_per_million_samples ? number(*w.usd_per_million_samples) : "", "USD", "", "",
+                 "", "", "", fits ? "at the predicted rate" : "does not fit: no rate"});
+    }
     line(out, {"sizing", w.workload, config, "memory.per_gpu_GiB", number(s.memory.per_gpu_GiB),
                std::string(vocabulary::units::GiB.symbol), "", "", "", "",
                std::string(to_string(s.memory.capacity_basis)),
@@ -75,6 +82,10 @@ void csv_writer::write(std::ostream& out, const machine_report& report) const {
   }
   for (const auto& n : report.not_run) {
     line(out, {n.status, n.benchmark, n.axes, "", "", "", "", "", "", "", "", n.reason});
+  }
+  if (report.run_seconds) {
+    line(out, {"time", "run", "", "wall_s", number(*report.run_seconds), "s", "", "", "", "", "",
+               report.results.meta.started + " to " + report.results.meta.finished});
   }
   for (const auto& t : report.time_spent) {
     line(out, {"time", t.benchmark, "", "wall_s", number(t.seconds), "s", "", "", "", "", "",

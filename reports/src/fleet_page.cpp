@@ -15,46 +15,48 @@ std::string subject(const acceptance::fleet_outlier& o) {
   return o.host + (o.gpu ? " GPU " + std::to_string(*o.gpu) : std::string(" (node)"));
 }
 
+std::string subject_with_bus(const acceptance::fleet_outlier& o) {
+  return subject(o) + (o.pci_bus_id.empty() ? "" : " (" + o.pci_bus_id + ")");
+}
+
 }  // namespace
 
 std::string render_fleet_page(const acceptance::fleet_report& fleet) {
   html_page page("gpubench fleet");
   page.heading(1, "gpubench fleet");
-  std::size_t failing = 0;
-  for (const auto& n : fleet.nodes) failing += n.verdict == acceptance::rule_status::pass ? 0 : 1;
-  page.raw("<p id=\"summary\">" +
-           escape_html(std::string(fleet.passed() ? "PASS" : "FAIL") + ": " +
-                       std::to_string(fleet.nodes.size()) + " nodes, " +
-                       std::to_string(fleet.nodes.size() - failing) + " pass their spec; " +
-                       std::to_string(fleet.outliers.size()) + " figure(s) stand out of " +
-                       std::to_string(fleet.figures_compared) + " compared across the fleet") +
-           "</p>");
+  page.raw("<p id=\"summary\">" + escape_html(acceptance::summary_line(fleet)) + "</p>");
 
   page.heading(2, "Nodes");
   std::vector<std::string> header{"node", "spec", "verdict"};
   header.insert(header.end(), fleet.families.begin(), fleet.families.end());
-  header.emplace_back("failures");
+  header.emplace_back("outliers");
+  header.emplace_back("failures and warnings");
   html_table nodes(header, "nodes");
   for (const auto& n : fleet.nodes) {
     std::vector<std::string> row{n.host, n.spec_name, upper_case(to_string(n.verdict))};
     std::vector<int> emphasis(3, 0);
-    emphasis[2] = n.verdict == acceptance::rule_status::pass ? 0 : 1;
+    emphasis[2] = n.verdict == vocabulary::verdict::pass ? 0 : 1;
     for (const std::string& family : fleet.families) {
       const auto it = n.families.find(family);
       row.push_back(it == n.families.end() ? "-" : upper_case(to_string(it->second)));
-      emphasis.push_back(it != n.families.end() && it->second == acceptance::rule_status::fail);
+      emphasis.push_back(it != n.families.end() && it->second != acceptance::rule_status::pass);
     }
+    row.push_back(n.outliers == 0 ? "-" : std::to_string(n.outliers));
+    emphasis.push_back(0);
     row.push_back(acceptance::failures_line(n, true));  // the details: the table below
     emphasis.push_back(0);
     nodes.row(row, emphasis);
   }
   page.raw(nodes.render());
-  html_table failures({"node", "failure"}, "failures");
+  html_table failures({"node", "result", "rule"}, "failures");
   bool any = false;
   for (const auto& n : fleet.nodes) {
-    for (const auto& o : n.failures) {
-      failures.row({n.host, acceptance::outcome_text(o)});
-      any = true;
+    for (const auto* list : {&n.failures, &n.warnings}) {
+      for (const auto& o : *list) {
+        failures.row({n.host, upper_case(to_string(o.status)), acceptance::outcome_text(o)},
+                     {0, 1, 0});
+        any = true;
+      }
     }
   }
   if (any) page.raw(failures.render());
@@ -74,7 +76,7 @@ std::string render_fleet_page(const acceptance::fleet_report& fleet) {
       bars.push_back({subject(o) + " #" + std::to_string(bars.size() + 1),
                       std::abs(o.deviation) * 100, o.worse, o.worse ? "worse" : "better"});
       table.row(
-          {subject(o), o.uuid, o.figure, format_number(o.value) + " " + o.unit,
+          {subject_with_bus(o), o.uuid, o.figure, format_number(o.value) + " " + o.unit,
            format_number(o.fleet_median) + " " + o.unit, format_number(o.deviation * 100) + "%",
            format_number(o.threshold * 100) + "%", o.worse ? "worse" : "better"},
           {0, 0, 0, 1, 0, 1, 0, 0});

@@ -54,6 +54,18 @@ std::string ceilings_charts(const machine_report& report) {
       out += no_chart(id, title, w.error);
       continue;
     }
+    const model::memory_verdict& memory = w.sizing->memory;
+    if (!memory.fits) {
+      // No rate: ceilings drawn against a prediction of zero would be scaled to the largest of
+      // them (PCIe, millions of samples/s) and say nothing. The memory chart says why.
+      out += "<figure class=\"chart empty\" id=\"" + escape_html(id) + "\"><figcaption>" +
+             escape_html(title) +
+             "</figcaption><p class=\"note\">No rate: the job does not fit "
+             "in GPU memory (" +
+             escape_html(format_number(memory.per_gpu_GiB)) + " " +
+             std::string(vocabulary::units::GiB.symbol) +
+             " per GPU; the chart below shows what it holds).</p></figure>\n";
+    }
     // The prediction is drawn first. The GPU parts add up to one step, so each GPU ceiling
     // (the rate if that part were the whole step) stands above it; an input ceiling caps it.
     std::vector<bar> bars{
@@ -67,9 +79,8 @@ std::string ceilings_charts(const machine_report& report) {
                       : gpu_part ? "(the limit: the largest part of the GPU step)"
                                  : "(the limit)"});
     }
-    out += bar_chart(id, title, bars, samples_unit(*w.sizing));
+    if (memory.fits) out += bar_chart(id, title, bars, samples_unit(*w.sizing));
     // GPU memory beside the ceilings: what one GPU holds, part by part, and what it has.
-    const model::memory_verdict& memory = w.sizing->memory;
     std::vector<bar> held{
         {"per GPU", memory.per_gpu_GiB, true,
          !memory.fits ? "(does not fit)"
@@ -243,53 +254,112 @@ std::string percent(const std::optional<double>& v) {
 
 }  // namespace
 
-void html_writer::write(std::ostream& out, const machine_report& report) const {
-  html_page page("gpubench report: " + report.summary);
-  page.heading(1, "gpubench report");
-  page.raw("<section id=\"summary\"><h2>Summary</h2><p class=\"machine\">" +
-           escape_html(report.summary) +
-           "</p><p class=\"verdict\">Verdict: " + escape_html(report.verdict) + "</p>");
-  {
-    html_table t({"workload", "predicted", "per GPU", "limited by", "basis"}, "sizing");
-    for (const auto& w : report.workloads) {
-      if (!w.sizing) {
-        t.row({w.workload, "not sized", "", "", w.error});
-        continue;
-      }
-      const std::string basis = limit_basis(*w.sizing);
-      const bool fits = w.sizing->memory.fits;  // a job that does not fit has no rate
-      t.row({w.workload,
-             fits ? format_number(w.sizing->predicted_samples_per_s) + " " + samples_unit(*w.sizing)
-                  : "does not fit in GPU memory",
-             fits ? format_number(w.sizing->per_gpu_samples_per_s) : "-",
-             std::string(to_string(w.sizing->limiting_component)), basis},
-            {0, 0, 0, 1, 0});
+namespace {
+
+std::string money(const std::optional<double>& usd) {
+  if (!usd) return "-";
+  std::string text("$");  // appended: "$" + text draws a gcc 12 false positive
+  return text.append(format_number(*usd));
+}
+
+std::vector<std::string> rule_cells(const acceptance::rule_outcome& r) {
+  return {r.rule,  acceptance::named_subject(r),     r.measured, r.expected,
+          r.floor, std::string(to_string(r.status)), r.detail};
+}
+
+// The verdict first, coloured by its word, then every rule that did not pass.
+void verdict_part(html_page& page, const machine_report& report) {
+  const std::string word =
+      report.acceptance ? std::string(to_string(report.acceptance->result())) : std::string("none");
+  page.raw("<p class=\"verdict " + word +
+           "\" id=\"verdict\">Verdict: " + escape_html(report.verdict) + "</p>");
+  const auto rules = not_passed(report);
+  if (rules.empty()) return;
+  html_table t({"rule", "subject", "measured", "expected", "floor", "result", "detail"},
+               "not-passed");
+  for (const auto* r : rules) t.row(rule_cells(*r), {0, 1, 0, 0, 0, 1, 0});
+  page.raw(t.render());
+}
+
+// Per workload: the rate, what limits it, whether it fits, what it costs; how long the run took.
+void will_do_part(html_page& page, const machine_report& report) {
+  page.raw("<h3 id=\"will-do\">What this machine will do</h3>");
+  if (report.run_seconds) {
+    page.raw("<p id=\"run-time\">The run took " +
+             escape_html(duration_text(*report.run_seconds) + " (" + report.results.meta.started +
+                         " to " + report.results.meta.finished + ").") +
+             "</p>");
+  }
+  html_table t({"workload", "predicted", "per GPU", "limited by", "basis", "fits in GPU memory",
+                "$/hour", "$ per million samples"},
+               "sizing");
+  bool priced = false;
+  for (const auto& w : report.workloads) {
+    if (!w.sizing) {
+      t.row({w.workload, "not sized", "", "", w.error, "", "", ""});
+      continue;
     }
-    page.raw(t.render());
+    const model::sizing& s = *w.sizing;
+    const bool fits = s.memory.fits;  // a job that does not fit has no rate
+    priced = priced || w.usd_per_hour.has_value();
+    t.row({w.workload,
+           fits ? format_number(s.predicted_samples_per_s) + " " + samples_unit(s)
+                : "does not fit in GPU memory",
+           fits ? format_number(s.per_gpu_samples_per_s) : "-",
+           std::string(to_string(s.limiting_component)), limit_basis(s), fits_text(s),
+           money(w.usd_per_hour), money(w.usd_per_million_samples)},
+          {0, 0, 0, 1, 0, fits ? 0 : 1, 0, 0});
+  }
+  page.raw(t.render());
+  if (!priced && !report.workloads.empty()) {
+    page.raw(
+        "<p class=\"note\">No price is known for this machine: --set price.usd_per_hour=N (per "
+        "node) adds the cost columns.</p>");
   }
   for (const auto& w : report.workloads) {
     if (!w.sizing || w.sizing->recommendations.empty()) continue;
     page.raw("<p class=\"advice\"><b>" + escape_html(w.workload) + ":</b> " +
              escape_html(w.sizing->recommendations.front()) + "</p>");
   }
+}
+
+// The rules that did not pass are in the summary; here the count, and the passing rules folded.
+void acceptance_part(html_page& page, const machine_report& report) {
+  if (!report.acceptance) return;
+  const acceptance::validation& v = *report.acceptance;
+  using acceptance::rule_status;
+  page.raw("<section id=\"acceptance\"><h2>Acceptance: spec " + escape_html(v.spec_name) + "</h2>");
+  const std::size_t others = not_passed(report).size();
+  std::string counts = std::to_string(v.count(rule_status::pass)) + " rules passed";
+  if (others > 0) counts += "; " + std::to_string(others) + " did not (in the summary)";
+  if (v.count(rule_status::not_applicable) > 0) {
+    counts += "; " + std::to_string(v.count(rule_status::not_applicable)) +
+              (v.count(rule_status::not_applicable) == 1 ? " does not apply" : " do not apply");
+  }
+  html_table t({"rule", "subject", "measured", "expected", "floor", "result", "detail"},
+               "acceptance-table");
+  for (const auto& r : v.rules) {
+    if (r.status == rule_status::pass || r.status == rule_status::not_applicable) {
+      t.row(rule_cells(r));
+    }
+  }
+  page.raw("<details id=\"passed-rules\"><summary>" + escape_html(counts) + "</summary>" +
+           t.render() + "</details></section>\n");
+}
+
+}  // namespace
+
+void html_writer::write(std::ostream& out, const machine_report& report) const {
+  html_page page("gpubench report: " + report.summary);
+  page.heading(1, "gpubench report");
+  page.raw("<section id=\"summary\"><h2>Summary</h2><p class=\"machine\">" +
+           escape_html(report.summary) + "</p>");
+  verdict_part(page, report);
+  will_do_part(page, report);
   page.raw("<p class=\"note\">Source: " + escape_html(report.source) +
            ". Predictions use the sizing model (docs/model.md) on this file's figures; figures it "
            "did not measure come from the catalog and are listed below.</p></section>\n");
-
-  if (report.acceptance) {
-    page.raw("<section id=\"acceptance\"><h2>Acceptance: spec " +
-             escape_html(report.acceptance->spec_name) + "</h2>");
-    html_table t({"rule", "subject", "measured", "expected", "floor", "result", "detail"},
-                 "acceptance-table");
-    for (const auto& r : report.acceptance->rules) {
-      const bool bad =
-          r.status == acceptance::rule_status::fail || r.status == acceptance::rule_status::missing;
-      t.row({r.rule, r.subject, r.measured, r.expected, r.floor, std::string(to_string(r.status)),
-             r.detail},
-            {0, 0, 0, 0, 0, bad ? 1 : 0, 0});
-    }
-    page.raw(t.render() + "</section>\n");
-  }
+  acceptance_part(page, report);
   page.raw("<section id=\"charts\"><h2>Charts</h2>");
   page.raw(ceilings_charts(report));
   page.raw(gemm_chart(report));

@@ -11,6 +11,8 @@ body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans
  max-width:1100px;margin:0 auto;padding:16px;background:#fff}
 h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.25em;border-bottom:2px solid #ddd;padding-bottom:4px;margin-top:1.6em}
 .machine{font-size:1.1em;font-weight:600}.verdict{padding:6px 10px;background:#f4f6f8;border-left:4px solid #0072b2}
+.verdict.pass{border-left-color:#009e73}.verdict.warn{border-left-color:#e69f00}.verdict.fail{border-left-color:#d55e00}
+details{margin:.6em 0}details summary{cursor:pointer;font-weight:600}
 .note{color:#555;font-size:.9em}.advice{margin:.3em 0}
 .scroll{overflow-x:auto;margin:.6em 0}
 table{border-collapse:collapse;font-size:.88em;min-width:50%}

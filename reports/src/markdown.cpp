@@ -1,4 +1,5 @@
 // report.md: the same numbers as report.html, for tickets.
+#include <optional>
 #include <string>
 
 #include "gpubench/core/format.hpp"
@@ -43,47 +44,104 @@ void table(std::ostream& out, const std::vector<std::string>& header,
   out << "\n";
 }
 
-}  // namespace
+std::string money(const std::optional<double>& usd) {
+  if (!usd) return "-";
+  std::string text("$");  // appended: "$" + text draws a gcc 12 false positive
+  return text.append(format_number(*usd));
+}
 
-void markdown_writer::write(std::ostream& out, const machine_report& report) const {
-  out << "# gpubench report\n\n";
-  out << "**Machine:** " << cell(report.summary) << "  \n";
+std::vector<std::string> rule_cells(const acceptance::rule_outcome& r) {
+  return {r.rule,  acceptance::named_subject(r),     r.measured, r.expected,
+          r.floor, std::string(to_string(r.status)), r.detail};
+}
+
+const std::vector<std::string> rule_header{"rule",  "subject", "measured", "expected",
+                                           "floor", "result",  "detail"};
+
+// The verdict, and every rule that did not pass, before anything else.
+void verdict_section(std::ostream& out, const machine_report& report) {
   out << "**Verdict:** " << cell(report.verdict) << "  \n";
   out << "**Source:** " << cell(report.source) << "\n\n";
-  out << "## Sizing\n\n";
+  const auto rules = not_passed(report);
+  if (rules.empty()) return;
   std::vector<std::vector<std::string>> rows;
+  for (const auto* r : rules) rows.push_back(rule_cells(*r));
+  table(out, rule_header, rows);
+}
+
+// Per workload: the rate, what limits it, whether it fits, what it costs; how long the run took.
+void will_do_section(std::ostream& out, const machine_report& report) {
+  out << "## What this machine will do\n\n";
+  if (report.run_seconds) {
+    out << "The run took " << duration_text(*report.run_seconds) << " ("
+        << cell(report.results.meta.started) << " to " << cell(report.results.meta.finished)
+        << ").\n\n";
+  }
+  std::vector<std::vector<std::string>> rows;
+  bool priced = false;
   for (const auto& w : report.workloads) {
     if (!w.sizing) {
-      rows.push_back({w.workload, "not sized", "", "", "", w.error});
+      rows.push_back({w.workload, "not sized", "", "", "", w.error, "", "", ""});
       continue;
     }
-    const std::string basis = limit_basis(*w.sizing);
-    const bool fits = w.sizing->memory.fits;  // a job that does not fit has no rate
-    rows.push_back({w.workload, fits ? format_number(w.sizing->predicted_samples_per_s) : "-",
-                    samples_unit(*w.sizing),
-                    fits ? format_number(w.sizing->per_gpu_samples_per_s) : "-",
-                    std::string(to_string(w.sizing->limiting_component)), basis});
+    const model::sizing& s = *w.sizing;
+    const bool fits = s.memory.fits;  // a job that does not fit has no rate
+    priced = priced || w.usd_per_hour.has_value();
+    rows.push_back({w.workload, fits ? format_number(s.predicted_samples_per_s) : "-",
+                    samples_unit(s), fits ? format_number(s.per_gpu_samples_per_s) : "-",
+                    std::string(to_string(s.limiting_component)), limit_basis(s), fits_text(s),
+                    money(w.usd_per_hour), money(w.usd_per_million_samples)});
   }
-  table(out, {"workload", "predicted", "unit", "per GPU", "limited by", "basis"}, rows);
+  table(out,
+        {"workload", "predicted", "unit", "per GPU", "limited by", "basis", "fits in GPU memory",
+         "$/hour", "$ per million samples"},
+        rows);
+  if (!priced && !report.workloads.empty()) {
+    out << "No price is known for this machine: `--set price.usd_per_hour=N` (per node) adds "
+           "the cost columns.\n\n";
+  }
   for (const auto& w : report.workloads) {
     if (!w.sizing) continue;
     for (const auto& r : w.sizing->recommendations)
       out << "- " << cell(w.workload) << ": " << cell(r) << "\n";
   }
   if (!report.workloads.empty()) out << "\n";
+}
 
-  if (report.acceptance) {
-    out << "## Acceptance (spec " << cell(report.acceptance->spec_name) << ")\n\n";
-    rows.clear();
-    for (const auto& r : report.acceptance->rules) {
-      rows.push_back({r.rule, r.subject, r.measured, r.expected, r.floor,
-                      std::string(to_string(r.status)), r.detail});
-    }
-    table(out, {"rule", "subject", "measured", "expected", "floor", "result", "detail"}, rows);
+// The rules that did not pass are at the top; here, the count, then the passing rules' table.
+void acceptance_section(std::ostream& out, const machine_report& report) {
+  if (!report.acceptance) return;
+  const acceptance::validation& v = *report.acceptance;
+  using acceptance::rule_status;
+  out << "## Acceptance (spec " << cell(v.spec_name) << ")\n\n";
+  const std::size_t others = not_passed(report).size();
+  out << "**" << v.count(rule_status::pass) << " rules passed**";
+  if (others > 0) out << "; " << others << " did not (at the top)";
+  if (v.count(rule_status::not_applicable) > 0) {
+    out << "; " << v.count(rule_status::not_applicable)
+        << (v.count(rule_status::not_applicable) == 1 ? " does not apply" : " do not apply");
   }
+  out << ".\n\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : v.rules) {
+    if (r.status == rule_status::pass || r.status == rule_status::not_applicable) {
+      rows.push_back(rule_cells(r));
+    }
+  }
+  table(out, rule_header, rows);
+}
+
+}  // namespace
+
+void markdown_writer::write(std::ostream& out, const machine_report& report) const {
+  out << "# gpubench report\n\n";
+  out << "**Machine:** " << cell(report.summary) << "  \n";
+  verdict_section(out, report);
+  will_do_section(out, report);
+  acceptance_section(out, report);
 
   out << "## Measured figures\n\n";
-  rows.clear();
+  std::vector<std::vector<std::string>> rows;
   for (const auto& f : report.figures) {
     rows.push_back({f.benchmark, f.axes, f.metric, format_number(f.value), f.unit,
                     f.percent_of_peak ? format_number(*f.percent_of_peak) + "%" : "",

@@ -1,6 +1,7 @@
 #include "gpubench/reports/report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -10,7 +11,9 @@
 #include "gpubench/core/output_file.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/model/workload.hpp"
+#include "gpubench/reports/run_time.hpp"
 #include "gpubench/vocabulary/measurements.hpp"
+#include "gpubench/vocabulary/units.hpp"
 
 namespace gpubench::reports {
 namespace {
@@ -105,6 +108,50 @@ std::string samples_unit(const model::sizing& s) {
                                        : "samples/s";
 }
 
+std::vector<const acceptance::rule_outcome*> not_passed(const machine_report& report) {
+  std::vector<const acceptance::rule_outcome*> out;
+  if (!report.acceptance) return out;
+  using acceptance::rule_status;
+  for (const rule_status s : {rule_status::fail, rule_status::missing, rule_status::warn}) {
+    for (const acceptance::rule_outcome& r : report.acceptance->rules) {
+      if (r.status == s) out.push_back(&r);
+    }
+  }
+  return out;
+}
+
+std::optional<double> usd_per_million_samples(double usd_per_hour_per_node,
+                                              const model::sizing& s) {
+  if (!s.memory.fits || s.predicted_samples_per_s <= 0) return std::nullopt;
+  return usd_per_hour_per_node * s.nodes / (s.predicted_samples_per_s * 3600) * 1e6;
+}
+
+std::string duration_text(double seconds) {
+  const auto whole = static_cast<long long>(std::llround(std::max(0.0, seconds)));
+  const long long hours = whole / 3600;
+  const long long minutes = whole % 3600 / 60;
+  const long long rest = whole % 60;
+  if (hours > 0) {
+    return std::to_string(hours) + " h" +
+           (minutes > 0 ? " " + std::to_string(minutes) + " min" : "");
+  }
+  if (minutes > 0) {
+    return std::to_string(minutes) + " min" + (rest > 0 ? " " + std::to_string(rest) + " s" : "");
+  }
+  return std::to_string(rest) + " s";
+}
+
+std::string fits_text(const model::sizing& s) {
+  const model::memory_verdict& m = s.memory;
+  std::string text = !m.fits ? "no, "
+                     : m.within_headroom
+                         ? "yes, "
+                         : "yes, above the " + format_number(m.headroom * 100) + "% headroom: ";
+  text += format_number(m.per_gpu_GiB) + " " + std::string(vocabulary::units::GiB.symbol);
+  if (m.capacity_GiB) text += " of " + format_number(*m.capacity_GiB);
+  return text;
+}
+
 std::string limit_basis(const model::sizing& s) {
   // memory_capacity is not a component: the capacity's own basis stands for it.
   if (!s.memory.fits) return std::string(to_string(s.memory.capacity_basis));
@@ -159,6 +206,7 @@ machine_report make_report(const results_document& doc, const std::string& file,
     }
   }
   report.time_spent = time_spent(doc);
+  report.run_seconds = run_seconds(doc.meta);
   if (hw != nullptr) {
     for (const auto& [key, fig] : hw->figures) {
       if (fig.from == model::basis::measured) continue;
@@ -169,6 +217,8 @@ machine_report make_report(const results_document& doc, const std::string& file,
 
   // Sizing of the workloads: every one is tried; one that cannot be sized says why.
   if (workloads.empty()) workloads = model::default_workloads();
+  std::optional<double> price;  // per node and hour, where the profile has one
+  if (hw != nullptr) price = hw->value(model::fig::price);
   const model::constants constants = model::load_constants();
   for (const auto& name : workloads) {
     const model::workload w = model::load_workload(name);
@@ -182,6 +232,11 @@ machine_report make_report(const results_document& doc, const std::string& file,
       } catch (const input_error& e) {
         row.error = e.what();
       }
+    }
+    if (row.sizing && price.has_value()) {
+      const double per_node = price.value();
+      row.usd_per_hour = per_node * row.sizing->nodes;
+      row.usd_per_million_samples = usd_per_million_samples(per_node, *row.sizing);
     }
     report.workloads.push_back(std::move(row));
   }

@@ -145,7 +145,7 @@ std::string bar_chart(std::string_view id, std::string_view title, const std::ve
   constexpr int label_w = 150;
   constexpr int value_w = 170;
   constexpr int row_h = 26;
-  const int height = static_cast<int>(bars.size()) * row_h + 36;
+  constexpr double cap = 5;  // the axis ends at cap x the highlighted bar
   double top = 0;
   double limit = 0;
   for (const bar& b : bars) {
@@ -153,16 +153,20 @@ std::string bar_chart(std::string_view id, std::string_view title, const std::ve
     if (b.highlight) limit = std::max(limit, b.value);
   }
   // Ceilings far above the limit would squeeze the bars that matter: the axis stops at 5x the
-  // highlighted bar and longer bars are cut at the edge, their value printed.
-  if (limit > 0) top = std::min(top, 5 * limit);
+  // highlighted bar and longer bars are cut at the edge, marked, their value printed.
+  if (limit > 0) top = std::min(top, cap * limit);
   const auto ticks = linear_ticks(top);
   const double scale_top = ticks.back();
+  const bool any_clipped =
+      std::any_of(bars.begin(), bars.end(), [&](const bar& b) { return b.value > scale_top; });
+  const int height = static_cast<int>(bars.size()) * row_h + 36 + (any_clipped ? 16 : 0);
+  const double axis_y = static_cast<int>(bars.size()) * row_h + 8;
   const double plot_w = width - label_w - value_w;
   std::string out = open_figure(id, title, width, height);
   for (const double t : ticks) {
     const double x = label_w + plot_w * t / scale_top;
-    out += line(x, 4, x, height - 28, "class=\"grid\"");
-    out += text(x, height - 12, format_number(t), "middle", " class=\"tick\"");
+    out += line(x, 4, x, axis_y, "class=\"grid\"");
+    out += text(x, axis_y + 16, format_number(t), "middle", " class=\"tick\"");
   }
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const bar& b = bars[i];
@@ -170,14 +174,27 @@ std::string bar_chart(std::string_view id, std::string_view title, const std::ve
     const bool clipped = b.value > scale_top;
     const double w = std::max(1.0, plot_w * std::min(b.value, scale_top) / scale_top);
     out += text(label_w - 8, y + 15, b.label, "end");
-    out += "<rect class=\"bar" + std::string(b.highlight ? " limit" : "") + "\" x=\"" +
-           num(label_w) + "\" y=\"" + num(y) + "\" width=\"" + num(w) + "\" height=\"18\" fill=\"" +
+    out += "<rect class=\"bar" + std::string(b.highlight ? " limit" : "") +
+           (clipped ? " capped" : "") + "\" x=\"" + num(label_w) + "\" y=\"" + num(y) +
+           "\" width=\"" + num(w) + "\" height=\"18\" fill=\"" +
            (b.highlight ? palette[0] : muted) + "\"><title>" + escape_html(b.label) + ": " +
            escape_html(format_number(b.value)) + " " + escape_html(unit) + "</title></rect>";
+    if (clipped) {
+      // An axis break across the bar's end: the bar goes on beyond the axis.
+      const double x = label_w + w;
+      out += "<path class=\"cap-marker\" d=\"M" + num(x - 10) + " " + num(y + 20) + " L" +
+             num(x - 4) + " " + num(y - 2) + " M" + num(x - 5) + " " + num(y + 20) + " L" +
+             num(x + 1) + " " + num(y - 2) + "\" stroke=\"#fff\" stroke-width=\"2.5\"/>";
+    }
     out += text(label_w + w + 6, y + 15,
                 (clipped ? "» " : "") + format_number(b.value) + " " + std::string(unit) +
                     (b.note.empty() ? "" : " " + b.note),
                 "start", b.highlight ? " font-weight=\"bold\"" : "");
+  }
+  if (any_clipped) {
+    out += text(label_w, height - 4,
+                "» beyond the axis, which ends at " + format_number(cap) + "x the highlighted bar",
+                "start", " class=\"tick\"");
   }
   return out + close_figure();
 }

@@ -218,6 +218,12 @@ def main():
     check("&lt;b&gt;markup&lt;/b&gt;" in dom, "a failure message with markup is escaped")
     check(re.search(r'Verdict: FAIL: \d+ failed', dom) is not None,
           "the summary gives the acceptance verdict of the GPUs' spec")
+    check(0 <= dom.find('id="verdict"') < dom.find('id="not-passed"') < dom.find('id="will-do"')
+          < dom.find('id="passed-rules"'),
+          "the verdict, then every rule that did not pass, then what the machine will do, then "
+          "the passing rules")
+    check(re.search(r'<details id="passed-rules"><summary>\d+ rules passed', dom) is not None,
+          "the passing rules are folded under a count")
     html = open(report).read()
     # Every tag, its quoted attribute values blanked (an escaped payload may sit in a label).
     tags = [re.sub(r'"[^"]*"', '""', t) for t in re.findall(r'<[a-zA-Z][^>]*>', html)]

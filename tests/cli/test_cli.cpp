@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "fixtures.hpp"
 #include "process.hpp"
 
 using namespace gpubench::testing;
@@ -739,6 +740,103 @@ TEST_CASE("report: each ceilings chart draws the prediction first, then the ceil
   REQUIRE(limit != std::string::npos);
   CHECK(predicted < limit);
   CHECK_THAT(svg, Catch::Contains("1979 sequences/s (the prediction)"));  // golden report.md
+}
+
+namespace {
+
+// The text between `from` and the next `to` (or the end).
+std::string between(const std::string& text, const std::string& from, const std::string& to) {
+  const auto start = text.find(from);
+  if (start == std::string::npos) return "";
+  const auto end = text.find(to, start + from.size());
+  return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+}  // namespace
+
+// What one sends a manager: the verdict with every warning first, what the machine will do and
+// what it costs, the passing rules folded away, and charts drawn to the scale that matters.
+TEST_CASE("report: the verdict and its warnings first, what the machine will do, charts to scale",
+          "[cli][report]") {
+  temp_dir dir;
+  const std::string data = GPUBENCH_TEST_DATA_DIR;
+  // Eight H100s, GPU 3's fp8 GEMM under its advisory floor; a workload that does not fit.
+  write_file(dir.path / "node.json", fault_document(data, "fp8-warn").dump());
+  write_file(dir.path / "huge.json",
+             R"({"schema": "gpubench.workload/1", "name": "gpt2-large-batch-256",
+                 "model": {"preset": "gpt2-large"}, "precision": "amp_bf16",
+                 "batch_per_gpu": 256, "optimizer": "adamw", "data": {"source": "synthetic"}})");
+  const auto r =
+      run_gpubench({"report", (dir.path / "node.json").string(), "--workload",
+                    (dir.path / "huge.json").string(), "--workload", "llama2-7b", "--set",
+                    "price.usd_per_hour=98.32", "--md", (dir.path / "r.md").string(), "--html",
+                    (dir.path / "r.html").string(), "--csv", (dir.path / "r.csv").string()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+
+  const std::string md = read_file(dir.path / "r.md");
+  const std::string top = md.substr(0, md.find("\n## "));
+  CHECK_THAT(top, Catch::Contains("\n**Verdict:** WARN: 161 rules against spec h100-sxm5-80gb; 1 "
+                                  "warning: gemm fp8 GPU 3 (0000:5d:00.0) 1410 TFLOP/s"));
+  CHECK_THAT(top, Catch::Contains("| gemm fp8 | GPU 3 (0000:5d:00.0) | 1410 TFLOP/s | 1583 TFLOP/s "
+                                  "| 1425 TFLOP/s (90%) | warn |"));
+  const std::string will_do = between(md, "## What this machine will do", "\n## ");
+  CHECK_THAT(will_do, Catch::Contains("The run took 10 min (2026-01-01T00:00:00Z to "
+                                      "2026-01-01T00:10:00Z)."));
+  CHECK_THAT(will_do, Catch::Contains("| gpt2-large-batch-256 | - | sequences/s | - | "
+                                      "memory_capacity | measured | no, "));
+  CHECK_THAT(will_do, Catch::Contains("| llama2-7b | ") && Catch::Contains(" | yes, ") &&
+                          Catch::Contains(" | $98.3 | $"));
+  // The passing rules after a count line; the warning is not among them.
+  const std::string rules = between(md, "## Acceptance (spec h100-sxm5-80gb)", "\n## ");
+  CHECK_THAT(rules, Catch::Contains("\n**160 rules passed**; 1 did not (at the top).\n\n| rule |"));
+  CHECK_THAT(rules, !Catch::Contains("| warn |") && Catch::Contains("| pass |"));
+  CHECK(md.find("## What this machine will do") < md.find("## Acceptance"));
+
+  // The cost per million samples is the price over the samples of an hour, as in compare.
+  const std::string csv = read_file(dir.path / "r.csv");
+  double rate = 0;
+  double cost = 0;
+  for (const std::string& row :
+       {std::string("predicted_samples_per_s,"), std::string("usd_per_million_samples,")}) {
+    const auto at = csv.find("sizing,llama2-7b,");
+    REQUIRE(at != std::string::npos);
+    const auto field = csv.find(row, at);
+    REQUIRE(field != std::string::npos);
+    (row[0] == 'p' ? rate : cost) = std::stod(csv.substr(field + row.size()));
+  }
+  CHECK(cost == Approx(98.32 / (rate * 3600) * 1e6).epsilon(1e-4));
+  CHECK_THAT(csv, Catch::Contains("\r\ntime,run,,wall_s,600,s,"));
+
+  const std::string html = read_file(dir.path / "r.html");
+  const std::string summary = between(html, "<section id=\"summary\">", "</section>");
+  CHECK_THAT(summary, Catch::Contains("<p class=\"verdict warn\" id=\"verdict\">Verdict: WARN: "));
+  CHECK_THAT(summary, Catch::Contains("<table id=\"not-passed\">"));
+  CHECK(summary.find("id=\"not-passed\"") < summary.find("id=\"will-do\""));
+  CHECK_THAT(html, Catch::Contains("<details id=\"passed-rules\"><summary>160 rules passed; 1 did "
+                                   "not (in the summary)</summary>"));
+  // No rate ceilings for the job that does not fit (they would be drawn to PCIe's millions).
+  const std::string none = between(html, "id=\"chart-ceilings-0\"", "</figure>");
+  CHECK_THAT(none, Catch::Contains("No rate: the job does not fit in GPU memory"));
+  CHECK_THAT(none, !Catch::Contains("<svg"));
+  CHECK_THAT(html, Catch::Contains("id=\"chart-memory-0\""));
+  // llama2-7b's axis ends at 5x its prediction; the ceilings beyond it are cut and marked.
+  const std::string capped = between(html, "id=\"chart-ceilings-1\"", "</figure>");
+  CHECK_THAT(capped,
+             Catch::Contains("class=\"bar capped\"") && Catch::Contains("class=\"cap-marker\"") &&
+                 Catch::Contains("» beyond the axis, which ends at 5x the highlighted bar"));
+  double top_tick = 0;
+  const std::string tick_mark = "class=\"tick\">";
+  for (auto at = capped.find(tick_mark); at != std::string::npos;
+       at = capped.find(tick_mark, at + 1)) {
+    const auto start = at + tick_mark.size();
+    const std::string tick = capped.substr(start, capped.find('<', start) - start);
+    if (!tick.empty() && std::isdigit(static_cast<unsigned char>(tick[0]))) {
+      top_tick = std::max(top_tick, std::stod(tick));
+    }
+  }
+  CHECK(top_tick > rate);
+  CHECK(top_tick <= 6 * rate);
 }
 
 TEST_CASE("report: a missing results file or a bad --set is a one-line error, exit 2",

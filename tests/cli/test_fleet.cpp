@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "fixtures.hpp"
 #include "process.hpp"
 
 using namespace gpubench::testing;
@@ -75,7 +76,7 @@ TEST_CASE("fleet: a GPU 12% slower than its fleet stands out while noise of 2% d
   // The text names the node and the figure.
   const auto text = run_gpubench({"fleet", dir.path.string()});
   CHECK(text.exit_code == 1);
-  CHECK(text.out.find("node-2  GPU 1  gemm dtype=bf16") != std::string::npos);
+  CHECK(text.out.find("node-2  GPU 1 (0000:19:00.0)  gemm dtype=bf16") != std::string::npos);
   // The fixture lacks the same measurements on every node (no ECC, power, ... figures): one line
   // for the four, not one each.
   CHECK(text.out.find("4 nodes (node-0, node-1, node-2, node-3): ") != std::string::npos);
@@ -105,7 +106,83 @@ TEST_CASE("fleet: every node passing its spec and nothing standing out is exit 0
   r = run_gpubench({"fleet", (results / "node-0.json").string(), (results / "node-1.json").string(),
                     (results / "node-2.json").string()});
   CHECK(r.exit_code == 1);
-  CHECK(r.out.rfind("FAIL: 3 nodes, 0 pass their spec", 0) == 0);
+  CHECK(r.out.rfind("FAIL: 3 nodes, 0 pass, 0 warn, 3 fail", 0) == 0);
+}
+
+namespace {
+
+// Eight-GPU nodes (tests/data/validate-8gpu.json) named `hosts`, each with the fault its name
+// says (fixtures.hpp) or none: "ok-1", "warn-fp8", "fail-gpu5".
+void write_eight_gpu_fleet(const std::filesystem::path& dir,
+                           const std::vector<std::string>& hosts) {
+  const std::string data_dir = GPUBENCH_TEST_DATA_DIR;
+  for (const std::string& host : hosts) {
+    nlohmann::ordered_json doc =
+        host.rfind("warn-fp8", 0) == 0 ? fault_document(data_dir, "fp8-warn")
+        : host.rfind("fail-gpu5", 0) == 0
+            ? fault_document(data_dir, "gpu5-slow")
+            : nlohmann::ordered_json::parse(read_file(data_dir + "/validate-8gpu.json"));
+    doc["system"]["host"] = host;
+    write_file(dir / (host + ".json"), doc.dump());
+  }
+}
+
+}  // namespace
+
+// One verdict model (vocabulary::verdict): a node that only warned is WARN in the fleet as in
+// validate (exit 0), counted and named, and the nodes that need a look come first.
+TEST_CASE("fleet: warnings are named and counted, nodes that fail or warn first", "[cli][fleet]") {
+  temp_dir dir;
+  write_eight_gpu_fleet(dir.path, {"ok-1", "ok-2", "warn-fp8", "ok-3"});
+  auto r = run_gpubench({"fleet", dir.path.string(), "--json"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);  // a warning does not fail the fleet, as it does not fail validate
+  json f = json::parse(r.out);
+  CHECK(f.at("passed") == true);
+  CHECK(f.at("verdict") == "warn");
+  CHECK(f.at("node_counts") == json({{"pass", 3}, {"warn", 1}, {"fail", 0}}));
+  const json& warned = f.at("nodes").at(0);
+  CHECK(warned.at("host") == "warn-fp8");
+  CHECK(warned.at("verdict") == "warn");
+  CHECK(warned.at("rules_warned") == 1);
+  CHECK(warned.at("rules_failed") == 0);
+  REQUIRE(warned.at("warnings").size() == 1);
+  CHECK_THAT(warned.at("warnings").at(0).get<std::string>(),
+             Catch::StartsWith("gemm fp8 GPU 3 (0000:5d:00.0): WARN, 1410 TFLOP/s"));
+  const json& finding = warned.at("findings").at(0);
+  CHECK(finding.at("rule") == "gemm fp8");
+  CHECK(finding.at("status") == "warn");
+  CHECK(finding.at("gpu") == 3);
+  CHECK(finding.at("pci_bus_id") == "0000:5d:00.0");
+  for (std::size_t i = 1; i < 4; ++i) CHECK(f.at("nodes").at(i).at("verdict") == "pass");
+
+  r = run_gpubench({"fleet", dir.path.string()});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("WARN: 4 nodes, 3 pass, 1 warn, 0 fail;"));
+  CHECK_THAT(r.out, Catch::Contains("\nwarn-fp8: gemm fp8 GPU 3 (0000:5d:00.0): WARN, 1410 "));
+
+  // A node whose GPU 5 is 13% slower than its siblings fails (the spec's siblings rule) and comes
+  // first, the warning next; its GPU named by index and bus id.
+  write_eight_gpu_fleet(dir.path, {"fail-gpu5"});
+  r = run_gpubench({"fleet", dir.path.string(), "--json"});
+  CHECK(r.exit_code == 1);
+  f = json::parse(r.out);
+  CHECK(f.at("verdict") == "fail");
+  std::vector<std::string> order;
+  for (const json& n : f.at("nodes")) order.push_back(n.at("host"));
+  CHECK(order == std::vector<std::string>{"fail-gpu5", "warn-fp8", "ok-1", "ok-2", "ok-3"});
+  const json& failed = f.at("nodes").at(0);
+  CHECK(failed.at("families").at("siblings") == "fail");
+  CHECK(failed.at("findings").at(0).at("pci_bus_id") == "0000:ab:00.0");
+  bool outlier_named = false;
+  for (const json& o : f.at("outliers")) {
+    if (o.at("host") == "fail-gpu5" && o.at("gpu") == 5) {
+      CHECK(o.at("pci_bus_id") == "0000:ab:00.0");
+      CHECK(o.at("verdict") == "fail");
+      outlier_named = true;
+    }
+  }
+  CHECK(outlier_named);
 }
 
 TEST_CASE("fleet: bad input is exit 2 with one line", "[cli][fleet]") {
@@ -129,11 +206,17 @@ TEST_CASE("fleet: bad input is exit 2 with one line", "[cli][fleet]") {
 TEST_CASE("export --prometheus: bad input is exit 2 with one line", "[cli][export]") {
   temp_dir dir;
   write_file(dir.path / "other.json", R"({"schema": "gpubench.suite/1"})");
+  write_file(dir.path / "fleet.json",
+             R"({"schema": "gpubench.fleet/1", "passed": true, "nodes": [], "outliers": []})");
   const std::string fixture = std::string(GPUBENCH_TEST_DATA_DIR) + "/results-2gpu-fixture.json";
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"export", fixture},  // no format named
         std::vector<std::string>{"export", "--prometheus", (dir.path / "absent.json").string()},
-        std::vector<std::string>{"export", "--prometheus", (dir.path / "other.json").string()}}) {
+        std::vector<std::string>{"export", "--prometheus", (dir.path / "other.json").string()},
+        std::vector<std::string>{"export", "--prometheus", fixture, "--spec", "nosuch"},
+        // A fleet check's nodes were validated when it was made.
+        std::vector<std::string>{"export", "--prometheus", (dir.path / "fleet.json").string(),
+                                 "--spec", "h100-sxm5-80gb"}}) {
     const auto r = run_gpubench(args);
     INFO(r.err);
     CHECK(r.exit_code == 2);

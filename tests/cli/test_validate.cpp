@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "fixtures.hpp"
 #include "process.hpp"
 
 using namespace gpubench::testing;
@@ -32,15 +33,10 @@ std::set<std::string> rules_with(const json& v, const std::string& status) {
   return out;
 }
 
-// The healthy fixture with the fault's JSON Patch (tests/data/validate-faults/NAME.json, made by
-// make_validate_fixtures.py) applied, written into `dir`: its path.
+// The fault's fixture (fixtures.hpp) written into `dir`: its path.
 std::string fault_fixture(const temp_dir& dir, const std::string& name) {
-  // Ordered, as gpubench writes results: figures are keyed by their axes in the file's order.
-  using ordered = nlohmann::ordered_json;
-  const ordered healthy = ordered::parse(read_file(data + "/validate-healthy.json"));
-  const ordered fault = ordered::parse(read_file(data + "/validate-faults/" + name + ".json"));
   const std::string path = (dir.path / ("validate-" + name + ".json")).string();
-  write_file(path, healthy.patch(fault.at("patch")).dump(1));
+  write_file(path, fault_document(data, name).dump(1));
   return path;
 }
 
@@ -313,4 +309,91 @@ TEST_CASE("validate: the inputs the fuzzer once broke it with are judged, not er
     CHECK_THAT(r.err, !Catch::Contains("error:"));
   }
   CHECK(files > 0);
+}
+
+namespace {
+
+const json* rule_of(const json& v, const std::string& rule, const std::string& subject) {
+  for (const json& r : v["rules"]) {
+    if (r["rule"] == rule && r["subject"] == subject) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// The rule of the specs' "siblings": each GPU of a node against the median of the node's GPUs,
+// with the statistic and thresholds of `gpubench fleet`.
+TEST_CASE("validate: a GPU 13% slower than its seven siblings fails, named by index and bus id",
+          "[cli][validate]") {
+  // Eight healthy GPUs whose figures differ by up to +-2%: every GPU passes its siblings.
+  json v = validate_json({data + "/validate-8gpu.json"}, 0);
+  CHECK(v["result"] == "pass");
+  CHECK(rules_with(v, "pass").count("siblings GPU 0") == 1);
+  CHECK(rules_with(v, "pass").count("siblings GPU 7") == 1);
+  // GPU 5 13% slower at fp16, bf16 and tf32: above the spec's floors, so only its siblings
+  // tell (the user's node passed validate, exit 0, before the rule).
+  temp_dir dir;
+  const std::string slow = fault_fixture(dir, "gpu5-slow");
+  v = validate_json({slow}, 1);
+  CHECK(rules_with(v, "fail") == std::set<std::string>{"siblings GPU 5"});
+  const json* rule = rule_of(v, "siblings", "GPU 5");
+  REQUIRE(rule != nullptr);
+  CHECK(rule->at("gpu") == 5);
+  CHECK(rule->at("pci_bus_id") == "0000:ab:00.0");
+  const std::string detail = rule->at("detail");
+  for (const char* dtype : {"dtype=fp16", "dtype=bf16", "dtype=tf32"}) {
+    CHECK_THAT(detail, Catch::Contains(dtype));
+  }
+  CHECK_THAT(detail, !Catch::Contains("dtype=fp8"));
+  CHECK(rule->at("measured_value").get<double>() <
+        rule->at("floor_value").get<double>());  // below median x (1 - threshold)
+  const auto text = run_gpubench({"validate", slow});
+  CHECK(text.exit_code == 1);
+  CHECK_THAT(last_line(text.out), Catch::StartsWith("FAIL: 1 failed") &&
+                                      Catch::Contains("siblings GPU 5 (0000:ab:00.0)"));
+
+  // Tuned in a spec of one's own: the fleet's thresholds, a warning instead of a failure...
+  const auto spec = [&](const std::string& siblings) {
+    const auto file = dir.path / "siblings.json";
+    write_file(file, R"({"schema": "gpubench.spec/1", "name": "tuned",
+                         "extends": "h100-sxm5-80gb", "health": {"siblings": )" +
+                         siblings + "}}");
+    return file.string();
+  };
+  v = validate_json({slow, "--spec", spec(R"({"worse": "warn"})")}, 0);
+  CHECK(v["result"] == "warn");
+  CHECK(rules_with(v, "warn") == std::set<std::string>{"siblings GPU 5"});
+  // ... or a wider threshold that 13% stays within.
+  v = validate_json({slow, "--spec", spec(R"({"min_deviation": 0.2})")}, 0);
+  CHECK(rules_with(v, "fail").empty());
+  // Two GPUs have no median to hold either to.
+  v = validate_json({data + "/validate-healthy.json"}, 0);
+  CHECK(rules_with(v, "n/a").count("siblings machine") == 1);
+  // A mistake in the rule is exit 2 with its JSON path.
+  const auto bad = run_gpubench({"validate", slow, "--spec", spec(R"({"worse": "maybe"})")});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("/health/siblings/worse"));
+}
+
+TEST_CASE("validate: a warning is the verdict WARN, named with its GPU's bus id, exit 0",
+          "[cli][validate]") {
+  temp_dir dir;
+  const std::string file = fault_fixture(dir, "fp8-warn");
+  const json v = validate_json({file}, 0);
+  CHECK(v["result"] == "warn");
+  CHECK(v["passed"] == true);
+  CHECK(v["counts"]["warn"] == 1);
+  CHECK(rules_with(v, "warn") == std::set<std::string>{"gemm fp8 GPU 3"});
+  const json* rule = rule_of(v, "gemm fp8", "GPU 3");
+  REQUIRE(rule != nullptr);
+  CHECK(rule->at("pci_bus_id") == "0000:5d:00.0");
+  const auto text = run_gpubench({"validate", file});
+  CHECK(text.exit_code == 0);
+  CHECK_THAT(last_line(text.out),
+             Catch::StartsWith("WARN: ") &&
+                 Catch::Contains("1 warning: gemm fp8 GPU 3 (0000:5d:00.0) 1410 TFLOP/s"));
+  // Above the verdict, every failure and warning in full: none hides among 160 passing rows.
+  CHECK_THAT(text.out, Catch::Contains("Failures and warnings (1):\n  gemm fp8 GPU 3 "
+                                       "(0000:5d:00.0): WARN, 1410 TFLOP/s, floor 1425 TFLOP/s"));
 }

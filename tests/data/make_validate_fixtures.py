@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes tests/data/validate-healthy.json, a SYNTHETIC results file of a two-GPU H100 SXM5
-machine for the `validate` tests, and tests/data/validate-faults/NAME.json, one JSON Patch
-(RFC 6902) per fault an acceptance test must catch, which the tests apply to the healthy file.
+machine for the `validate` tests, tests/data/validate-8gpu.json, the same machine with eight GPUs
+whose figures differ by run-to-run noise (within +-2%), as the GPUs of a healthy node do, and
+tests/data/validate-faults/NAME.json, one JSON Patch (RFC 6902) per fault an acceptance test must
+catch, which the tests apply to the healthy file (or to the file the patch's "base" names).
 The figures are chosen to sit clearly inside or outside the floors of
 configs/specs/h100-sxm5-80gb.json; they are not measurements. Start from the report fixture so
 the structure stays gpubench's own:
@@ -9,6 +11,7 @@ the structure stays gpubench's own:
 """
 import copy
 import json
+import math
 import os
 import sys
 
@@ -69,6 +72,77 @@ def healthy(base):
     return doc
 
 
+# The bus ids of a DGX H100's eight GPUs, as nvidia-smi shows them.
+BUS_IDS = ["0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0", "0000:9a:00.0",
+           "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0"]
+
+
+def noise(k, g):
+    """A fixed factor in [0.98, 1.02] per figure and GPU: the spread of a healthy node's GPUs."""
+    return 1 + 0.02 * math.sin(1.7 * k + 2.3 * g)
+
+
+def eight_gpus(good):
+    """The healthy machine with eight GPUs: every per-GPU figure once per GPU, moved by noise();
+    peer copies around the ring (0>1, 1>2, ..., 7>0); the sustained load on all eight with a
+    handful of samples each (the rules read the summaries)."""
+    doc = copy.deepcopy(good)
+    template = doc["system"]["gpus"][0]
+    doc["system"]["gpus"] = []
+    for g, bus in enumerate(BUS_IDS):
+        gpu = copy.deepcopy(template)
+        gpu.update({"index": g, "uuid": "GPU-fixture-%d" % g, "pci_bus_id": bus})
+        doc["system"]["gpus"].append(gpu)
+    results, burn = [], None
+    for r in doc["results"]:
+        if r["id"] == "gpu.burn":
+            burn = r
+        elif r["id"] == "p2p.copy" or r.get("axes", {}).get("gpu") == 1:
+            continue  # GPU 1's results and the pairs are made from GPU 0's below
+        elif "gpu" in r.get("axes", {}):
+            for g in range(8):
+                one = copy.deepcopy(r)
+                one["axes"]["gpu"] = g
+                for k, m in enumerate(one["metrics"].values()):
+                    m.update(stats(round(m["median"] * noise(len(results) + k, g), 3)))
+                results.append(one)
+        else:
+            results.append(r)
+    pair = next(r for r in good["results"] if r["id"] == "p2p.copy")
+    for g in range(8):
+        one = copy.deepcopy(pair)
+        one["axes"]["pair"] = "%d>%d" % (g, (g + 1) % 8)
+        one["metrics"]["GBps"].update(stats(round(372 * noise(100, g), 3)))
+        results.append(one)
+    template = burn["info"]["gpus"][0]
+    burn["info"]["gpus"] = []
+    for g, bus in enumerate(BUS_IDS):
+        one = copy.deepcopy(template)
+        one.update({"gpu": g, "pci_bus_id": bus, "samples": template["samples"][:6]})
+        burn["info"]["gpus"].append(one)
+    burn["metrics"]["TFLOPs"].update(stats(735 * 8))
+    results.append(burn)
+    doc["results"] = results
+    return doc
+
+
+def gpu5_slow(doc):
+    """GPU 5 is 13% slower than its seven siblings at fp16, bf16 and tf32 (and under the
+    sustained load), still above the spec's floors: only a comparison with its siblings sees it."""
+    for dtype in ("fp16", "bf16", "tf32"):
+        rate = find(doc, "gemm", gpu=5, dtype=dtype)["metrics"]["TFLOPs"]
+        rate.update(stats(round(rate["median"] * 0.87, 3)))
+    burn = find(doc, "gpu.burn")
+    burn["info"]["gpus"][5].update({"TFLOPs": 639, "first_tenth_TFLOPs": 644,
+                                    "last_tenth_TFLOPs": 636})
+    burn["metrics"]["min_gpu_TFLOPs"].update(stats(639))
+
+
+def fp8_warn(doc):
+    """GPU 3's fp8 GEMM under a floor that rests on an assumed catalog efficiency: a warning."""
+    find(doc, "gemm", gpu=3, dtype="fp8")["metrics"]["TFLOPs"].update(stats(1410))
+
+
 def find(doc, bench, **axes):
     for r in doc["results"]:
         if r["id"] == bench and all(r["axes"].get(k) == v for k, v in axes.items()):
@@ -81,7 +155,7 @@ def pcie_gen3_x8(doc):
     doc["system"]["gpus"][1]["pcie"] = {"gen": 3, "width": 8, "max_gen": 5, "max_width": 16}
     for bench, rate in [("pcie.h2d", 6.6), ("pcie.d2h", 6.5)]:
         r = find(doc, bench, gpu=1)
-        r["metrics"]["GBps"] = stats(rate)
+        r["metrics"]["GBps"].update(stats(rate))
         r["info"]["pcie_link_during_copy"] = {"gen": 3, "width": 8, "max_gen": 5, "max_width": 16}
 
 
@@ -93,20 +167,20 @@ def thermal_throttle(doc):
               "throttle_reasons_seen": ["hw_thermal_slowdown", "sw_power_cap",
                                         "sw_thermal_slowdown"],
               "sm_mhz_min": 1095, "sm_mhz_median": 1305, "temperature_C_max": 91})
-    burn["metrics"]["drop_pct"] = stats(23.8)
-    burn["metrics"]["min_gpu_TFLOPs"] = stats(610)
+    burn["metrics"]["drop_pct"].update(stats(23.8))
+    burn["metrics"]["min_gpu_TFLOPs"].update(stats(610))
 
 
 def hbm_low(doc):
     """GPU 0's memory copies at half the rate of a healthy unit (below DCGM's 1,905 GB/s floor)."""
-    find(doc, "hbm.copy", gpu=0)["metrics"]["GBps"] = stats(1480)
+    find(doc, "hbm.copy", gpu=0)["metrics"]["GBps"].update(stats(1480))
 
 
 def nvlink_missing(doc):
     """Six of GPU 1's eighteen NVLink links are down: peer copies at two thirds of the rate."""
     doc["system"]["gpus"][1]["nvlink_links_up"] = 12
     for pair in ["0>1", "1>0"]:
-        find(doc, "p2p.copy", pair=pair)["metrics"]["GBps"] = stats(250)
+        find(doc, "p2p.copy", pair=pair)["metrics"]["GBps"].update(stats(250))
 
 
 def pointer(path):
@@ -146,15 +220,25 @@ def main(base_path):
     with open("validate-healthy.json", "w") as f:
         json.dump(good, f, indent=1)
         f.write("\n")
-    faults = {"pcie-gen3-x8": pcie_gen3_x8, "thermal-throttle": thermal_throttle,
-              "hbm-low": hbm_low, "nvlink-missing": nvlink_missing}
+    eight = eight_gpus(good)
+    with open("validate-8gpu.json", "w") as f:
+        json.dump(eight, f, indent=1)
+        f.write("\n")
+    faults = {"pcie-gen3-x8": (pcie_gen3_x8, None), "thermal-throttle": (thermal_throttle, None),
+              "hbm-low": (hbm_low, None), "nvlink-missing": (nvlink_missing, None),
+              "gpu5-slow": (gpu5_slow, "validate-8gpu.json"),
+              "fp8-warn": (fp8_warn, "validate-8gpu.json")}
     os.makedirs("validate-faults", exist_ok=True)
-    for name, fault in faults.items():
-        doc = copy.deepcopy(good)
+    for name, (fault, base) in faults.items():
+        before = eight if base else good
+        doc = copy.deepcopy(before)
         fault(doc)
         description = fault.__doc__.strip()
-        doc["meta"]["warnings"].append("fault: " + description)
-        patch = {"fault": description, "patch": guarded(diff(good, doc), good)}
+        doc["meta"]["warnings"].append("fault: " + " ".join(description.split()))
+        patch = {"fault": " ".join(description.split())}
+        if base:
+            patch["base"] = base
+        patch["patch"] = guarded(diff(before, doc), before)
         with open(os.path.join("validate-faults", name + ".json"), "w") as f:
             json.dump(patch, f, indent=1)
             f.write("\n")

@@ -385,3 +385,82 @@ TEST_CASE("a baseline holds rates to a floor and latencies to a ceiling", "[acce
   CHECK(worse.rules[0].status == rule_status::fail);
   CHECK(worse.rules[1].status == rule_status::fail);
 }
+
+TEST_CASE("siblings: each GPU against the median of its node's GPUs, the fleet's statistic",
+          "[acceptance]") {
+  const json health = {{"siblings", json::object()}};
+  // Eight GPUs within +-1% of each other but GPU 6, 13% slower; a latency where lower is better,
+  // GPU 2's 30% longer.
+  results_document doc = machine(8);
+  const double rates[] = {760, 755, 765, 758, 762, 757, 661, 761};
+  for (int g = 0; g < 8; ++g) {
+    doc.system.gpus[static_cast<std::size_t>(g)].pci_bus_id =
+        "0000:0" + std::to_string(g) + ":00.0";
+    doc.results.push_back(ok("gemm", {{"gpu", g}, {"dtype", "bf16"}}, "TFLOPs", rates[g],
+                             {"TFLOP/s", better::higher}));
+    doc.results.push_back(
+        ok("gpu.launch_latency", {{"gpu", g}}, "us", g == 2 ? 2.6 : 2.0 + 0.01 * g, micro));
+  }
+  auto rules_out = outcomes(doc, spec_of(json::array(), health));
+  REQUIRE(rules_out.size() == 8);
+  for (const rule_outcome& o : rules_out) {
+    INFO(o.subject << ": " << o.detail);
+    CHECK(o.rule == "siblings");
+    const bool slow = o.subject == "GPU 6" || o.subject == "GPU 2";
+    CHECK(o.status == (slow ? rule_status::fail : rule_status::pass));
+  }
+  const rule_outcome& six = rules_out[6];
+  CHECK(six.gpu == 6);
+  CHECK(six.pci_bus_id == "0000:06:00.0");
+  CHECK(six.measured_value == Approx(661));
+  CHECK(six.expected_value == Approx(759));      // the median of the eight
+  CHECK(six.floor_value == Approx(759 * 0.95));  // no spread: the 5% minimum
+  CHECK(six.detail.starts_with("slower than its siblings: gemm dtype=bf16 TFLOPs -12.9%"));
+  CHECK(rules_out[2].expected_value.value() < rules_out[2].measured_value.value());  // a latency
+
+  // Faster than the rest warns; the spec may make slower warn too.
+  doc.results[12].metrics[0].second.median = 900;  // GPU 6's gemm
+  rules_out = outcomes(doc, spec_of(json::array(), health));
+  CHECK(rules_out[6].status == rule_status::warn);
+  CHECK(rules_out[6].detail.starts_with("faster than its siblings"));
+  doc.results[12].metrics[0].second.median = 661;
+  rules_out = outcomes(doc, spec_of(json::array(), {{"siblings", {{"worse", "warn"}}}}));
+  CHECK(rules_out[6].status == rule_status::warn);
+  // A wide spread raises the threshold: 4 x 1.4826 x MAD over the median.
+  rules_out = outcomes(doc, spec_of(json::array(), {{"siblings", {{"mad_multiple", 100}}}}));
+  CHECK(rules_out[6].status == rule_status::pass);
+
+  // Two GPUs: no median to hold either to.
+  rules_out = outcomes(machine(2), spec_of(json::array(), health));
+  REQUIRE(rules_out.size() == 1);
+  CHECK(rules_out[0].status == rule_status::not_applicable);
+}
+
+TEST_CASE("one verdict model: pass, warn, fail, the worst of the rules", "[acceptance]") {
+  using vocabulary::verdict;
+  for (const verdict v : {verdict::pass, verdict::warn, verdict::fail}) {
+    CHECK(vocabulary::verdict_from_string(vocabulary::to_string(v)) == v);
+  }
+  CHECK(vocabulary::to_string(verdict::warn) == "warn");
+  CHECK(vocabulary::worst(verdict::warn, verdict::pass) == verdict::warn);
+  CHECK(vocabulary::worst(verdict::warn, verdict::fail) == verdict::fail);
+  CHECK(acceptance::verdict_of(rule_status::missing) == verdict::fail);
+  CHECK(acceptance::verdict_of(rule_status::not_applicable) == verdict::pass);
+  const auto rule = [](std::string name, rule_status status) {
+    rule_outcome o;
+    o.rule = std::move(name);
+    o.subject = "GPU 1";
+    o.status = status;
+    return o;
+  };
+  acceptance::validation v;
+  CHECK(v.result() == verdict::fail);  // no rule applied
+  v.rules.push_back(rule("a", rule_status::pass));
+  v.rules.push_back(rule("b", rule_status::warn));
+  CHECK(v.result() == verdict::warn);
+  CHECK(v.passed());
+  CHECK(v.verdict() == "WARN: 2 rules against the fleet baseline; 1 warning: b GPU 1");
+  v.rules.push_back(rule("c", rule_status::missing));
+  CHECK(v.result() == verdict::fail);
+  CHECK_FALSE(v.passed());
+}

@@ -6,6 +6,7 @@
 #include "gpubench/core/output_file.hpp"
 #include "gpubench/core/results.hpp"
 #include "gpubench/core/text.hpp"
+#include "gpubench/reports/run_time.hpp"
 #include "temp_dir.hpp"
 
 using namespace gpubench;
@@ -149,4 +150,25 @@ TEST_CASE("printable shows control characters instead of sending them to the ter
                   "caf\xc3\xa9 \xe5\x90\x8d") ==
         "A\xc2\xa0"
         "caf\xc3\xa9 \xe5\x90\x8d");
+}
+
+TEST_CASE("a run's times as Unix seconds and its length", "[results]") {
+  using reports::unix_seconds;
+  CHECK(unix_seconds("1970-01-01T00:00:00Z") == 0);
+  CHECK(unix_seconds("2026-01-01T00:10:00Z") == 1767226200);
+  CHECK(unix_seconds("2024-02-29T23:59:59.5Z") == Approx(1709251199.5));
+  CHECK(unix_seconds("2026-01-01T00:10:00") == 1767226200);
+  for (const char* bad : {"", "yesterday", "2026-02-30T00:00:00Z", "2026-01-01T24:00:00Z",
+                          "2026-01-01T00:10:00+02:00", "2026-01-01"}) {
+    INFO(bad);
+    CHECK_FALSE(unix_seconds(bad));
+  }
+  run_meta meta;
+  meta.started = "2026-01-01T00:00:00Z";
+  meta.finished = "2026-01-01T00:10:00Z";
+  CHECK(reports::run_seconds(meta) == 600);
+  CHECK(reports::run_end_seconds(meta) == 1767226200);
+  meta.finished = "";  // interrupted before it could say
+  CHECK_FALSE(reports::run_seconds(meta));
+  CHECK(reports::run_end_seconds(meta) == 1767225600);
 }

@@ -29,6 +29,11 @@ constexpr std::pair<basis, std::string_view> basis_words[] = {
     {basis::not_applicable, "not_applicable"},
     {basis::unknown, "unknown"},
 };
+constexpr std::pair<verdict, std::string_view> verdict_words[] = {
+    {verdict::pass, "pass"},
+    {verdict::warn, "warn"},
+    {verdict::fail, "fail"},
+};
 
 template <typename Enum, std::size_t N>
 std::string_view word_of(const std::pair<Enum, std::string_view> (&words)[N], Enum value) {
@@ -56,8 +61,7 @@ std::optional<component> component_from_string(std::string_view name) {
   return value_of(component_words, name);
 }
 bool in_gpu_step(component c) noexcept {
-  return c == component::gpu_compute || c == component::gpu_memory ||
-         c == component::communication;
+  return c == component::gpu_compute || c == component::gpu_memory || c == component::communication;
 }
 
 std::string_view to_string(basis b) noexcept {
@@ -67,11 +71,21 @@ std::optional<basis> basis_from_string(std::string_view name) {
   return value_of(basis_words, name);
 }
 
+std::string_view to_string(verdict v) noexcept {
+  return word_of(verdict_words, v);
+}
+std::optional<verdict> verdict_from_string(std::string_view name) {
+  return value_of(verdict_words, name);
+}
+
 std::ostream& operator<<(std::ostream& out, component c) {
   return out << to_string(c);
 }
 std::ostream& operator<<(std::ostream& out, basis b) {
   return out << to_string(b);
+}
+std::ostream& operator<<(std::ostream& out, verdict v) {
+  return out << to_string(v);
 }
 
 }  // namespace gpubench::vocabulary

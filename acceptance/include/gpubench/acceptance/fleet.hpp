@@ -13,22 +13,24 @@
 
 namespace gpubench::acceptance {
 
-// One node: its spec verdict, and the worst outcome per rule family ("gemm", "pcie", "ecc"...).
+// One node: its verdict (the worst of its spec's rules and of its figures that stand out from
+// the fleet), and the worst outcome per rule family ("gemm", "pcie", "ecc"...).
 struct fleet_node {
   std::string host;
   std::string file;
   std::string spec_name;
-  rule_status verdict = rule_status::pass;  // fail, else missing, else pass
+  std::string finished;  // when its run ended (the results' meta.finished, ISO-8601 UTC)
+  vocabulary::verdict verdict = vocabulary::verdict::pass;
   std::map<std::string, rule_status> families;
   std::size_t passed = 0;
   std::vector<rule_outcome> failures;      // the rules it failed
+  std::vector<rule_outcome> warnings;      // the rules that warned
   std::vector<std::string> missing_rules;  // rules without the measurement they need, as text
+  std::size_t outliers = 0;                // its figures that stand out from the fleet
 };
 
-// "gemm bf16 GPU 1: FAIL, 700 TFLOP/s, floor 716 TFLOP/s (88% of expected, ...)"
-[[nodiscard]] std::string outcome_text(const rule_outcome& o);
-// A node's failures on one line ("; " between them), each in full or by rule and subject only,
-// then how many rules lack a measurement.
+// A node's failures and warnings on one line ("; " between them), each in full or by rule and
+// subject only, then how many rules lack a measurement and how many figures stand out.
 [[nodiscard]] std::string failures_line(const fleet_node& n, bool names_only);
 
 // One figure far from the fleet's median of it.
@@ -36,6 +38,7 @@ struct fleet_outlier {
   std::string host;
   std::optional<int> gpu;  // absent for a node-level figure (host memory, NVMe, CPU)
   std::string uuid;
+  std::string pci_bus_id;
   std::string figure;  // "gemm dtype=bf16 shape=8192x8192x8192 TFLOPs"
   std::string unit;
   double value = 0;
@@ -44,15 +47,13 @@ struct fleet_outlier {
   double threshold = 0;  // the |deviation| from which this figure stands out
   std::size_t members = 0;
   bool worse = false;  // in the figure's worse direction (lower rate, longer time)
+
+  // fail when worse; warn when better (a different clock or power setting is worth a look).
+  [[nodiscard]] vocabulary::verdict verdict() const;
 };
 
-// Thresholds (docs/validate.md explains them): a figure stands out when it is further from the
-// median than both min_deviation and mad_multiple robust standard deviations (1.4826 x MAD).
-struct fleet_settings {
-  double min_deviation = 0.05;
-  double mad_multiple = 4;
-  std::size_t min_members = 3;  // fewer measurements of a figure: no median to hold it to
-};
+// The fleet's thresholds: the siblings rule's (validate.hpp), over the fleet.
+using fleet_settings = outlier_settings;
 
 struct fleet_report {
   std::vector<fleet_node> nodes;
@@ -62,8 +63,12 @@ struct fleet_report {
   std::vector<std::string> spec_notes;  // nodes no spec applied to, and why
   fleet_settings settings;
 
-  // Every node passed its spec and no figure stands out.
+  // The worst of the nodes' verdicts (each the worst of its rules and outliers); fail without
+  // a node.
+  [[nodiscard]] vocabulary::verdict result() const;
+  // Exit 0: the result is pass or warn.
   [[nodiscard]] bool passed() const;
+  [[nodiscard]] std::size_t count(vocabulary::verdict v) const;  // nodes with this verdict
 };
 
 // One results file of the fleet, read.
@@ -81,6 +86,8 @@ struct fleet_input {
                                        const std::optional<std::string>& spec,
                                        const fleet_settings& settings = {});
 
+// "FAIL: 16 nodes, 13 pass, 1 warn, 2 fail; 6 figure(s) stand out (6 worse) of 42 compared ..."
+[[nodiscard]] std::string summary_line(const fleet_report& f);
 [[nodiscard]] json to_json(const fleet_report& f);
 [[nodiscard]] std::string to_text(const fleet_report& f);
 // One row per node and one per outlier, for a spreadsheet or a vendor ticket.

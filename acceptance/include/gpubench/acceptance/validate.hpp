@@ -15,11 +15,18 @@
 #include "gpubench/core/json.hpp"
 #include "gpubench/core/results.hpp"
 #include "gpubench/vocabulary/query.hpp"
+#include "gpubench/vocabulary/verdicts.hpp"
 
 namespace gpubench::acceptance {
 
 inline constexpr const char* spec_schema = "gpubench.spec/1";
 inline constexpr const char* validation_schema = "gpubench.validation/1";
+
+// A rule's outcome. A node's or a fleet's verdict is the worst verdict_of its rules: missing
+// fails (an unmeasured figure cannot be accepted), not_applicable counts for nothing.
+enum class rule_status { pass, fail, warn, missing, not_applicable };
+[[nodiscard]] std::string_view to_string(rule_status status);
+[[nodiscard]] vocabulary::verdict verdict_of(rule_status status);
 
 // An expected figure and where it came from. `advisory`: it rests on an assumed catalog figure,
 // so falling below its floor warns instead of failing.
@@ -42,6 +49,23 @@ struct figure_rule {
   std::optional<int> ranks;  // only results over this many ranks (collectives)
 };
 
+// Thresholds (docs/validate.md, "Fleets"): a figure stands out from the median of the same
+// figure over a fleet's GPUs, or a node's, when it is further from it than both min_deviation
+// and mad_multiple robust standard deviations (1.4826 x MAD).
+struct outlier_settings {
+  double min_deviation = 0.05;
+  double mad_multiple = 4;
+  std::size_t min_members = 3;  // fewer measurements of a figure: no median to hold it to
+};
+
+// Each GPU of a node held to its siblings (the node's other GPUs) with the fleet's statistic:
+// one figure that stands out on the worse side gives `worse` (fail, or warn), on the better side
+// a warning.
+struct sibling_rule {
+  outlier_settings settings;  // min_members: the GPUs a node needs for the rule to apply
+  rule_status worse = rule_status::fail;
+};
+
 struct health_rules {
   std::optional<int> gpus;  // GPUs every node must have
   std::string gpu_model;    // catalog GPU entry every GPU must be
@@ -62,6 +86,7 @@ struct health_rules {
   // InfiniBand/RoCE ports every node must have up (ACTIVE) at this rate or more.
   std::optional<int> network_ports;
   double network_port_Gbps = 0;
+  std::optional<sibling_rule> siblings;
 };
 
 struct spec {
@@ -83,9 +108,6 @@ struct spec {
 [[nodiscard]] std::optional<std::string> spec_for(const results_document& doc,
                                                   std::string& why_not);
 
-enum class rule_status { pass, fail, warn, missing, not_applicable };
-[[nodiscard]] std::string_view to_string(rule_status status);
-
 struct rule_outcome {
   std::string rule;
   std::string subject;  // "GPU 0", "GPUs 0>1", "machine", "node-a GPU 3"
@@ -98,7 +120,15 @@ struct rule_outcome {
   std::optional<double> floor_value;
   std::string unit;
   std::string detail;  // why it failed, or where the figures come from
+  // The GPU a per-GPU rule judged, and its PCI bus id (system.gpus[].pci_bus_id) where known.
+  std::optional<int> gpu;
+  std::string pci_bus_id;
 };
+
+// The subject with its GPU's bus id: "GPU 3 (0000:5d:00.0)", "node-b GPU 3 (0000:5d:00.0)".
+[[nodiscard]] std::string named_subject(const rule_outcome& o);
+// "gemm bf16 GPU 1 (0000:19:00.0): FAIL, 700 TFLOP/s, floor 716 TFLOP/s (88% of expected, ...)"
+[[nodiscard]] std::string outcome_text(const rule_outcome& o);
 
 struct validation {
   std::string results_file;
@@ -107,10 +137,13 @@ struct validation {
   std::vector<std::string> baseline_files;
   std::vector<rule_outcome> rules;
 
-  // Some rule applied, none failed and none is missing a measurement.
+  // fail: no rule applied, or one failed or is missing a measurement; warn: one warned.
+  [[nodiscard]] vocabulary::verdict result() const;
+  // Exit 0: the result is pass or warn.
   [[nodiscard]] bool passed() const;
   [[nodiscard]] std::size_t count(rule_status status) const;
-  // One line: "PASS: 42 rules against spec h100-sxm5-80gb" or what failed.
+  // One line, the result first, every failure and warning named (the first few):
+  // "PASS: 42 rules against spec h100-sxm5-80gb", "WARN: ...; 1 warning: gemm fp8 GPU 3 ...".
   [[nodiscard]] std::string verdict() const;
 };
 

@@ -59,6 +59,11 @@ struct workload_row {
   std::string workload;
   std::optional<model::sizing> sizing;
   std::string error;  // why it could not be sized
+  // What the job costs where the profile has a price (price.usd_per_hour per node, --set one):
+  // per hour for all its nodes, and per million samples at the predicted rate (a job that does
+  // not fit has no rate, so no cost per sample).
+  std::optional<double> usd_per_hour;
+  std::optional<double> usd_per_million_samples;
 };
 
 struct machine_report {
@@ -69,7 +74,8 @@ struct machine_report {
   std::vector<figure_row> figures;
   std::vector<assumed_row> assumed;
   std::vector<not_run_row> not_run;
-  std::vector<time_row> time_spent;  // longest first; empty for a file without case times
+  std::vector<time_row> time_spent;   // longest first; empty for a file without case times
+  std::optional<double> run_seconds;  // how long the run took (meta.started to finished)
   std::vector<workload_row> workloads;
   std::vector<std::pair<std::string, std::string>> environment;
   std::optional<model::hardware_profile> profile;  // absent when the file gives none
@@ -110,9 +116,22 @@ void write_report_file(const report_writer& writer, const machine_report& report
 // report.html and report.md beside a run's results.json.
 void write_run_reports(const machine_report& report, const std::filesystem::path& results_path);
 
+// The rules that did not pass, in the order a reader acts on them: failures, rules without a
+// measurement, warnings. Empty without a validation.
+[[nodiscard]] std::vector<const acceptance::rule_outcome*> not_passed(const machine_report& report);
+// $ per million samples = $/hour x nodes / (predicted samples/s x 3600) x 10^6
+// (docs/methodology.md); nullopt for a job without a rate.
+[[nodiscard]] std::optional<double> usd_per_million_samples(double usd_per_hour_per_node,
+                                                            const model::sizing& s);
+// "20 min 30 s", "1 h 5 min", "45 s".
+[[nodiscard]] std::string duration_text(double seconds);
+
 // "images/s", "sequences/s" or "samples/s" for a sizing.
 [[nodiscard]] std::string samples_unit(const model::sizing& s);
 // Where the limiting component's figure came from (measured, catalog, anchored, ...).
 [[nodiscard]] std::string limit_basis(const model::sizing& s);
+// "yes, 43.3 GiB of 79.6", "yes, above the 90% headroom: 75.8 GiB of 79.6" or "no, 92.8 GiB of
+// 79.6": whether the job fits in GPU memory, as the report's tables say it.
+[[nodiscard]] std::string fits_text(const model::sizing& s);
 
 }  // namespace gpubench::reports

@@ -1,6 +1,7 @@
 // The words a prediction or a diagnosis answers with, each an enum with one to_string and one
-// from_string: what limits a job (the model's sizing, watch's verdict, the reports) and where a
-// figure came from (a hardware profile, a component's ceiling, watch's ceilings).
+// from_string: what limits a job (the model's sizing, watch's verdict, the reports), where a
+// figure came from (a hardware profile, a component's ceiling, watch's ceilings) and what an
+// acceptance check concludes (validate, fleet, the reports, export).
 #pragma once
 
 #include <iosfwd>
@@ -41,9 +42,29 @@ enum class basis {
 [[nodiscard]] std::string_view to_string(basis b) noexcept;
 [[nodiscard]] std::optional<basis> basis_from_string(std::string_view name);
 
+// What an acceptance check concludes of a rule, a node or a fleet, worse ones larger: the
+// number is what Prometheus exports carry (docs/deploy/README.md). One model for validate, fleet,
+// the reports and export (docs/validate.md, "Verdicts").
+enum class verdict {
+  pass = 0,  // every rule that applies passed
+  warn = 1,  // nothing failed; something is worth a look and is named (a figure under a floor
+             // that rests on an assumed catalog figure, an idle link, a faster sibling)
+  fail = 2,  // a rule failed or lacks the measurement it needs
+};
+[[nodiscard]] std::string_view to_string(verdict v) noexcept;
+[[nodiscard]] std::optional<verdict> verdict_from_string(std::string_view name);
+[[nodiscard]] constexpr verdict worst(verdict a, verdict b) noexcept {
+  return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
+}
+// Exit 0 for pass and warn, as validate has always exited for warnings.
+[[nodiscard]] constexpr bool accepted(verdict v) noexcept {
+  return v != verdict::fail;
+}
+
 // In text and in JSON as their words (found by argument-dependent lookup).
 std::ostream& operator<<(std::ostream& out, component c);
 std::ostream& operator<<(std::ostream& out, basis b);
+std::ostream& operator<<(std::ostream& out, verdict v);
 template <typename Json>
 void to_json(Json& j, component c) {
   j = std::string(to_string(c));
@@ -51,6 +72,10 @@ void to_json(Json& j, component c) {
 template <typename Json>
 void to_json(Json& j, basis b) {
   j = std::string(to_string(b));
+}
+template <typename Json>
+void to_json(Json& j, verdict v) {
+  j = std::string(to_string(v));
 }
 
 }  // namespace gpubench::vocabulary

@@ -1,0 +1,80 @@
+#include "outliers.hpp"
+
+#include <cmath>
+
+#include "gpubench/core/format.hpp"
+#include "gpubench/core/statistics.hpp"
+#include "rules.hpp"
+
+namespace gpubench::acceptance::detail {
+
+namespace {
+
+// 1.4826 x MAD estimates the standard deviation of normally distributed figures.
+constexpr double mad_to_sd = 1.4826;
+
+}  // namespace
+
+void add_measurements(const results_document& doc, const std::string& host, figure_values& out) {
+  const std::vector<gpu_view> gpus = gpus_of(doc);
+  for (const result& r : doc.results) {
+    if (r.status != result_status::ok) continue;
+    const std::string where_measured = doc.nodes.size() > 1 ? r.host : host;
+    json axes = r.axes;
+    std::optional<int> gpu;
+    if (const auto index = axis_number(r.axes, "gpu")) {
+      gpu = static_cast<int>(*index);
+      axes.erase("gpu");
+    }
+    const gpu_info* info = nullptr;
+    for (const gpu_view& g : gpus) {
+      if (gpu && g.gpu->index == *gpu && (doc.nodes.size() <= 1 || g.host == where_measured)) {
+        info = g.gpu;
+      }
+    }
+    const std::string where = format_axes(axes);
+    for (const auto& [name, m] : r.metrics) {
+      if (!std::isfinite(m.median)) continue;
+      std::string key = r.id;
+      if (!where.empty()) key.append(" ").append(where);
+      key.append(" ").append(name);
+      out[key].push_back({where_measured, gpu, info != nullptr ? info->uuid : "",
+                          info != nullptr ? info->pci_bus_id : "", m.median, m.unit.unit,
+                          m.unit.direction});
+    }
+  }
+}
+
+std::optional<spread> spread_of(const std::vector<measurement>& values,
+                                const outlier_settings& settings) {
+  if (values.size() < settings.min_members || values.empty()) return std::nullopt;
+  std::vector<double> v;
+  v.reserve(values.size());
+  for (const measurement& m : values) v.push_back(m.value);
+  const double median = summarize(v).median;  // finite values only (add_measurements)
+  if (median == 0) return std::nullopt;
+  std::vector<double> distance;
+  distance.reserve(v.size());
+  for (const double x : v) distance.push_back(std::abs(x - median));
+  const double robust_sd = mad_to_sd * summarize(distance).median / std::abs(median);
+  return spread{median, std::max(settings.min_deviation, settings.mad_multiple * robust_sd)};
+}
+
+double deviation(const measurement& m, const spread& s) {
+  return (m.value - s.median) / s.median;
+}
+
+bool stands_out(const measurement& m, const spread& s) {
+  return std::abs(deviation(m, s)) > s.threshold;
+}
+
+bool worse(const measurement& m, const spread& s) {
+  return m.direction == better::higher ? m.value < s.median : m.value > s.median;
+}
+
+std::string signed_percent(double share) {
+  std::string text = share > 0 ? "+" : "";
+  return text.append(format_number(share * 100)).append("%");
+}
+
+}  // namespace gpubench::acceptance::detail
