@@ -172,8 +172,9 @@ TEST_CASE("bash completion: commands, flags, and the names each flag takes", "[c
   CHECK(has(bash_complete({"compare", "a.json", "--to"}), "--tokens"));
   CHECK(bash_complete({"size", "--workload", "resn"}) == std::vector<std::string>{"resnet50"});
   // bash puts a reply in place of what follows the last ':' or '='.
-  CHECK(bash_complete({"size", "--hardware", "catalog:aws-p5"}) ==
+  CHECK(bash_complete({"size", "--hardware", "catalog:aws-p5."}) ==
         std::vector<std::string>{"aws-p5.48xlarge"});
+  CHECK(has(bash_complete({"size", "--hardware", "catalog:aws-p5"}), "aws-p5en.48xlarge"));
   CHECK(has(bash_complete({"size", "--hardware", "catalog:"}), "dgx-h100"));
   CHECK(bash_complete({"size", "--hardware=catalog:dgx-h1"}) ==
         std::vector<std::string>{"dgx-h100"});
