@@ -19,11 +19,13 @@ std::string skipped_line(const std::string& reason, const std::vector<std::strin
 std::vector<std::string> skipped_lines(
     const std::vector<std::pair<std::string, std::string>>& skipped) {
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;
-  for (const auto& [id, reason] : skipped) {
+  for (const auto& item : skipped) {
+    // Not a structured binding: a lambda may not capture one before C++20's clang 16.
+    const std::string& reason = item.second;
     auto group = std::find_if(groups.begin(), groups.end(),
-                              [&](const auto& g) { return g.first == reason; });
+                              [&reason](const auto& g) { return g.first == reason; });
     if (group == groups.end()) group = groups.insert(groups.end(), {reason, {}});
-    group->second.push_back(id);
+    group->second.push_back(item.first);
   }
   std::vector<std::string> lines;
   for (const auto& [reason, ids] : groups) lines.push_back(skipped_line(reason, ids));
