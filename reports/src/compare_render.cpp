@@ -37,12 +37,6 @@ std::string best_label(const compared_workload& w, std::size_t i) {
   return fastest.empty() || cheapest.empty() ? fastest + cheapest : fastest + ", " + cheapest;
 }
 
-std::string money(const std::optional<double>& usd) {
-  if (!usd) return "-";
-  std::string text("$");  // appended: "$" + text draws the same gcc 12 false positive
-  return text.append(format_number(*usd));
-}
-
 std::string network_text(const compared_machine& m) {
   return m.network_Gbps ? format_number(*m.network_Gbps) + " Gb/s (" +
                               std::string(to_string(m.network_basis)) + ")"

@@ -256,17 +256,6 @@ std::string percent(const std::optional<double>& v) {
 
 namespace {
 
-std::string money(const std::optional<double>& usd) {
-  if (!usd) return "-";
-  std::string text("$");  // appended: "$" + text draws a gcc 12 false positive
-  return text.append(format_number(*usd));
-}
-
-std::vector<std::string> rule_cells(const acceptance::rule_outcome& r) {
-  return {r.rule,  acceptance::named_subject(r),     r.measured, r.expected,
-          r.floor, std::string(to_string(r.status)), r.detail};
-}
-
 // The verdict first, coloured by its word, then every rule that did not pass.
 void verdict_part(html_page& page, const machine_report& report) {
   const std::string word =

@@ -44,17 +44,6 @@ void table(std::ostream& out, const std::vector<std::string>& header,
   out << "\n";
 }
 
-std::string money(const std::optional<double>& usd) {
-  if (!usd) return "-";
-  std::string text("$");  // appended: "$" + text draws a gcc 12 false positive
-  return text.append(format_number(*usd));
-}
-
-std::vector<std::string> rule_cells(const acceptance::rule_outcome& r) {
-  return {r.rule,  acceptance::named_subject(r),     r.measured, r.expected,
-          r.floor, std::string(to_string(r.status)), r.detail};
-}
-
 const std::vector<std::string> rule_header{"rule",  "subject", "measured", "expected",
                                            "floor", "result",  "detail"};
 

@@ -141,6 +141,17 @@ std::string duration_text(double seconds) {
   return std::to_string(rest) + " s";
 }
 
+std::string money(const std::optional<double>& usd) {
+  if (!usd) return "-";
+  std::string text("$");  // appended: "$" + text draws a gcc 12 false positive
+  return text.append(format_number(*usd));
+}
+
+std::vector<std::string> rule_cells(const acceptance::rule_outcome& r) {
+  return {r.rule,  acceptance::named_subject(r),     r.measured, r.expected,
+          r.floor, std::string(to_string(r.status)), r.detail};
+}
+
 std::string fits_text(const model::sizing& s) {
   const model::memory_verdict& m = s.memory;
   std::string text = !m.fits ? "no, "

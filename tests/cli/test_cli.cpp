@@ -7,27 +7,12 @@
 #include <set>
 
 #include "fixtures.hpp"
+#include "one_line_error.hpp"
 #include "process.hpp"
 
 using namespace gpubench::testing;
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-namespace {
-
-std::size_t line_count(const std::string& text) {
-  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-}
-
-void check_one_line_error(const process_result& r, const std::string& needle) {
-  INFO("stderr: " << r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(line_count(r.err) == 1);
-  CHECK_THAT(r.err, Catch::StartsWith("gpubench: ") && Catch::Contains(needle));
-  CHECK(r.out.empty());
-}
-
-}  // namespace
 
 TEST_CASE("run --suite quick writes a results file with host.membw measured", "[cli][slow]") {
   temp_dir dir;
@@ -542,9 +527,10 @@ TEST_CASE("size --search ranks the layouts that fit and keep the batch per step"
   const auto text = run_gpubench({"size", "--workload", "llama2-7b", "--hardware",
                                   "catalog:dgx-h100", "--nodes", "2", "--search"});
   REQUIRE(text.exit_code == 0);
-  CHECK_THAT(text.out, Catch::Contains("fit in GPU memory, ") &&
-                           Catch::Contains(" within the headroom (those first); the fastest ten:") &&
-                           Catch::Contains("micro-batch  accumulation"));
+  CHECK_THAT(text.out,
+             Catch::Contains("fit in GPU memory, ") &&
+                 Catch::Contains(" within the headroom (those first); the fastest ten:") &&
+                 Catch::Contains("micro-batch  accumulation"));
   // A CNN has no tensor or pipeline split: only data-parallel layouts.
   const auto cnn = run_gpubench(
       {"size", "--workload", "resnet50", "--hardware", "catalog:dgx-h100", "--search", "--json"});

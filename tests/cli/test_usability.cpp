@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "one_line_error.hpp"
 #include "process.hpp"
 
 using namespace gpubench::testing;
@@ -14,18 +15,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::size_t line_count(const std::string& text) {
-  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-}
-
-void check_one_line_error(const process_result& r, const std::string& needle) {
-  INFO("stderr: " << r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(line_count(r.err) == 1);
-  CHECK_THAT(r.err, Catch::StartsWith("gpubench: ") && Catch::Contains(needle));
-  CHECK(r.out.empty());
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

@@ -133,5 +133,10 @@ void write_run_reports(const machine_report& report, const std::filesystem::path
 // "yes, 43.3 GiB of 79.6", "yes, above the 90% headroom: 75.8 GiB of 79.6" or "no, 92.8 GiB of
 // 79.6": whether the job fits in GPU memory, as the report's tables say it.
 [[nodiscard]] std::string fits_text(const model::sizing& s);
+// "$98.3", or "-" without a figure: money in every table of the report and of compare.
+[[nodiscard]] std::string money(const std::optional<double>& usd);
+// A rule's row in the report's acceptance tables: rule, subject, measured, expected, floor,
+// result, detail.
+[[nodiscard]] std::vector<std::string> rule_cells(const acceptance::rule_outcome& r);
 
 }  // namespace gpubench::reports
