@@ -137,7 +137,11 @@ std::optional<std::filesystem::path> catalog_file(const std::string& name) {
 
 // Fills every key the profile lacks from the catalog GPU entry.
 void fill_from_gpu_entry(hardware_profile& profile, const std::string& gpu_name) {
-  const hardware_profile gpu = load_catalog(gpu_name);
+  // Only the GPU entry's own figures: not load_catalog(), whose bare-GPU network scan reads every
+  // system file and would be thrown away here.
+  const auto path = catalog_file(gpu_name);
+  if (!path) throw input_error("catalog:" + gpu_name + ": expected a catalog GPU");
+  const hardware_profile gpu = parse_hardware(read_json_file(*path), path->string());
   for (const auto& [key, fig] : gpu.figures) {
     if (!profile.figures.contains(key)) profile.figures.emplace(key, fig);
   }
