@@ -21,6 +21,7 @@
 #include "gpubench/model/workload.hpp"
 #include "gpubench/reports/report.hpp"
 #include "gpubench/reports/summary.hpp"
+#include "gpubench/vocabulary/query.hpp"
 
 namespace gpubench::app {
 
@@ -88,6 +89,11 @@ progress_listener make_progress() {
         if (!r.metrics.empty()) {
           std::cerr << ", " << r.metrics.front().first << " "
                     << format_number(r.metrics.front().second.median);
+        }
+        for (const auto& [name, stats] : r.metrics) {
+          if (vocabulary::is_noisy(stats)) {
+            std::cerr << " (noisy: " << name << " " << vocabulary::noise_text(stats.cv) << ")";
+          }
         }
         // What the case changed from what was asked (a size stepped down to fit, say).
         if (const auto notes = r.info.find("notes"); notes != r.info.end() && notes->is_array()) {

@@ -37,7 +37,7 @@ std::string join_sources(const json_reader& entry) {
 }
 
 // Reads the "figures" object: each member a number or {value, source, status, note, uncertain,
-// alt}. Null values go to `unknown` with their note.
+// alt, cv}. Null values go to `unknown` with their note.
 void read_figures(const json_reader& doc, hardware_profile& profile, basis from) {
   if (!doc.has("figures")) return;
   const json_reader figures = doc.member("figures");
@@ -71,7 +71,7 @@ void read_figures(const json_reader& doc, hardware_profile& profile, basis from)
       profile.set(range, number, from, "", "", named->dtype);
       continue;
     }
-    entry.expect_object({"value", "source", "status", "note", "uncertain", "alt"});
+    entry.expect_object({"value", "source", "status", "note", "uncertain", "alt", "cv"});
     const json_reader converted(value, doc.file(), entry.path());
     const std::string note = entry.find_string("note").value_or("");
     if (value.contains("value") && value.at("value").is_null()) {
@@ -84,6 +84,9 @@ void read_figures(const json_reader& doc, hardware_profile& profile, basis from)
     profile.set(range, number, from, join_sources(entry), note, named->dtype);
     if (entry.find_bool("uncertain").value_or(false)) {
       profile.figures[vocabulary::key_of(range, named->dtype)].uncertain = true;
+    }
+    if (entry.has("cv")) {
+      profile.figures[vocabulary::key_of(range, named->dtype)].cv = entry.get_number("cv", 0, 100);
     }
   }
 }

@@ -28,6 +28,10 @@ inline constexpr double tera = 1e12;
 [[nodiscard]] basis basis_of(const figure* f);
 [[nodiscard]] component make_component(component_id name, std::optional<double> ceiling, basis from,
                                        std::string detail);
+// Adds "WHAT (cv 21.7%)" to `noisy` where cv is above vocabulary::noisy_cv; the second form for a
+// figure of the profile (nothing where the profile lacks it).
+void cite_noise(std::vector<std::string>& noisy, const std::string& what, double cv);
+void cite_noise(std::vector<std::string>& noisy, const hardware_profile& hw, const figure_def& f);
 
 // (parallelism.cpp) The GPUs that hold the same part of the model and exchange its gradients: all
 // of them, or with a tensor x pipeline split one GPU of each split. Throws input_error when the
@@ -48,6 +52,8 @@ class gemm_rates {
   gemm_rates(const hardware_profile& hardware, const std::string& dtype);
   [[nodiscard]] double tflops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batched,
                               bool* measured) const;
+  // The largest cv of the points measured at the dtype (0 without any).
+  [[nodiscard]] double worst_cv() const;
 
  private:
   std::vector<const gemm_point*> points_;         // measured at the dtype, in the profile's order
@@ -67,6 +73,8 @@ struct gpu_times {
   step_ops ops;  // the expansion the step was timed from (model parallelism and memory read it)
   basis compute_basis = basis::catalog;
   basis memory_basis = basis::catalog;
+  std::vector<std::string> noisy_compute;  // noisy measurements each part rests on (cite_noise)
+  std::vector<std::string> noisy_memory;
   [[nodiscard]] double work() const {
     return step.compute_s + step.memory_s + step.optimizer_s + step.launch_s;
   }
@@ -116,9 +124,10 @@ struct allreduce_model {
   std::string detail;
   std::vector<std::pair<double, double>> measured;  // bytes -> busbw, when measured at this size
   double network_gbps = 0;                          // per node, across nodes (0: one node)
-  bool network_assumed = false;     // the profile states no network: the default stands in
-  std::string network_unknown_why;  // the catalog's reason, when it says why it has no figure
+  bool network_assumed = false;      // the profile states no network: the default stands in
+  std::string network_unknown_why;   // the catalog's reason, when it says why it has no figure
   std::string network_assumed_from;  // where the assumed figure comes from
+  std::vector<std::string> noisy;    // the measured busbw, where it is noisy (cite_noise)
 };
 [[nodiscard]] allreduce_model allreduce_for(const hardware_profile& hw, const constants& c,
                                             int gpus_per_node, int nodes,

@@ -79,6 +79,12 @@ gemm_rates::gemm_rates(const hardware_profile& hw, const std::string& dtype) {
   missing_ = hw.origin + ": no " + dtype + " GEMM rate in the profile";
 }
 
+double gemm_rates::worst_cv() const {
+  double worst = 0;
+  for (const gemm_point* p : points_) worst = std::max(worst, p->cv);
+  return worst;
+}
+
 double gemm_rates::tflops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batched,
                           bool* measured) const {
   for (const gemm_point* p : points_) {
@@ -144,6 +150,7 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   basis hbm_basis = basis::catalog;
   const double hbm = hbm_GBps(hw, &hbm_basis) * giga;
   out.memory_basis = hbm_basis;
+  cite_noise(out.noisy_memory, hw, fig::hbm);
   bool any_measured = false;
   bool any_catalog = false;
   const gemm_rates rates(hw, dtype);
@@ -197,6 +204,8 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   const double launch_latency = hw.value(fig::launch_latency).value_or(c.default_launch_latency_us);
   out.step.launch_s = out.kernels * launch_latency * 1e-6;
   out.step.host_s = out.kernels * c.kernel_overhead_us * 1e-6;
+  if (any_measured) cite_noise(out.noisy_compute, "gemm " + dtype, rates.worst_cv());
+  cite_noise(out.noisy_compute, hw, fig::launch_latency);
   out.compute_basis = any_measured && !any_catalog ? basis::measured
                       : any_measured               ? basis::measured_and_catalog
                                                    : basis::catalog;

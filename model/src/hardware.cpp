@@ -76,6 +76,7 @@ json to_json(const hardware_profile& profile) {
     if (!fig.source.empty()) entry["source"] = fig.source;
     if (!fig.note.empty()) entry["note"] = fig.note;
     if (fig.uncertain) entry["uncertain"] = true;
+    if (fig.cv > 0) entry["cv"] = fig.cv;
     figures[key] = std::move(entry);
   }
   out["figures"] = std::move(figures);
@@ -92,15 +93,19 @@ json to_json(const hardware_profile& profile) {
   if (!profile.gemm.empty()) {
     json gemm = json::array();
     for (const auto& p : profile.gemm) {
-      gemm.push_back(
-          {{"dtype", p.dtype}, {"m", p.m}, {"n", p.n}, {"k", p.k}, {"TFLOPs", p.tflops}});
+      gemm.push_back({{"dtype", p.dtype},
+                      {"m", p.m},
+                      {"n", p.n},
+                      {"k", p.k},
+                      {"TFLOPs", p.tflops},
+                      {"cv", p.cv}});
     }
     out["gemm"] = std::move(gemm);
   }
   if (!profile.allreduce.empty()) {
     json points = json::array();
     for (const auto& p : profile.allreduce) {
-      points.push_back({{"bytes", p.bytes}, {"busbw_GBps", p.GBps}});
+      points.push_back({{"bytes", p.bytes}, {"busbw_GBps", p.GBps}, {"cv", p.cv}});
     }
     out["allreduce"] = {{"ranks", profile.allreduce_ranks}, {"points", std::move(points)}};
   }

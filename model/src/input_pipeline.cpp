@@ -47,6 +47,7 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
                          std::to_string(*data.loader_workers_per_gpu) + " loader workers per GPU"
                    : std::string()));
       if (cores->from == basis::set) in.cpu.basis = basis::set;
+      cite_noise(in.cpu.noisy, hw, fig::augment_per_core);
     } else {
       in.cpu = make_component(component_id::cpu, std::nullopt, basis::unknown,
                               "CPU core count unknown for this profile");
@@ -68,6 +69,7 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
                        read->value * giga / data.bytes_per_sample_stored * nodes, basis_of(read),
                        fmt(read->value) + " GB/s random reads / " +
                            fmt(data.bytes_per_sample_stored / 1e3) + " kB per sample");
+    cite_noise(in.storage.noisy, hw, fig::storage_read);
   } else {
     in.storage = make_component(component_id::storage, std::nullopt, basis::unknown,
                                 "storage read rate unknown for this profile");
@@ -82,6 +84,7 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
                        basis_of(all ? all : one),
                        fmt(per_node) + " GB/s host-to-GPU per node / " +
                            fmt(data.bytes_per_sample_h2d / 1e3) + " kB per sample");
+    cite_noise(in.pcie.noisy, hw, all ? fig::pcie_h2d_all : fig::pcie_h2d);
   }
   return in;
 }

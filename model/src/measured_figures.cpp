@@ -22,14 +22,21 @@ namespace {
 using vocabulary::rows;
 namespace measurements = vocabulary::measurements;
 
+// A measured figure, marked with how far the repetitions of the rows it was made of spread.
+void set_measured(hardware_profile& p, const figure_def& f, double value, const rows& from,
+                  std::string source) {
+  p.set(f, value, basis::measured, std::move(source));
+  p.figures[vocabulary::key_of(f)].cv = vocabulary::worst_cv(from);
+}
+
 void read_gemm(const vocabulary::query& /*q*/, const rows& selected,
                const results_document& /*doc*/, hardware_profile& p) {
   for (const auto& [dtype, of_dtype] : vocabulary::group_by(selected, "dtype")) {
     for (const auto& [shape_text, points] : vocabulary::group_by(of_dtype, "shape")) {
       try {
         const gemm_shape shape = parse_gemm_shape(shape_text);
-        p.gemm.push_back(
-            gemm_point{dtype, shape.m, shape.n, shape.k, *vocabulary::median_of(points)});
+        p.gemm.push_back(gemm_point{dtype, shape.m, shape.n, shape.k,
+                                    *vocabulary::median_of(points), vocabulary::worst_cv(points)});
       } catch (const std::invalid_argument&) {
         continue;  // not a shape the gemm benchmark writes: the point is left out
       }
@@ -39,14 +46,14 @@ void read_gemm(const vocabulary::query& /*q*/, const rows& selected,
 
 void read_hbm(const vocabulary::query& q, const rows& selected, const results_document& /*doc*/,
               hardware_profile& p) {
-  p.set(fig::hbm, *vocabulary::evaluate(selected, q), basis::measured,
-        q.benchmark + " (median over GPUs)");
+  set_measured(p, fig::hbm, *vocabulary::evaluate(selected, q), selected,
+               q.benchmark + " (median over GPUs)");
 }
 
 void read_launch(const vocabulary::query& q, const rows& selected, const results_document& /*doc*/,
                  hardware_profile& p) {
-  p.set(fig::launch_latency, *vocabulary::evaluate(selected, q), basis::measured,
-        q.benchmark + " " + describe(q.where));
+  set_measured(p, fig::launch_latency, *vocabulary::evaluate(selected, q), selected,
+               q.benchmark + " " + describe(q.where));
 }
 
 // A copy rate at the largest size measured.
@@ -54,8 +61,9 @@ void read_largest_copy(const vocabulary::query& q, const rows& selected, const f
                        hardware_profile& p) {
   const rows largest = vocabulary::at_largest(selected, q.axis);
   const auto bytes = axis_number(largest.front().from->axes, q.axis).value_or(0);
-  p.set(f, *vocabulary::median_of(largest), basis::measured,
-        q.benchmark + " pinned, " + std::to_string(static_cast<std::int64_t>(bytes)) + " bytes");
+  set_measured(
+      p, f, *vocabulary::median_of(largest), largest,
+      q.benchmark + " pinned, " + std::to_string(static_cast<std::int64_t>(bytes)) + " bytes");
 }
 void read_h2d(const vocabulary::query& q, const rows& selected, const results_document& /*doc*/,
               hardware_profile& p) {
@@ -69,7 +77,8 @@ void read_h2d_all(const vocabulary::query& q, const rows& selected, const result
 void read_allreduce(const vocabulary::query& q, const rows& selected, const results_document& doc,
                     hardware_profile& p) {
   for (const auto& [bytes, points] : vocabulary::group_by_number(selected, "bytes")) {
-    p.allreduce.push_back(busbw_point{bytes, *vocabulary::median_of(points)});
+    p.allreduce.push_back(
+        busbw_point{bytes, *vocabulary::median_of(points), vocabulary::worst_cv(points)});
   }
   (void)q;
   if (!p.allreduce.empty()) {
@@ -79,14 +88,14 @@ void read_allreduce(const vocabulary::query& q, const rows& selected, const resu
 
 void read_triad(const vocabulary::query& q, const rows& selected, const results_document& /*doc*/,
                 hardware_profile& p) {
-  p.set(fig::host_membw, *vocabulary::evaluate(selected, q), basis::measured,
-        q.benchmark + " " + q.where.front().value);
+  set_measured(p, fig::host_membw, *vocabulary::evaluate(selected, q), selected,
+               q.benchmark + " " + q.where.front().value);
 }
 
 // The block size nearest a typical dataset sample (128 KiB) wins; then the faster one.
 void read_rand_read(const vocabulary::query& q, const rows& selected,
                     const results_document& /*doc*/, hardware_profile& p) {
-  std::optional<std::pair<std::int64_t, double>> best;  // block size, GB/s
+  std::optional<std::pair<std::int64_t, vocabulary::row>> best;  // block size, its result
   const auto distance = [](std::int64_t b) {
     return std::abs(std::log2(static_cast<double>(std::max<std::int64_t>(b, 1)) / 131072.0));
   };
@@ -95,20 +104,22 @@ void read_rand_read(const vocabulary::query& q, const rows& selected,
     const auto block =
         static_cast<std::int64_t>(axis_number(r.from->axes, "block_size").value_or(0));
     if (!best || distance(block) < distance(best->first) ||
-        (block == best->first && v > best->second)) {
-      best = {{block, v}};
+        (block == best->first && v > best->second.value())) {
+      best = {{block, r}};
     }
   }
   if (best) {
-    p.set(fig::storage_read, best->second, basis::measured,
-          q.benchmark + ", " + std::to_string(best->first) + "-byte blocks");
+    set_measured(p, fig::storage_read, best->second.value(), {best->second},
+                 q.benchmark + ", " + std::to_string(best->first) + "-byte blocks");
   }
 }
 
 void read_seq_read(const vocabulary::query& q, const rows& selected,
                    const results_document& /*doc*/, hardware_profile& p) {
-  const double fastest = *vocabulary::evaluate(selected, q);
-  if (fastest > 0) p.set(fig::storage_seq, fastest, basis::measured, q.benchmark);
+  const auto fastest = vocabulary::best_of(selected);
+  if (fastest && fastest->value() > 0) {
+    set_measured(p, fig::storage_seq, fastest->value(), {*fastest}, q.benchmark);
+  }
 }
 
 // The per-core rate of the case with the most threads (later cases win ties), and the size of
@@ -122,8 +133,8 @@ void read_augment(const vocabulary::query& q, const rows& selected, const result
   const double pixels = axis_number(axes, "image_width").value_or(500) *
                         axis_number(axes, "image_height").value_or(375);
   const auto threads = static_cast<std::int64_t>(axis_number(axes, q.axis).value_or(1));
-  p.set(fig::augment_per_core, per_core, basis::measured,
-        q.benchmark + ", " + std::to_string(threads) + " threads");
+  set_measured(p, fig::augment_per_core, per_core, {last},
+               q.benchmark + ", " + std::to_string(threads) + " threads");
   p.set(fig::augment_pixels, pixels, basis::measured, q.benchmark + " axes");
 }
 

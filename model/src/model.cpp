@@ -12,6 +12,7 @@
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/suggest.hpp"
 #include "gpubench/core/text.hpp"
+#include "gpubench/vocabulary/query.hpp"
 
 namespace gpubench::model {
 
@@ -38,6 +39,14 @@ double interpolate_log(const std::vector<std::pair<double, double>>& points, dou
     }
   }
   return points.back().second;
+}
+
+void cite_noise(std::vector<std::string>& noisy, const std::string& what, double cv) {
+  if (cv > vocabulary::noisy_cv) noisy.push_back(what + " (cv " + fmt(cv * 100) + "%)");
+}
+
+void cite_noise(std::vector<std::string>& noisy, const hardware_profile& hw, const figure_def& f) {
+  if (const figure* measured = hw.find(f)) cite_noise(noisy, vocabulary::key_of(f), measured->cv);
 }
 
 component make_component(component_id name, std::optional<double> ceiling, basis from,
@@ -159,9 +168,10 @@ step_model model_step(const hardware_profile& hw, const workload& w, const const
   m.gpu_ceiling = m.samples_per_step / step.gpu_step_s;
   m.in = detail::input_ceilings(hw, w, c, s.gpus_per_node, s.nodes, s.assumed);
   if (m.ar.network_assumed && m.ar.nodes > 1) {
-    s.network_assumption = fmt(m.ar.network_gbps) + " Gb/s per node between nodes, assumed (" +
-                           m.ar.network_assumed_from.substr(0, m.ar.network_assumed_from.find(':')) +
-                           "): --set network.gbps=N";
+    s.network_assumption =
+        fmt(m.ar.network_gbps) + " Gb/s per node between nodes, assumed (" +
+        m.ar.network_assumed_from.substr(0, m.ar.network_assumed_from.find(':')) +
+        "): --set network.gbps=N";
   }
   return m;
 }
@@ -205,11 +215,13 @@ void add_components(const workload& w, const step_model& m, sizing& s) {
   const step_breakdown& step = m.gpu.step;
   const double gpu_busy_share =
       s.predicted_samples_per_s / m.gpu_ceiling;  // < 1 when the input pipeline limits
-  auto gpu_component = [&](component_id name, double seconds, basis from, std::string detail) {
+  auto gpu_component = [&](component_id name, double seconds, basis from, std::string detail,
+                           const std::vector<std::string>& noisy) {
     component comp = detail::make_component(
         name, seconds > 0 ? std::optional(m.samples_per_step / seconds) : std::nullopt, from,
         std::move(detail));
     comp.utilization = seconds / step.gpu_step_s * gpu_busy_share;
+    comp.noisy = noisy;
     return comp;
   };
   s.components.push_back(gpu_component(
@@ -219,10 +231,12 @@ void add_components(const workload& w, const step_model& m, sizing& s) {
           fmt(m.gpu.kernels) + " kernels, " + fmt(step.host_s * 1e3) + " ms to issue" +
           (step.pipeline_bubble_s > 0
                ? "; " + fmt(step.pipeline_bubble_s * 1e3) + " ms in the pipeline bubble"
-               : std::string())));
+               : std::string()),
+      m.gpu.noisy_compute));
   s.components.push_back(gpu_component(component_id::gpu_memory, detail::memory_part(step),
                                        s.anchored ? basis::anchored : m.gpu.memory_basis,
-                                       "memory-bound kernels and the " + w.optimizer + " step"));
+                                       "memory-bound kernels and the " + w.optimizer + " step",
+                                       m.gpu.noisy_memory));
   if (s.gpus_per_node * s.nodes > 1) {
     std::string detail;
     if (m.dp.ranks() > 1) {
@@ -238,7 +252,7 @@ void add_components(const workload& w, const step_model& m, sizing& s) {
     }
     s.components.push_back(gpu_component(component_id::communication,
                                          step.communication_exposed_s + step.tensor_parallel_s,
-                                         m.ar.basis, detail));
+                                         m.ar.basis, detail, m.ar.noisy));
   } else {
     s.components.push_back(detail::make_component(component_id::communication, std::nullopt,
                                                   basis::not_applicable,
@@ -371,6 +385,27 @@ void advise(const hardware_profile& hw, const workload& w, const constants& give
   advise_ceilings(s);
 }
 
+// Noisy measurements under the answer (issue 40): the limit's first, before the advice that rests
+// on it, the other components' in the notes.
+void say_noise(sizing& s, bool advising) {
+  for (const component& comp : s.components) {
+    if (comp.noisy.empty()) continue;
+    const bool limit = comp.name == s.limiting_component;
+    const std::string name(to_string(comp.name));
+    std::string text = (limit ? "the limit (" + name + ")" : name + "'s ceiling") +
+                       " rests on a noisy measurement: " + join(comp.noisy) +
+                       ": its repetitions spread more than the " + fmt(vocabulary::noisy_cv * 100) +
+                       "% a steady measurement stays under (a busy machine?); rerun it on an idle "
+                       "machine before acting on " +
+                       (limit ? "this limit and the advice below" : "this ceiling");
+    if (limit && advising) {
+      s.recommendations.insert(s.recommendations.begin(), std::move(text));
+    } else {
+      s.notes.push_back(std::move(text));
+    }
+  }
+}
+
 // The prediction; with `advise`, also what would move its limit.
 sizing predict_with(const hardware_profile& hw, const workload& w, const constants& given,
                     const run_options& options, bool advise_too) {
@@ -391,6 +426,7 @@ sizing predict_with(const hardware_profile& hw, const workload& w, const constan
   choose_limit(on, w, c, m, s);
   add_components(w, m, s);
   if (advise_too) advise(on, w, given, c, options, m, s);
+  say_noise(s, advise_too);
   return s;
 }
 
@@ -407,7 +443,8 @@ json to_json(const sizing& s, const hardware_profile& hw, const workload& w, con
     components[std::string(to_string(comp.name))] = {{"samples_per_s", comp.samples_per_s},
                                                      {"utilization", comp.utilization},
                                                      {"basis", comp.basis},
-                                                     {"detail", comp.detail}};
+                                                     {"detail", comp.detail},
+                                                     {"noisy", comp.noisy}};
   }
   json out = json::object();
   out["schema"] = sizing_schema;

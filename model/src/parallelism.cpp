@@ -227,6 +227,9 @@ allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, in
     model.basis = basis::measured;
     model.detail = vocabulary::measurements::allreduce_busbw.benchmark +
                    " busbw by message size, " + std::to_string(ranks) + " GPUs";
+    double worst = 0;
+    for (const auto& p : hw.allreduce) worst = std::max(worst, p.cv);
+    cite_noise(model.noisy, vocabulary::measurements::allreduce_busbw.benchmark, worst);
     return model;
   }
   if (gpus_per_node > 1) {
@@ -235,6 +238,7 @@ allreduce_model allreduce_for(const hardware_profile& hw, const constants& c, in
       model.busbw_GBps = f->value;
       model.basis = f->from;
       model.detail = busbw_key;
+      cite_noise(model.noisy, hw, fig::busbw);
     } else if (const auto nvlink = hw.value(fig::nvlink)) {
       model.busbw_GBps = *nvlink / 2 * c.nvlink_busbw_fraction;
       model.basis = basis::catalog;

@@ -66,15 +66,14 @@ void csv_writer::write(std::ostream& out, const machine_report& report) const {
     for (const auto& c : s.components) {
       if (!c.samples_per_s) continue;
       line(out, {"sizing", w.workload, config, "ceiling." + std::string(to_string(c.name)),
-                 number(*c.samples_per_s), unit, "", "", "", "", std::string(to_string(c.basis)),
-                 c.detail});
+                 number(*c.samples_per_s), unit, "", "", "", "", basis_text(c), c.detail});
     }
   }
   for (const auto& f : report.figures) {
-    line(out,
-         {"measured", f.benchmark, f.axes, f.metric, number(f.value), f.unit,
-          f.percent_of_peak ? number(*f.percent_of_peak) : "", number(f.cv), std::to_string(f.n),
-          f.verified ? (*f.verified ? "yes" : "no") : "", "measured", f.host});
+    line(out, {"measured", f.benchmark, f.axes, f.metric, number(f.value), f.unit,
+               f.percent_of_peak ? number(*f.percent_of_peak) : "", number(f.cv),
+               std::to_string(f.n), f.verified ? (*f.verified ? "yes" : "no") : "",
+               f.noisy ? "measured, noisy" : "measured", f.host});
   }
   for (const auto& a : report.assumed) {
     line(out,

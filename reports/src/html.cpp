@@ -364,8 +364,9 @@ void html_writer::write(std::ostream& out, const machine_report& report) const {
                  "measured");
     for (const auto& f : report.figures) {
       t.row({f.benchmark, f.axes, f.metric, format_number(f.value), f.unit,
-             percent(f.percent_of_peak), format_number(f.cv * 100) + "%", std::to_string(f.n),
-             f.verified ? (*f.verified ? "yes" : "NO") : "-", f.host});
+             percent(f.percent_of_peak), cv_text(f.cv, f.noisy), std::to_string(f.n),
+             f.verified ? (*f.verified ? "yes" : "NO") : "-", f.host},
+            {0, 0, 0, 0, 0, 0, f.noisy ? 1 : 0});
     }
     page.raw(t.render());
   }

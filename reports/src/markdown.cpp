@@ -134,7 +134,7 @@ void markdown_writer::write(std::ostream& out, const machine_report& report) con
   for (const auto& f : report.figures) {
     rows.push_back({f.benchmark, f.axes, f.metric, format_number(f.value), f.unit,
                     f.percent_of_peak ? format_number(*f.percent_of_peak) + "%" : "",
-                    format_number(f.cv * 100) + "%", std::to_string(f.n),
+                    cv_text(f.cv, f.noisy), std::to_string(f.n),
                     f.verified ? (*f.verified ? "yes" : "NO") : "-"});
   }
   table(out,

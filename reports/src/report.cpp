@@ -167,9 +167,17 @@ std::string limit_basis(const model::sizing& s) {
   // memory_capacity is not a component: the capacity's own basis stands for it.
   if (!s.memory.fits) return std::string(to_string(s.memory.capacity_basis));
   for (const auto& c : s.components) {
-    if (c.name == s.limiting_component) return std::string(to_string(c.basis));
+    if (c.name == s.limiting_component) return basis_text(c);
   }
   return "";
+}
+
+std::string basis_text(const model::component& c) {
+  return std::string(to_string(c.basis)) + (c.noisy.empty() ? "" : ", noisy");
+}
+
+std::string cv_text(double cv, bool noisy) {
+  return format_number(cv * 100) + "%" + (noisy ? " noisy" : "");
 }
 
 machine_report make_report(const results_document& doc, const std::string& file,
@@ -209,6 +217,7 @@ machine_report make_report(const results_document& doc, const std::string& file,
       row.unit = stats.unit.unit;
       row.value = stats.median;
       row.cv = stats.cv;
+      row.noisy = vocabulary::is_noisy(stats);
       row.n = stats.n;
       row.verified = r.verified;
       row.host = r.host;

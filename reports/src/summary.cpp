@@ -6,6 +6,8 @@
 
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/text.hpp"
+#include "gpubench/reports/report.hpp"
+#include "gpubench/vocabulary/query.hpp"
 #include "gpubench/vocabulary/units.hpp"
 
 namespace gpubench::reports {
@@ -61,11 +63,31 @@ void print_summary(std::ostream& out, const results_document& doc) {
       char cv[16];
       std::snprintf(cv, sizeof cv, "%.1f%%", s.cv * 100);
       table.add_row({r.id, axes, name, format_number(s.median), format_number(s.min),
-                     format_number(s.max), cv, r.verified.value_or(false) ? "ok, verified" : "ok"});
+                     format_number(s.max),
+                     cv + std::string(vocabulary::is_noisy(s) ? " noisy" : ""),
+                     r.verified.value_or(false) ? "ok, verified" : "ok"});
     }
   }
   out << table.render();
   for (const std::string& line : skipped_lines(skipped_whole)) out << line << "\n";
+  if (const std::string line = noisy_line(doc.results); !line.empty()) out << line << "\n";
+}
+
+std::string noisy_line(const std::vector<result>& results) {
+  std::vector<std::string> cases;
+  for (const result& r : results) {
+    if (r.status != result_status::ok) continue;
+    for (const auto& [name, s] : r.metrics) {
+      if (!vocabulary::is_noisy(s)) continue;
+      cases.push_back(r.id + (r.axes.empty() ? "" : " " + format_axes(r.axes)));
+      break;
+    }
+  }
+  if (cases.empty()) return "";
+  return "noisy: " + std::to_string(cases.size()) + " measurement(s) spread more than " +
+         format_number(vocabulary::noisy_cv * 100) +
+         "% between repetitions (a busy machine, a throttling part?): " + join(cases, "; ") +
+         ". Rerun them on an idle machine (--only) before trusting their figures.";
 }
 
 void print_sizing(std::ostream& out, const model::sizing& s) {
@@ -113,7 +135,7 @@ void print_sizing(std::ostream& out, const model::sizing& s) {
                    c.samples_per_s && std::isfinite(c.utilization)
                        ? format_number(c.utilization * 100) + "%"
                        : "-",
-                   std::string(to_string(c.basis)), c.detail});
+                   basis_text(c), c.detail});
   }
   out << table.render();
   if (!s.recommendations.empty()) {

@@ -962,3 +962,56 @@ TEST_CASE("run writes report.html and report.md beside results.json", "[cli][rep
   CHECK_THAT(r.out, Catch::Contains("\nacceptance: FAIL: ") ||
                         Catch::Contains("\nacceptance: not validated: "));
 }
+
+// Issue 40: cpu.augment measured on a busy machine (cv 21.7%) became "needs 58 cores" without a
+// word. A figure whose repetitions spread above the noise threshold is marked where it is read.
+TEST_CASE("a noisy measurement is marked in the report and said first by a sizing resting on it",
+          "[cli][report][size]") {
+  const std::string data = GPUBENCH_TEST_DATA_DIR;
+  // Ordered: the report prints axes in the file's order.
+  auto doc = nlohmann::ordered_json::parse(read_file(data + "/results-2gpu-fixture.json"));
+  int augment = 0;
+  for (auto& res : doc["results"]) {
+    if (res["id"] != "cpu.augment") continue;
+    for (auto& [name, metric] : res["metrics"].items()) metric["cv"] = 0.217;
+    ++augment;
+  }
+  REQUIRE(augment == 2);
+  temp_dir dir;
+  const std::string noisy = (dir.path / "noisy.json").string();
+  write_file(noisy, doc.dump());
+
+  // resnet50 on the fixture is limited by the CPU's data preparation.
+  const auto sized = run_gpubench({"size", "--hardware", noisy, "--workload", "resnet50"});
+  INFO(sized.out << sized.err);
+  REQUIRE(sized.exit_code == 0);
+  REQUIRE_THAT(sized.out, Catch::Contains("limited by cpu"));
+  const auto caveat = sized.out.find(
+      "the limit (cpu) rests on a noisy measurement: cpu.augment_per_core (cv 21.7%)");
+  REQUIRE(caveat != std::string::npos);
+  // Before the advice that rests on it.
+  const auto advice = sized.out.find("needs ");
+  REQUIRE(advice != std::string::npos);
+  CHECK(caveat < advice);
+  CHECK_THAT(sized.out,
+             Catch::Matches("(.|\n)*\ncpu \\* +[0-9.]+ +[0-9.]+% +measured, noisy (.|\n)*"));
+  const json as_json = json::parse(
+      run_gpubench({"size", "--hardware", noisy, "--workload", "resnet50", "--json"}).out);
+  CHECK(as_json["components"]["cpu"]["noisy"] == json::array({"cpu.augment_per_core (cv 21.7%)"}));
+  CHECK(as_json["recommendations"][0].get<std::string>().starts_with("the limit (cpu)"));
+
+  // The same workload on the fixture as measured (cv 4.7%): no such word.
+  const auto steady = run_gpubench(
+      {"size", "--hardware", data + "/results-2gpu-fixture.json", "--workload", "resnet50"});
+  CHECK(steady.out.find("the limit (cpu) rests on") == std::string::npos);
+
+  // The report marks the figure in its table and says so where the limit is given.
+  REQUIRE(run_gpubench(
+              {"report", noisy, "--md", (dir.path / "r.md").string(), "--workload", "resnet50"})
+              .exit_code == 0);
+  const std::string md = read_file(dir.path / "r.md");
+  CHECK_THAT(md, Catch::Contains("| cpu.augment | image_width=500 image_height=375 output_size=224 "
+                                 "threads=2 | samples_per_s_per_core |"));
+  CHECK_THAT(md, Catch::Contains("| 21.7% noisy |"));
+  CHECK_THAT(md, Catch::Contains("| cpu | measured, noisy |"));
+}

@@ -3,7 +3,10 @@
 // tests reached the report's selection.
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include "gpubench/reports/report.hpp"
+#include "gpubench/reports/summary.hpp"
 #include "gpubench/vocabulary/measurements.hpp"
 #include "gpubench/vocabulary/query.hpp"
 
@@ -156,4 +159,48 @@ TEST_CASE("the report compares a figure with its datasheet peak through its meas
   REQUIRE(report.profile);
   CHECK(report.profile->find(vocabulary::figures::hbm)->value == Approx(2680));
   CHECK(report.profile->find(vocabulary::figures::host_membw)->value == Approx(100));
+}
+
+TEST_CASE("noise: a measurement is noisy above the threshold, a figure takes its rows' worst",
+          "[query][noise]") {
+  const auto with_cv = [](double cv, std::size_t n) {
+    result r = ok("cpu.augment", {{"threads", 2}}, "samples_per_s_per_core", 500, gbps);
+    r.metrics.front().second.cv = cv;
+    r.metrics.front().second.n = n;
+    return r;
+  };
+  const double at = vocabulary::noisy_cv;
+  CHECK_FALSE(vocabulary::is_noisy(with_cv(at, 5).metrics.front().second));
+  CHECK(vocabulary::is_noisy(with_cv(at * 1.01, 5).metrics.front().second));
+  // One repetition has no spread to judge.
+  CHECK_FALSE(vocabulary::is_noisy(with_cv(0.5, 1).metrics.front().second));
+
+  const std::vector<result> results{with_cv(0.02, 5), with_cv(0.217, 5), with_cv(0.9, 1)};
+  const vocabulary::rows rows = vocabulary::select(
+      results, query{.benchmark = "cpu.augment", .metric = "samples_per_s_per_core"});
+  REQUIRE(rows.size() == 3);
+  CHECK(vocabulary::worst_cv(rows) == Approx(0.217));
+  CHECK(vocabulary::noise_text(0.217) ==
+        "cv 21.7%, above the 10% a steady measurement stays under");
+}
+
+TEST_CASE("run's summary marks a noisy metric and names each noisy case once after the table",
+          "[query][noise]") {
+  results_document doc;
+  doc.results.push_back(ok("host.membw", {{"kernel", "triad"}}, "GBps", 40, gbps));
+  result busy = ok("cpu.augment", {{"threads", 2}}, "samples_per_s", 1000, gbps);
+  busy.metrics.front().second.cv = 0.217;
+  busy.metrics.emplace_back("samples_per_s_per_core", busy.metrics.front().second);
+  doc.results.push_back(busy);
+  std::ostringstream out;
+  reports::print_summary(out, doc);
+  const std::string text = out.str();
+  INFO(text);
+  CHECK(text.find("21.7% noisy") != std::string::npos);
+  const std::string line = reports::noisy_line(doc.results);
+  CHECK(line.starts_with("noisy: 1 measurement(s) spread more than 10% between repetitions"));
+  CHECK(line.find("cpu.augment threads=2") != std::string::npos);
+  CHECK(line.find("host.membw") == std::string::npos);
+  CHECK(text.find(line) != std::string::npos);
+  CHECK(reports::noisy_line({doc.results.front()}).empty());
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gpubench/core/format.hpp"
 #include "gpubench/core/statistics.hpp"
 
 namespace gpubench::vocabulary {
@@ -58,6 +59,23 @@ rows select(const std::vector<result>& results, const query& q) {
 
 rows select(const results_document& doc, const query& q) {
   return select(doc.results, q);
+}
+
+bool is_noisy(const metric_summary& m) {
+  return m.n >= 2 && m.cv > noisy_cv;
+}
+
+double worst_cv(const rows& selected) {
+  double worst = 0;
+  for (const row& r : selected) {
+    if (r.metric->n >= 2) worst = std::max(worst, r.metric->cv);
+  }
+  return worst;
+}
+
+std::string noise_text(double cv) {
+  return "cv " + format_number(cv * 100) + "%, above the " + format_number(noisy_cv * 100) +
+         "% a steady measurement stays under";
 }
 
 std::optional<double> median_of(const rows& selected) {

@@ -32,6 +32,9 @@ struct figure {
   std::string source;
   std::string note;
   bool uncertain = false;
+  // How far the repetitions it was measured from spread (their worst cv); 0 where it was not
+  // measured. Above vocabulary::noisy_cv the figure is noisy and a sizing resting on it says so.
+  double cv = 0;
 };
 
 // One measured GEMM rate (gemm benchmark, median over the GPUs that ran it).
@@ -41,12 +44,14 @@ struct gemm_point {
   std::int64_t n = 0;
   std::int64_t k = 0;
   double tflops = 0;
+  double cv = 0;  // worst over the GPUs
 };
 
 // One measured allreduce bus bandwidth (nccl.all_reduce, out of place).
 struct busbw_point {
   double bytes = 0;
   double GBps = 0;
+  double cv = 0;
 };
 
 // How a system's nodes reach one another (the catalog's "network"); the rate per node is the

@@ -96,6 +96,9 @@ struct component {
   double utilization = 0;  // share of its capacity used at the predicted rate
   model::basis basis = model::basis::unknown;
   std::string detail;
+  // The measurements its ceiling rests on whose repetitions spread above vocabulary::noisy_cv:
+  // "cpu.augment_per_core (cv 21.7%)".
+  std::vector<std::string> noisy;
 };
 
 struct step_breakdown {

@@ -25,6 +25,7 @@ struct figure_row {
   std::string unit;  // "GB/s", "TFLOP/s", "us", "/s"
   double value = 0;  // median
   double cv = 0;
+  bool noisy = false;  // cv above vocabulary::noisy_cv
   std::size_t n = 0;
   std::optional<bool> verified;
   std::optional<double> percent_of_peak;  // of the datasheet figure, where one applies
@@ -130,6 +131,11 @@ void write_run_reports(const machine_report& report, const std::filesystem::path
 [[nodiscard]] std::string samples_unit(const model::sizing& s);
 // Where the limiting component's figure came from (measured, catalog, anchored, ...).
 [[nodiscard]] std::string limit_basis(const model::sizing& s);
+// A component's basis as the tables print it: "measured", or "measured, noisy" where a
+// measurement its ceiling rests on is noisy.
+[[nodiscard]] std::string basis_text(const model::component& c);
+// "2.3%", or "21.7% noisy" above vocabulary::noisy_cv: a measurement's spread in every table.
+[[nodiscard]] std::string cv_text(double cv, bool noisy);
 // "yes, 43.3 GiB of 79.6", "yes, above the 90% headroom: 75.8 GiB of 79.6" or "no, 92.8 GiB of
 // 79.6": whether the job fits in GPU memory, as the report's tables say it.
 [[nodiscard]] std::string fits_text(const model::sizing& s);

@@ -24,6 +24,9 @@ void print_summary(std::ostream& out, const results_document& doc);
 // appear; the lines skipped_line writes.
 [[nodiscard]] std::vector<std::string> skipped_lines(
     const std::vector<std::pair<std::string, std::string>>& skipped);
+// "noisy: 2 measurement(s) spread more than 10% between repetitions ...: cpu.augment threads=16;
+// ...": the ok results with a metric above vocabulary::noisy_cv, one line; "" without any.
+[[nodiscard]] std::string noisy_line(const std::vector<result>& results);
 // gpubench size's text: the prediction, every component's ceiling, the advice, what was assumed.
 void print_sizing(std::ostream& out, const model::sizing& s);
 // size --search: how many layouts fit, and the ten fastest of them.

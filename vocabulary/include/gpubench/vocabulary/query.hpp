@@ -73,6 +73,16 @@ using rows = std::vector<row>;
 [[nodiscard]] std::map<std::string, rows> group_by(const rows& selected, std::string_view axis);
 [[nodiscard]] std::map<double, rows> group_by_number(const rows& selected, std::string_view axis);
 
+// Noise: repetitions of a steady measurement spread less than this (cv, the sample standard
+// deviation over the mean). Above it a measurement is noisy (a busy machine, a throttling part):
+// the run warns, the report marks it and a sizing that rests on it says so (docs/methodology.md).
+inline constexpr double noisy_cv = 0.10;
+[[nodiscard]] bool is_noisy(const metric_summary& m);
+// The largest cv among the rows: what a figure made of them is marked with.
+[[nodiscard]] double worst_cv(const rows& selected);
+// "cv 21.7%, above the 10% a steady measurement stays under".
+[[nodiscard]] std::string noise_text(double cv);
+
 // The query's figure: its reduction over what it selects; nullopt when nothing matched.
 [[nodiscard]] std::optional<double> evaluate(const rows& selected, const query& q);
 [[nodiscard]] std::optional<double> evaluate(const results_document& doc, const query& q);
