@@ -28,7 +28,7 @@ run: build
 test: PACKAGES_EXTRA := $(TEST_PACKAGES)
 test: build build-sanitize
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS) -LE gpu
-	ctest --test-dir $(SANITIZE_BUILD_DIR) --output-on-failure -j$(JOBS) -LE 'browser|long'
+	ctest --test-dir $(SANITIZE_BUILD_DIR) --output-on-failure -j$(JOBS) -LE 'browser|long|deploy'
 
 deps:
 	@missing=""; \

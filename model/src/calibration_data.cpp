@@ -205,6 +205,9 @@ prepared_row prepare_row(const mapping& map, std::map<std::string, hardware_prof
   p.options.gpus = per_node;
   p.options.nodes = (r.gpus + per_node - 1) / per_node;
   p.options.precision = r.precision;
+  // Calibration reads the rate, the step and the memory: advice would size other layouts of every
+  // row on each of the fit's thousands of predictions, for text nobody reads.
+  p.options.advise = false;
   for (const auto& [match, gbps] : map.networks) {
     if (contains(system, match)) {
       p.hw.set(fig::network, gbps, basis::catalog, "calibration mapping: " + match);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <regex>
 
 #include "gpubench/core/config_paths.hpp"
@@ -649,7 +651,7 @@ TEST_CASE("a stack that improves on another predicts no job slower than it does"
 }
 
 TEST_CASE("calibration: both sets, every stack, held-out errors against the documented targets",
-          "[unit][model][long]") {
+          "[unit][model]") {
   const calibration_report report = calibrate(default_calibration_sets(), load_constants());
   int usable = 0;
   int second_set = 0;
@@ -708,6 +710,30 @@ TEST_CASE("calibration: both sets, every stack, held-out errors against the docu
     if (row.memory_GiB > *row.capacity_GiB) ++over;
   }
   CHECK(over <= 2);
+
+  // What `gpubench calibrate` prints (app/commands/calibrate.cpp renders this same report): the
+  // one full calibration CI runs, so its text is checked here rather than by a second run.
+  const std::string text = to_markdown(report);
+  for (const char* name : {"| resnet50 |", "| bert |", "| gpt |", "| transformer-xl (unsupported) |",
+                           "| pytorch |", "| pytorch-compiled |", "| megatron |", "| mlperf |",
+                           "| bert | hopper |", "Rows not used"}) {
+    CHECK_THAT(text, Catch::Contains(name));
+  }
+  // Row 0 of each set: its own published cell, not a prediction's.
+  CHECK_THAT(text, Catch::Contains("| calibration#0 | ResNet-50 v1.5 (224x224) | PyTorch (NGC "
+                                   "21.03) | pytorch | a100-sxm4-80gb | 1 | tf32 | 256 | 938 | "));
+  CHECK_THAT(text, Catch::Contains("| calibration_2#20 | ResNet-50 v1.5 (MLPerf variant, "
+                                   "224x224) | MXNet (NGC 23.04, MLPerf v3.0 closed) | mlperf | "
+                                   "h100-sxm5-80gb | 8 | amp_fp16 | 400 | 56000 | "));
+  // Lambda's V100 FP32 rows say "likely TF32": V100 has none, so they run fp32.
+  CHECK_THAT(text, Catch::Contains("| calibration_2#9 | ResNet-50 v1.5 (224x224) | PyTorch (NGC "
+                                   "container, DLE ConvNets) | pytorch | v100-sxm2-16gb | 1 | "
+                                   "fp32 | 128 | 369 | "));
+  // docs/model.md ends with this very output: the documented table is the model's current one.
+  std::ifstream in(std::string(GPUBENCH_SOURCE_DIR) + "/docs/model.md", std::ios::binary);
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(doc.size() >= text.size());
+  CHECK(doc.substr(doc.size() - text.size()) == text);
 }
 
 TEST_CASE("a GPU-math limit suggests only precisions that run faster on that GPU",
