@@ -51,6 +51,18 @@ GEMM_EFF = {
     # (docs/validation/gpu-h100-2026-11-24.md: torch.matmul and gpubench agree within 3-5%).
     "h100": {"fp16": 670 / 989.4, "bf16": 699 / 989.4, "tf32": 361 / 494.7, "fp32": 51.6 / 66.9},
 }
+# Fractions measured once by gpubench alone, with no second tool to confirm them: carried as
+# assumed (a spec floor on them warns rather than fails). H100 fp8: gemm fp8 TN 8192^3 on the
+# H100 SXM above (cuBLASLt 13.1, 1211 of 1978.9 TFLOP/s); PyTorch has no plain fp8 matmul to check it.
+GEMM_EFF_UNCONFIRMED = {
+    "h100": {"fp8": (1211 / 1978.9, "assumed from one measurement, unconfirmed by a second tool: gpubench gemm "
+                                    "fp8 TN 8192^3 on an H100 SXM, 1211 of 1978.9 TFLOP/s "
+                                    "(docs/validation/gpu_check-nvidia-h100-80gb-hbm3.txt); docs/sources.md")},
+}
+# A GPU nobody measured is assumed no more efficient than the measured generation before it, at each
+# precision (issue 41: B200 at the 0.8 default came out 2-3.5x an H100 where published runs show
+# 1.35-2x). B200 also trades clocks for power at its 1000 W cap, as H100 does at 700 W.
+PREVIOUS_GENERATION = {"b200": "h100"}
 GEMM_EFF_SOURCE = ("superbench-results v0.4.0 Azure-NDmv4-A100 baseline (A100); H100: sustained torch.matmul "
                    "rate at 8192^3 measured on an H100 SXM at its power cap (docs/validation/gpu-h100-2026-11-24.md); "
                    "docs/sources.md")
@@ -142,6 +154,17 @@ def gpu_entry(cat_name, ref, device_names, pcie_fallback):
         if fam and dtype in GEMM_EFF[fam]:
             figures[f"gpu.gemm_efficiency.{dtype}"] = derived(round(GEMM_EFF[fam][dtype], 3), GEMM_EFF_SOURCE,
                                                                status="peer_tool")
+        elif fam and dtype in GEMM_EFF_UNCONFIRMED.get(fam, {}):
+            value, source = GEMM_EFF_UNCONFIRMED[fam][dtype]
+            figures[f"gpu.gemm_efficiency.{dtype}"] = derived(round(value, 3), source, status="assumed")
+        elif (before := PREVIOUS_GENERATION.get(cat_name)) is not None:
+            # No better than the generation before, measured or (fp8) measured once.
+            value, basis = (GEMM_EFF[before][dtype], GEMM_EFF_SOURCE) if dtype in GEMM_EFF[before] else \
+                GEMM_EFF_UNCONFIRMED.get(before, {}).get(dtype, (DEFAULT_GEMM_EFF, "the 0.8 default"))
+            figures[f"gpu.gemm_efficiency.{dtype}"] = derived(
+                round(min(DEFAULT_GEMM_EFF, value), 3),
+                f"assumed no better than the {before.upper()}'s fraction at {dtype}: {basis}",
+                note="not measured on this GPU", status="assumed")
         else:
             figures[f"gpu.gemm_efficiency.{dtype}"] = derived(
                 DEFAULT_GEMM_EFF, "assumed: typical cuBLAS large-GEMM fraction of peak (A100/H100 range 0.77-0.94)",
