@@ -3,6 +3,7 @@
 // the framework's own share; against the GPU's capacity.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -135,20 +136,24 @@ struct remedy {
 // The fewest nodes at or above `from` on which the changed job holds within the headroom, by
 // the memory model itself (the state shrinks as the GPUs grow; the rest does not): none when even
 // `most` nodes do not.
+// Node counts are searched in steps of the fewest nodes a tensor x pipeline split fits in whole
+// (8 nodes for 8 x 8 on 8-GPU nodes): another count does not divide the job's GPUs.
 std::optional<int> fewest_nodes(const memory_of& memory_with, const workload& w, int batch,
-                                int from, int most) {
-  if (!memory_with(w, batch, most).within_headroom) return std::nullopt;
-  int lo = from;
-  int hi = most;
+                                int gpus_per_node, int from, int most) {
+  const int split = w.tensor * w.pipeline;
+  const int step = split / std::gcd(split, gpus_per_node);
+  int lo = (from + step - 1) / step;
+  int hi = std::max(lo, (most + step - 1) / step);
+  if (!memory_with(w, batch, hi * step).within_headroom) return std::nullopt;
   while (lo < hi) {
     const int mid = lo + (hi - lo) / 2;
-    if (memory_with(w, batch, mid).within_headroom) {
+    if (memory_with(w, batch, mid * step).within_headroom) {
       hi = mid;
     } else {
       lo = mid + 1;
     }
   }
-  return lo;
+  return lo * step;
 }
 
 }  // namespace
@@ -262,8 +267,8 @@ void advise_memory(const sizing& s, const workload& w, const memory_of& memory_w
       any = true;  // holds on these GPUs already: said above
       continue;
     }
-    const auto fewest = fewest_nodes(memory_with, *changed, s.batch_per_gpu, nodes + 1,
-                                     std::max(most_nodes, nodes + 1));
+    const auto fewest = fewest_nodes(memory_with, *changed, s.batch_per_gpu, s.gpus_per_node,
+                                     nodes + 1, std::max(most_nodes, nodes + 1));
     if (!fewest) continue;
     any = true;
     offer(name + ", " + std::to_string(*fewest * s.gpus_per_node) + " GPUs (" +

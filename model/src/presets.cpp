@@ -209,7 +209,7 @@ struct transformer_shape {
     tp = static_cast<double>(T);
     heads_batch = b * heads / T;
     bh = static_cast<double>(heads_batch);
-    L = static_cast<double>(layers) / P;
+    L = split.stage_layers > 0 ? split.stage_layers : static_cast<double>(layers) / P;
     token_elements = static_cast<double>(tokens * h);
   }
 };
@@ -294,6 +294,7 @@ double add_ends(step_ops& step, const transformer_shape& t, double& memory_bytes
   const auto& p = t.p;
   const i64 h = t.h;
   memory_bytes += 3.0 * t.token_elements * t.act_bytes;
+  if (!t.split.last_stage) return t.L * layer_params(t) / t.tp;  // a middle stage: layers only
   const double vocab = p.at("vocab");
   const double softmax_vocab = p.at("softmax_vocab") > 0 ? p.at("softmax_vocab") : vocab;
   const double image_size = p.at("image_size");
@@ -365,7 +366,7 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
   const double in_flight = std::min<double>(P, std::max(1, split.micro_batches));
   const double first_stage = L * kept * in_flight + token_elements * act_bytes;
   double last_stage = L * kept + token_elements * act_bytes;
-  if (image_size <= 0) {
+  if (image_size <= 0 && split.last_stage) {
     const double logits =
         std::round(static_cast<double>(tokens) * p.at("lm_head_fraction")) * softmax_vocab / tp;
     // The logits and the fp32 log-softmax torch's cross-entropy keeps. Its backward pass holds
@@ -398,6 +399,24 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
                  20;
   step.tokens_per_sample = static_cast<double>(s);
 }
+
+}  // namespace
+
+std::optional<uneven_stages> split_unevenly(std::int64_t layers, int pipeline) {
+  const std::int64_t units = layers + 2;
+  const std::int64_t base = units / pipeline;
+  if (pipeline < 2 || base < 2) return std::nullopt;
+  std::int64_t spare = units % pipeline;
+  const std::int64_t to_middle = std::min<std::int64_t>(spare, pipeline - 2);
+  spare -= to_middle;
+  uneven_stages out;
+  out.middle = pipeline > 2 ? static_cast<int>(base + (to_middle > 0 ? 1 : 0)) : 0;
+  out.first = static_cast<int>(base - 1 + spare);  // the one spare unit left, if any
+  out.last = static_cast<int>(base - 1);
+  return out;
+}
+
+namespace {
 
 step_ops transformer(const std::map<std::string, double>& p, const std::map<std::string, bool>& f,
                      int batch, double act_bytes, const model_split& split) {

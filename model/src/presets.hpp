@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,24 @@ struct model_split {
   int pipeline = 1;
   bool sequence_parallel = false;
   int micro_batches = 1;
+  // The layers of the modelled stage (0: layers / pipeline, an even split), and whether it is the
+  // last stage, which runs the vocabulary projection and the loss (a middle stage does not).
+  double stage_layers = 0;
+  bool last_stage = true;
 };
+
+// A pipeline that does not divide the layers, split as Megatron-LM does with
+// account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split: the embedding
+// and the loss each count as a layer, the layers + 2 units spread as evenly as they go, the spare
+// ones to the middle stages first, so the first and last stages take fewer layers.
+struct uneven_stages {
+  int first = 0;   // layers beside the embedding
+  int middle = 0;  // layers of the fullest middle stage (0: two stages, none in the middle)
+  int last = 0;    // layers beside the vocabulary projection and the loss
+};
+// nullopt where every first and last stage cannot hold a layer beside its end ((layers + 2) /
+// pipeline < 2).
+[[nodiscard]] std::optional<uneven_stages> split_unevenly(std::int64_t layers, int pipeline);
 
 // The training-step ops of a preset at a batch, for one GPU of the split (the last pipeline
 // stage, which also runs the vocabulary projection). `params`/`flags` hold every parameter

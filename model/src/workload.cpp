@@ -56,9 +56,13 @@ void check_model_parallel(const workload& w, const json_reader& p) {
     p.fail("tensor", "a divisor of the model's " + std::to_string(kv_heads) +
                          " key/value heads, got " + std::to_string(w.tensor));
   }
-  if (whole("layers") % w.pipeline != 0) {
-    p.fail("pipeline", "a divisor of the model's " + std::to_string(whole("layers")) +
-                           " layers, got " + std::to_string(w.pipeline));
+  // A pipeline that does not divide the layers is split as Megatron-LM splits it (presets.hpp).
+  if (whole("layers") % w.pipeline != 0 && !detail::split_unevenly(whole("layers"), w.pipeline)) {
+    p.fail("pipeline", "at most " + std::to_string((whole("layers") + 2) / 2) +
+                           " stages for the model's " + std::to_string(whole("layers")) +
+                           " layers (the first and last stages each hold a layer beside the "
+                           "embedding or the loss), got " +
+                           std::to_string(w.pipeline));
   }
   if (w.sequence_parallel && w.tensor == 1) {
     p.fail("sequence_parallel", "false without a tensor split (tensor > 1)");
@@ -472,9 +476,28 @@ std::vector<std::string> default_workloads() {
 step_ops expand(const workload& w, int batch) {
   const double act = activation_bytes(w.precision);
   if (!w.model.preset.empty()) {
-    const detail::model_split split{w.tensor, w.pipeline, w.sequence_parallel,
-                                    w.gradient_accumulation};
-    return detail::expand_preset(w.model.preset, w.model.params, w.model.flags, batch, act, split);
+    detail::model_split split{w.tensor, w.pipeline, w.sequence_parallel, w.gradient_accumulation};
+    const auto layers = w.model.params.find("layers");
+    const auto uneven =
+        layers != w.model.params.end() && w.pipeline > 1 &&
+                static_cast<std::int64_t>(layers->second) % w.pipeline != 0
+            ? detail::split_unevenly(static_cast<std::int64_t>(layers->second), w.pipeline)
+            : std::nullopt;
+    if (!uneven) {
+      return detail::expand_preset(w.model.preset, w.model.params, w.model.flags, batch, act,
+                                   split);
+    }
+    // The step is the slowest stage's: the last (fewer layers, the vocabulary projection and the
+    // loss) or the fullest middle one, whichever runs more FLOPs.
+    split.stage_layers = uneven->last;
+    step_ops last =
+        detail::expand_preset(w.model.preset, w.model.params, w.model.flags, batch, act, split);
+    if (uneven->middle == 0) return last;
+    split.stage_layers = uneven->middle;
+    split.last_stage = false;
+    step_ops middle =
+        detail::expand_preset(w.model.preset, w.model.params, w.model.flags, batch, act, split);
+    return middle.matmul_flops() > last.matmul_flops() ? middle : last;
   }
   step_ops step;
   step.params = w.model.total_params.value_or(0);

@@ -1016,3 +1016,52 @@ TEST_CASE("a noisy measurement is marked in the report and said first by a sizin
   CHECK_THAT(md, Catch::Contains("| 21.7% noisy |"));
   CHECK_THAT(md, Catch::Contains("| cpu | measured, noisy |"));
 }
+
+// Issue 41: a pipeline that does not divide the layers (Llama 3.1 405B's 126 on 8 stages) was
+// exit 2 "a divisor"; Megatron-LM splits it, counting the embedding and the loss as layers.
+TEST_CASE("size splits layers a pipeline does not divide as Megatron does, the slowest stage",
+          "[cli][model]") {
+  temp_dir dir;
+  const auto sized = [&](const std::string& name, const std::string& model, int pipeline,
+                         int tensor, int gpus, int nodes) {
+    const auto file = dir.path / (name + ".json");
+    write_file(file,
+               R"({"schema": "gpubench.workload/1", "name": ")" + name + R"(", "model": )" + model +
+                   R"(, "precision": "amp_bf16", "batch_per_gpu": 1,
+                         "gradient_accumulation": 32, "optimizer": "adamw",
+                         "data": {"source": "synthetic"},
+                         "parallel": {"strategy": "ddp", "tensor": )" +
+                   std::to_string(tensor) + R"(, "pipeline": )" + std::to_string(pipeline) + "}}");
+    const auto r =
+        run_gpubench({"size", "--hardware", "catalog:dgx-h100", "--workload", file.string(),
+                      "--gpus", std::to_string(gpus), "--nodes", std::to_string(nodes), "--json"});
+    INFO(name << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out);
+  };
+  // Llama 3 8B's 32 layers: 6 stages take 4 (+ embedding), 6, 6, 6, 6 and 4 (+ the loss). The
+  // last stage, 4 layers and the vocabulary projection, is the slowest, as in an even split over
+  // 8 stages: the same step on one GPU.
+  const std::string llama3 = R"({"preset": "llama3-8b"})";
+  const json six = sized("p6", llama3, 6, 1, 6, 1);
+  const json eight = sized("p8", llama3, 8, 1, 8, 1);
+  CHECK(six["step"]["flops"].get<double>() == Approx(eight["step"]["flops"].get<double>()));
+  // Fewer stages, the same slowest stage: less bubble.
+  CHECK(six["per_gpu_samples_per_s"].get<double>() > eight["per_gpu_samples_per_s"].get<double>());
+  // Llama 3.1 405B's shape: 126 layers on 8 stages of 8 GPUs (15, 16 x 6, 15).
+  const std::string llama405 = R"({"preset": "llama3-8b", "layers": 126, "hidden": 16384,
+      "heads": 128, "kv_heads": 8, "ffn": 53248})";
+  const json big = sized("l405", llama405, 8, 8, 8, 8);
+  CHECK(big["memory"]["per_gpu_GiB"].get<double>() > 0);
+  CHECK(big["step"]["flops"].get<double>() > 0);
+  // A middle stage of 16 layers runs more than the last's 15 and the vocabulary projection.
+  const json last_like = sized("l405-120", R"({"preset": "llama3-8b", "layers": 120,
+      "hidden": 16384, "heads": 128, "kv_heads": 8, "ffn": 53248})",
+                               8, 8, 8, 8);
+  CHECK(big["step"]["flops"].get<double>() > last_like["step"]["flops"].get<double>());
+  // More stages than the layers allow: exit 2, one line naming the field.
+  const auto file = dir.path / "too-many.json";
+  write_file(file, R"({"schema": "gpubench.workload/1", "name": "x", "model": {"preset":
+      "llama3-8b"}, "parallel": {"pipeline": 20}})");
+  check_one_line_error(run_gpubench({"size", "--workload", file.string()}), "at most 17 stages");
+}
