@@ -154,6 +154,10 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   bool any_measured = false;
   bool any_catalog = false;
   const gemm_rates rates(hw, dtype);
+  const std::string other_dtype(precision_of(precision).other_gemm_dtype);
+  const std::optional<gemm_rates> other_rates =
+      other_dtype == dtype ? std::nullopt
+                           : std::optional<gemm_rates>(std::in_place, hw, other_dtype);
   for (const op& o : ops.ops) {
     if (o.kind == op_kind::memory) {
       // The presets count eager kernels; a fusing stack moves only part of that traffic.
@@ -163,7 +167,8 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
       continue;
     }
     bool measured = false;
-    const double tflops = rates.tflops(o.m, o.n, o.k, o.batched, &measured);
+    const gemm_rates& at = o.linear || !other_rates ? rates : *other_rates;
+    const double tflops = at.tflops(o.m, o.n, o.k, o.batched, &measured);
     (measured ? any_measured : any_catalog) = true;
     const double flops =
         2.0 * static_cast<double>(o.m) * static_cast<double>(o.n) * static_cast<double>(o.k);

@@ -79,6 +79,12 @@ void add_gemm_with_grads(step_ops& step, op_kind kind, i64 m, i64 n, i64 k, doub
   step.ops.push_back(wgrad);
 }
 
+// The ops added since `from` are not a linear layer's (attention's products, the vocabulary
+// projection): an fp8 recipe leaves them in the wider dtype.
+void outside_linear(step_ops& step, std::size_t from) {
+  for (std::size_t i = from; i < step.ops.size(); ++i) step.ops[i].linear = false;
+}
+
 void add_memory(step_ops& step, double bytes) {
   if (bytes > 0) step.ops.push_back(op{op_kind::memory, 0, 0, 0, 1, bytes, false});
 }
@@ -233,20 +239,26 @@ void add_layer_gemms(step_ops& step, const transformer_shape& t) {
           ? (static_cast<double>(keys) - static_cast<double>(s) / 2) / static_cast<double>(keys)
           : 1.0;
   const double attention_count = L * t.bh * computed_scores;
+  const std::size_t attention = step.ops.size();
   add_gemm_with_grads(step, op_kind::matmul, s, keys, d, attention_count, t.recompute_core,
                       scores_on_chip, t.heads_batch);
   if (t.flash) {
     step.ops.push_back(
         op{op_kind::matmul, s, keys, d, attention_count, 0, true, scores_on_chip, t.heads_batch});
   }
+  outside_linear(step, attention);
   if (t.relative) {
     // Transformer-XL: positional scores (a second score GEMM) and the positional projection.
+    const std::size_t scores = step.ops.size();
     add_gemm_with_grads(step, op_kind::matmul, s, keys, d, attention_count, t.recompute_core,
                         scores_on_chip, t.heads_batch);
+    outside_linear(step, scores);
     add_gemm_with_grads(step, op_kind::matmul, keys, h / T, h, L, t.recompute);
   }
+  const std::size_t context = step.ops.size();
   add_gemm_with_grads(step, op_kind::matmul, s, d, keys, attention_count, t.recompute_core,
                       probabilities_on_chip, t.heads_batch);
+  outside_linear(step, context);
   add_gemm_with_grads(step, op_kind::matmul, t.tokens, h, h / T, L, t.recompute);
   add_gemm_with_grads(step, op_kind::matmul, t.tokens, (t.gated ? 2 * t.ffn : t.ffn) / T, h, L,
                       t.recompute);
@@ -314,8 +326,10 @@ double add_ends(step_ops& step, const transformer_shape& t, double& memory_bytes
     const i64 predicted =
         static_cast<i64>(std::llround(static_cast<double>(t.tokens) * p.at("lm_head_fraction")));
     if (predicted > 0) {
+      const std::size_t head = step.ops.size();
       add_gemm_with_grads(step, op_kind::matmul, predicted, static_cast<i64>(softmax_vocab / t.tp),
                           h, 1, false);
+      outside_linear(step, head);
       memory_bytes += static_cast<double>(predicted) * softmax_vocab / t.tp *
                       (t.fused_loss ? fused_logit_passes * t.act_bytes : logit_passes * 4.0);
     }

@@ -244,11 +244,11 @@ const std::vector<std::string>& preset_names() {
 
 namespace {
 constexpr std::array<training_precision, 5> precision_table{{
-    {"fp32", "fp32", 4, false},
-    {"tf32", "tf32", 4, false},
-    {"amp_fp16", "fp16", 2, true},
-    {"amp_bf16", "bf16", 2, true},
-    {"fp8", "fp8", 2, true},
+    {"fp32", "fp32", 4, false, "fp32"},
+    {"tf32", "tf32", 4, false, "tf32"},
+    {"amp_fp16", "fp16", 2, true, "fp16"},
+    {"amp_bf16", "bf16", 2, true, "bf16"},
+    {"fp8", "fp8", 2, true, "bf16"},
 }};
 constexpr bool every_gemm_dtype_known() {
   for (const auto& p : precision_table) {

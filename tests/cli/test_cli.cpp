@@ -1065,3 +1065,27 @@ TEST_CASE("size splits layers a pipeline does not divide as Megatron does, the s
       "llama3-8b"}, "parallel": {"pipeline": 20}})");
   check_one_line_error(run_gpubench({"size", "--workload", file.string()}), "at most 17 stages");
 }
+
+// Issue 41: fp8 training converts the linear layers only (Transformer Engine, torchao): attention's
+// products and the vocabulary projection stay in bf16, so even a GPU with boundless fp8 GEMMs
+// cannot take a job past what those leave. Before, every GEMM of the step ran at the fp8 rate.
+TEST_CASE("fp8 speeds up the linear layers only: attention and the vocabulary projection stay bf16",
+          "[cli][model]") {
+  const auto rate = [](const std::string& precision, const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"size",      "--hardware",  "catalog:dgx-h100", "--workload",
+                                  "llama3-8b", "--precision", precision,          "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_gpubench(args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out)["predicted_samples_per_s"].get<double>();
+  };
+  const double bf16 = rate("amp_bf16", {});
+  const double fp8 = rate("fp8", {});
+  // torchao's float8 runs Llama 3 8B about 1.25x its bf16 rate on H100; the model said 2x and
+  // more with every GEMM in fp8 at an assumed 0.8 of the fp8 peak (now 1.45x).
+  CHECK(fp8 > bf16);
+  CHECK(fp8 < 1.6 * bf16);
+  // The bf16 GEMMs left in the step hold it: a faster bf16 GEMM speeds the fp8 job up too.
+  CHECK(rate("fp8", {"--set", "gpu.peak_tflops.bf16=3000"}) > fp8 * 1.05);
+}

@@ -38,6 +38,9 @@ struct op {
   // operand_c): FlashAttention keeps the score and probability tiles on chip.
   std::uint8_t on_chip = 0;
   std::int64_t batched = 1;  // GEMMs issued together as one batched launch (attention heads)
+  // A linear layer's GEMM (or its gradients). fp8 recipes convert those only: attention's score
+  // and context products and the vocabulary projection stay in the wider dtype.
+  bool linear = true;
 };
 
 inline constexpr std::uint8_t operand_a = 1;
@@ -162,6 +165,10 @@ struct training_precision {
   std::string_view gemm_dtype;
   double activation_bytes;
   bool mixed;
+  // The dtype of the GEMMs outside linear layers (op::linear false): fp8 training converts the
+  // linear layers only (Transformer Engine's te.Linear, torchao's convert_to_float8_training,
+  // whose torchtitan recipe also leaves the output projection out), attention runs in bf16.
+  std::string_view other_gemm_dtype;
 };
 // The precisions a workload may name (fp32, tf32, amp_fp16, amp_bf16, fp8): one table.
 [[nodiscard]] std::span<const training_precision> training_precisions();
