@@ -167,8 +167,8 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
       continue;
     }
     bool measured = false;
-    const gemm_rates& at = o.linear || !other_rates ? rates : *other_rates;
-    const double tflops = at.tflops(o.m, o.n, o.k, o.batched, &measured);
+    const gemm_rates& op_rates = o.linear || !other_rates ? rates : *other_rates;
+    const double tflops = op_rates.tflops(o.m, o.n, o.k, o.batched, &measured);
     (measured ? any_measured : any_catalog) = true;
     const double flops =
         2.0 * static_cast<double>(o.m) * static_cast<double>(o.n) * static_cast<double>(o.k);

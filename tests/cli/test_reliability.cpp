@@ -178,9 +178,9 @@ std::vector<bad_case> cases() {
                {"size", "--workload", "{f}"},
                with_change(llama3_workload, "/parallel/tensor", 16),
                "/parallel/tensor"});
-  c.push_back({"workload: a pipeline that does not divide the layers",
+  c.push_back({"workload: a pipeline of more stages than the layers allow",
                {"size", "--workload", "{f}"},
-               with_change(gpt_workload, "/parallel", json{{"pipeline", 5}}),
+               with_change(gpt_workload, "/parallel", json{{"pipeline", 24}}),
                "/parallel/pipeline"});
   c.push_back({"workload: a tensor x pipeline split that does not divide the GPUs",
                {"size", "--workload", "{f}", "--hardware", "catalog:dgx-h100"},
