@@ -45,8 +45,13 @@ void cite_noise(std::vector<std::string>& noisy, const std::string& what, double
   if (cv > vocabulary::noisy_cv) noisy.push_back(what + " (cv " + fmt(cv * 100) + "%)");
 }
 
+// The key is spelt only for a noisy figure: every prediction (thousands in a fit or a layout
+// search) asks for each figure its ceilings rest on.
 void cite_noise(std::vector<std::string>& noisy, const hardware_profile& hw, const figure_def& f) {
-  if (const figure* measured = hw.find(f)) cite_noise(noisy, vocabulary::key_of(f), measured->cv);
+  const figure* measured = hw.find(f);
+  if (measured && measured->cv > vocabulary::noisy_cv) {
+    cite_noise(noisy, vocabulary::key_of(f), measured->cv);
+  }
 }
 
 component make_component(component_id name, std::optional<double> ceiling, basis from,
