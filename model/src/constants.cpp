@@ -47,6 +47,37 @@ constexpr constant_field constant_fields[] = {
     {"memory_headroom", &constants::memory_headroom},
 };
 
+// The choices of a stack's "memory" object, each a yes or no (docs/model.md, "Memory").
+struct layout_field {
+  const char* name;
+  bool memory_layout::*member;
+};
+constexpr layout_field layout_fields[] = {
+    {"fp32_parameters", &memory_layout::fp32_parameters},
+    {"autocast_copies", &memory_layout::autocast_copies},
+    {"gradient_buckets", &memory_layout::gradient_buckets},
+    {"fp8_weight_copies", &memory_layout::fp8_weight_copies},
+};
+
+memory_layout parse_layout(const json_reader& r) {
+  std::vector<std::string_view> known{"default_strategy", "source"};
+  for (const layout_field& f : layout_fields) known.emplace_back(f.name);
+  r.expect_object(known);
+  memory_layout m;
+  for (const layout_field& f : layout_fields) {
+    const auto value = r.find_bool(f.name);
+    if (!value) r.fail(f.name, "true or false");
+    m.*f.member = *value;
+  }
+  if (auto name = r.find_string("default_strategy")) {
+    m.default_strategy = strategy_from_string(*name);
+    if (!m.default_strategy) r.fail("default_strategy", strategy_choices());
+  }
+  m.source = r.find_string("source").value_or("");
+  if (m.source.empty()) r.fail("source", "where this stack's memory layout is documented");
+  return m;
+}
+
 bool is_constant(const std::string& name) {
   return std::any_of(std::begin(constant_fields), std::end(constant_fields),
                      [&name](const constant_field& f) { return name == f.name; });
@@ -106,6 +137,14 @@ const constants::stack_entry& constants::stack_named(const std::string& name) co
                     did_you_mean(name, stack_names()));
 }
 
+memory_layout constants::memory_layout_of(const std::string& name) const {
+  // A stack without its own layout keeps the state as the stack it improves on does.
+  for (const stack_entry* s = &stack_named(name);; s = &stack_named(s->improves_on)) {
+    if (s->memory) return *s->memory;
+    if (s->improves_on.empty()) return memory;
+  }
+}
+
 std::vector<std::string> constants::stack_names() const {
   std::vector<std::string> names;
   names.reserve(stacks.size());
@@ -125,6 +164,7 @@ constants constants::for_stack(const std::string& name) const {
     out.at(constant) = value;
   }
   out.stack = name;
+  out.memory = memory_layout_of(name);
   return out;
 }
 
@@ -152,7 +192,7 @@ constants parse_constants(const json& doc, const std::string& file) {
   // The stacks: the first is the default and keeps the base values; each other names the
   // constants it sets, each with its source and whether it was fitted on the stack's rows.
   for (const json_reader& s : root.elements("stacks", 1)) {
-    s.expect_object({"name", "about", "improves_on", "constants"});
+    s.expect_object({"name", "about", "improves_on", "constants", "memory"});
     constants::stack_entry entry;
     entry.name = s.get_string("name");
     entry.about = s.get_string("about");
@@ -183,9 +223,15 @@ constants parse_constants(const json& doc, const std::string& file) {
       if (entry_value.find_bool("fitted").value_or(false)) entry.fitted.push_back(item.key());
     }
     if (!entry.improves_on.empty()) check_improves(c, entry, values);
+    if (s.has("memory")) {
+      entry.memory = parse_layout(s.member("memory"));
+    } else if (c.stacks.empty()) {
+      s.fail("memory", "the default stack's memory layout");
+    }
     c.stacks.push_back(std::move(entry));
   }
   c.stack = c.stacks.front().name;
+  c.memory = *c.stacks.front().memory;
   return c;
 }
 

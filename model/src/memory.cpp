@@ -50,15 +50,21 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
     m.parts.push_back(model::memory_part{name, in_GiB(bytes), std::move(detail)});
     total += bytes;
   };
-  // Mixed precision keeps fp32 parameters (torch.amp's parameters; Megatron's master copy) and
-  // fp32 gradients: 4 + 4 bytes, plus the optimizer's fp32 state (Adam: 8), 16 bytes per
-  // parameter for Adam as in ZeRO's accounting (Rajbhandari et al. 2020, section 3.1).
-  add("weights", params * 4 / split.weights,
-      fmt(params / 1e6) + "M fp32 parameters" + split_text(split.weights));
+  // The stack's layout (constants.json "stacks", "memory"). torch.amp keeps fp32 parameters and
+  // gradients, 4 + 4 bytes, plus the optimizer's fp32 state (Adam: 8): 16 bytes per parameter as
+  // in ZeRO's accounting (Rajbhandari et al. 2020, section 3.1). Megatron-Core keeps the weights
+  // in the compute precision, fp32 main gradients, and an fp32 master copy beside the optimizer's
+  // state, sharded with it: 18 bytes, 6 + 12/d under its distributed optimizer.
+  const memory_layout& layout = c.memory;
+  const bool master = mixed && !layout.fp32_parameters;
+  add("weights", params * (master ? act : 4.0) / split.weights,
+      fmt(params / 1e6) + "M " + (master ? "16-bit" : "fp32") + " parameters" +
+          split_text(split.weights));
   add("gradients", params * 4 / split.gradients, "fp32" + split_text(split.gradients));
-  add("optimizer_state", params * optimizer.state_bytes / split.optimizer,
-      w.optimizer + ": " + fmt(optimizer.state_bytes) + " B per parameter" +
-          split_text(split.optimizer));
+  const double state_bytes = optimizer.state_bytes + (master ? 4.0 : 0.0);
+  add("optimizer_state", params * state_bytes / split.optimizer,
+      (master ? "fp32 master copy (4 B) and " : "") + w.optimizer + ": " +
+          fmt(state_bytes) + " B per parameter" + split_text(split.optimizer));
   if (ops.saved_activation_bytes >= 0) {
     add("activations", ops.saved_activation_bytes,
         "saved for the backward pass at micro-batch " + std::to_string(batch));
@@ -74,20 +80,27 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
     temporary += ops.largest_group_params * (2 * act + 4);
     also("two gathered units and one unit's gradient");
   } else {
-    if (split.gradients == 1 && dp.ranks() > 1) {
+    if (split.gradients == 1 && dp.ranks() > 1 && layout.gradient_buckets) {
       // DDP's buckets hold a second copy of the gradients (gradient_as_bucket_view=False, the
       // default: PyTorch's DistributedDataParallel documentation).
       temporary += params * 4;
       also("DDP's gradient buckets");
-    } else if (split.gradients > 1) {
+    } else if (split.gradients > 1 && layout.gradient_buckets) {
       temporary += 2 * c.ddp_bucket_bytes;
       also("reduce-scatter buckets");
     }
     // torch.autocast caches each weight's half-precision copy for the whole forward pass.
-    if (mixed) {
+    if (mixed && layout.autocast_copies) {
       temporary += params * act;
       also("autocast's half-precision weight copies");
     }
+  }
+  const training_precision& format = precision_of(precision);
+  if (layout.fp8_weight_copies && format.gemm_dtype != format.other_gemm_dtype) {
+    // The linear layers run narrower than the rest (fp8): one byte per parameter, as the linear
+    // layers hold nearly all of a transformer's parameters.
+    temporary += params / split.weights;
+    also("Transformer Engine's fp8 weight copies");
   }
   add("temporary", temporary, why);
   const double reserved = vocabulary::convert(c.framework_reserved_GiB, vocabulary::units::GiB,

@@ -370,11 +370,14 @@ workload parse_workload(const json& doc, const std::string& file) {
     w.optimizer_impl = *impl;
   }
   if (auto stack = root.find_string("stack")) {
-    const std::vector<std::string> stacks = load_constants().stack_names();
+    const constants c = load_constants();
+    const std::vector<std::string> stacks = c.stack_names();
     if (std::find(stacks.begin(), stacks.end(), *stack) == stacks.end()) {
       root.fail("stack", "one of " + join(stacks));
     }
     w.stack = *stack;
+    // Megatron's distributed optimizer unless the workload names a strategy.
+    if (auto kind = c.memory_layout_of(*stack).default_strategy) w.strategy = *kind;
   }
   default_data(w, w.model.preset.empty() ? step_ops{} : expand(w, 1));
   if (root.has("data")) parse_data(root.member("data"), w);

@@ -542,8 +542,8 @@ TEST_CASE(
   const hardware_profile hw = simple_gpu();
   constants c = simple_constants();
   c.stacks = {
-      {"eager", "", {}, {}, {}, "", {}},
-      {"fused", "", {{"memory_pass_fraction", 0.25}, {"matmul_efficiency", 1.0}}, {}, {}, "", {}}};
+      {"eager", "", {}, {}, {}, "", {}, {}},
+      {"fused", "", {{"memory_pass_fraction", 0.25}, {"matmul_efficiency", 1.0}}, {}, {}, "", {}, {}}};
   c.stack = "eager";
   json doc = {
       {"schema", "gpubench.workload/1"},
@@ -959,6 +959,52 @@ TEST_CASE("GPU memory: the training state, saved activations and buffers, by han
   const double extra_flop = 2 * 2.0 * 32 * 32 * 16 * 8 * 2;
   CHECK(predict(hw, selective, c, one).step.flops - predict(hw, unfused, c, one).step.flops ==
         Approx(extra_flop));
+}
+
+TEST_CASE(
+    "GPU memory by stack: Megatron keeps 16-bit weights, fp32 main gradients and a master copy "
+    "sharded by its distributed optimizer, its default; no autocast copies, no bucket copy",
+    "[unit][model]") {
+  constants c = load_constants();
+  c.framework_reserved_GiB = 0;
+  const hardware_profile hw = load_catalog("dgx-h100");
+  constexpr double params = 107264.0;  // the tiny GPT's, counted in the case above
+  constexpr double logits_gradients = 51200.0;
+  json job = tiny_gpt();
+  job["stack"] = "megatron";
+  const workload megatron = parse_workload(job, "tiny.json");
+  CHECK(megatron.strategy == parallel_strategy::zero1);  // named by the stack's memory layout
+  const sizing m = predict(hw, megatron, c);
+  REQUIRE(m.gpus_per_node * m.nodes == 8);
+  // Megatron Core's table: bf16 parameters with fp32 gradients take 6 + 12/d bytes.
+  CHECK(memory_bytes(m, "weights") == Approx(params * 2));
+  CHECK(memory_bytes(m, "gradients") == Approx(params * 4));
+  CHECK(memory_bytes(m, "optimizer_state") == Approx(params * 12 / 8));
+  CHECK(memory_bytes(m, "temporary") == Approx(logits_gradients));
+
+  // Without the distributed optimizer: 18 bytes a parameter, still no extra copies.
+  job["parallel"] = {{"strategy", "ddp"}};
+  const sizing replicated = predict(hw, parse_workload(job, "tiny.json"), c);
+  CHECK(memory_bytes(replicated, "optimizer_state") == Approx(params * 12));
+  CHECK(memory_bytes(replicated, "temporary") == Approx(logits_gradients));
+  // fp8: Transformer Engine's fp8 copy of the weights, one byte each.
+  job["precision"] = "fp8";
+  const sizing fp8 = predict(hw, parse_workload(job, "tiny.json"), c);
+  CHECK(memory_bytes(fp8, "temporary") == Approx(logits_gradients + params));
+
+  // Eager PyTorch on the same 8 GPUs: fp32 parameters, DDP's bucket copy of the gradients and
+  // autocast's bf16 weight copies.
+  job["stack"] = "pytorch";
+  job["precision"] = "amp_bf16";
+  const workload eager = parse_workload(job, "tiny.json");
+  CHECK(eager.strategy == parallel_strategy::ddp);
+  const sizing e = predict(hw, eager, c);
+  CHECK(memory_bytes(e, "weights") == Approx(params * 4));
+  CHECK(memory_bytes(e, "optimizer_state") == Approx(params * 8));
+  CHECK(memory_bytes(e, "temporary") == Approx(logits_gradients + params * 4 + params * 2));
+  // The distributed optimizer's exchange: a reduce-scatter of fp32 gradients and an all-gather
+  // of the bf16 weights, 6/8 of an fp32 allreduce.
+  CHECK(m.step.communication_s == Approx(0.75 * e.step.communication_s));
 }
 
 TEST_CASE("attention by hand: FlashAttention's tiles stay on chip and a causal mask skips half",

@@ -15,6 +15,23 @@ namespace gpubench::model {
 
 inline constexpr const char* sizing_schema = "gpubench.sizing/1";
 
+// How a software stack keeps the training state in GPU memory (docs/model.md, "Memory"): the
+// "memory" object of a stack in configs/model/constants.json, each choice sourced there.
+struct memory_layout {
+  // torch.amp: the fp32 parameters are the optimizer's master copy. false: the model's weights are
+  // in the compute precision and the optimizer keeps an fp32 master copy, sharded as its state is
+  // (Megatron-Core's Float16 and distributed optimizers).
+  bool fp32_parameters = true;
+  bool autocast_copies = true;   // torch.autocast's half copies of the weights, held all step
+  bool gradient_buckets = true;  // DDP's buckets, a second copy of the gradients
+  // Transformer Engine's fp8 copy of each linear weight, kept from the forward to the backward.
+  bool fp8_weight_copies = false;
+  // The strategy a workload of this stack gets when it names none (Megatron's distributed
+  // optimizer is zero1); none: ddp.
+  std::optional<parallel_strategy> default_strategy;
+  std::string source;
+};
+
 // Efficiencies no microbenchmark measures: named, kept in configs/model/constants.json, some
 // fitted on the calibration sets (gpubench calibrate --fit), the rest from sources. A software
 // stack (eager PyTorch, compiled, Megatron/Transformer Engine, MLPerf) overrides some of them with
@@ -49,6 +66,7 @@ struct constants {
   // Share of the GPU's memory a job is planned to fill (gpu.memory_headroom overrides it).
   double memory_headroom = 0.9;
   std::map<std::string, std::string> sources;  // constant -> where its value comes from
+  memory_layout memory;                        // the applied stack's
 
   struct stack_entry {
     std::string name;
@@ -58,6 +76,7 @@ struct constants {
     std::vector<std::string> fitted;             // the constants fitted on this stack's rows
     std::string improves_on;  // a stack this one may make no step slower than ("": none)
     std::map<std::string, std::string> slower_because;  // constant -> the sourced reason it may
+    std::optional<memory_layout> memory;  // none: the stack it improves on keeps its state alike
   };
   std::vector<stack_entry> stacks;  // the first is the default; its values are the base ones
   std::string stack;                // the stack whose values are applied
@@ -73,6 +92,8 @@ struct constants {
   [[nodiscard]] constants for_stack(const std::string& name) const;
   [[nodiscard]] const stack_entry& stack_named(const std::string& name) const;
   [[nodiscard]] std::vector<std::string> stack_names() const;
+  // The stack's memory layout, or the one of the stack it improves on.
+  [[nodiscard]] memory_layout memory_layout_of(const std::string& name) const;
 };
 
 [[nodiscard]] constants load_constants();  // configs/model/constants.json
