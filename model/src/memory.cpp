@@ -57,14 +57,21 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
   // state, sharded with it: 18 bytes, 6 + 12/d under its distributed optimizer.
   const memory_layout& layout = c.memory;
   const bool master = mixed && !layout.fp32_parameters;
-  add("weights", params * (master ? act : 4.0) / split.weights,
-      fmt(params / 1e6) + "M " + (master ? "16-bit" : "fp32") + " parameters" +
+  // Adapters (LoRA, QLoRA) train `params`; the frozen base model sits beside them in the bytes
+  // its method keeps it in, never with gradients or optimizer state.
+  const std::string frozen = ops.frozen_params > 0
+                                 ? " beside the frozen " + fmt(ops.frozen_params / 1e6) + "M (" +
+                                       GiB_text(in_GiB(ops.frozen_weight_bytes)) + ", " +
+                                       w.finetune.method + ")"
+                                 : "";
+  add("weights", (ops.frozen_weight_bytes + params * (master ? act : 4.0)) / split.weights,
+      fmt(params / 1e6) + "M " + (master ? "16-bit" : "fp32") + " trained parameters" + frozen +
           split_text(split.weights));
   add("gradients", params * 4 / split.gradients, "fp32" + split_text(split.gradients));
   const double state_bytes = optimizer.state_bytes + (master ? 4.0 : 0.0);
   add("optimizer_state", params * state_bytes / split.optimizer,
-      (master ? "fp32 master copy (4 B) and " : "") + w.optimizer + ": " +
-          fmt(state_bytes) + " B per parameter" + split_text(split.optimizer));
+      (master ? "fp32 master copy (4 B) and " : "") + w.optimizer + ": " + fmt(state_bytes) +
+          " B per parameter" + split_text(split.optimizer));
   if (ops.saved_activation_bytes >= 0) {
     add("activations", ops.saved_activation_bytes,
         "saved for the backward pass at micro-batch " + std::to_string(batch));

@@ -67,8 +67,10 @@ exchange fsdp(const gpu_times& gpu, const allreduce_model& ar, const constants& 
   exchange x;
   x.what = "FSDP gather/scatter of ";
   const double param_bytes = activation_bytes(precision);
-  x.bytes = gpu.params * param_bytes;
-  const double volume = 3.0 * gpu.params * param_bytes * (ranks - 1) / ranks;
+  x.bytes = gpu.params * param_bytes + gpu.ops.frozen_weight_bytes;
+  // A frozen base model (adapters) is gathered twice and has no gradient to scatter.
+  const double volume =
+      (3.0 * gpu.params * param_bytes + 2.0 * gpu.ops.frozen_weight_bytes) * (ranks - 1) / ranks;
   double busbw = ar.busbw_GBps;
   if (!ar.measured.empty()) busbw = std::min(busbw, interpolate_log(ar.measured, 64e6));
   x.whole_s = x.per_step_s = volume / (busbw * giga);
@@ -86,14 +88,17 @@ exchange hsdp(const gpu_times& gpu, const allreduce_model& ar, const constants& 
   exchange x;
   x.what = "HSDP gather/scatter in the node and gradient allreduce across nodes of ";
   const double param_bytes = activation_bytes(precision);
-  x.bytes = gpu.params * param_bytes;
+  const double trained = gpu.params * param_bytes;
+  x.bytes = trained + gpu.ops.frozen_weight_bytes;
   const int g = ar.gpus_per_node;
   const int n = ar.nodes;
   double intra = ar.intra_busbw_GBps;
   if (!ar.measured.empty() && n == 1) intra = std::min(intra, interpolate_log(ar.measured, 64e6));
-  const double inside = g > 1 ? 3.0 * x.bytes * (g - 1) / g / (intra * giga) : 0.0;
+  // A frozen base model (adapters) is gathered twice in the node, never reduced.
+  const double passes = 3.0 * trained + 2.0 * gpu.ops.frozen_weight_bytes;
+  const double inside = g > 1 ? passes * (g - 1) / g / (intra * giga) : 0.0;
   const double across = n > 1 ? c.allreduce_latency_us * 1e-6 +
-                                    x.bytes * 2.0 * (n - 1) / n / (ar.inter_busbw_GBps * giga)
+                                    trained * 2.0 * (n - 1) / n / (ar.inter_busbw_GBps * giga)
                               : 0.0;
   x.whole_s = x.per_step_s = inside + across;
   x.exposed_s = std::max(x.per_step_s - c.comm_overlap * gpu.busy(), 0.05 * x.per_step_s);

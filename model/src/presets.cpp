@@ -62,8 +62,10 @@ std::uint8_t operands_where(std::uint8_t on_chip, std::uint8_t a_to, std::uint8_
          ((on_chip & operand_c) != 0 ? c_to : 0);
 }
 
+}  // namespace
+
 void add_gemm_with_grads(step_ops& step, op_kind kind, i64 m, i64 n, i64 k, double count,
-                         bool recompute_forward, std::uint8_t on_chip = 0, i64 batched = 1) {
+                         bool recompute_forward, std::uint8_t on_chip, i64 batched) {
   // Forward C[m,n] = A[m,k] B[k,n]; backward dA[m,k] = dC[m,n] B^T and dB[k,n] = A^T dC. An
   // operand the forward keeps on chip stays there, as does its gradient, in the backward GEMMs:
   // dgrad reads dC and B^T and writes dA; wgrad reads A^T and dC and writes dB.
@@ -72,17 +74,27 @@ void add_gemm_with_grads(step_ops& step, op_kind kind, i64 m, i64 n, i64 k, doub
   const op dgrad{kind,   m, k,    n,
                  count,  0, true, operands_where(on_chip, operand_c, operand_b, operand_a),
                  batched};
-  const op wgrad{kind,   k, n,    m,
-                 count,  0, true, operands_where(on_chip, operand_a, operand_c, operand_b),
-                 batched};
+  op wgrad{kind,   k, n,    m,
+           count,  0, true, operands_where(on_chip, operand_a, operand_c, operand_b),
+           batched};
+  wgrad.weight_gradient = true;
   step.ops.push_back(dgrad);
   step.ops.push_back(wgrad);
 }
+
+namespace {
 
 // The ops added since `from` are not a linear layer's (attention's products, the vocabulary
 // projection): an fp8 recipe leaves them in the wider dtype.
 void outside_linear(step_ops& step, std::size_t from) {
   for (std::size_t i = from; i < step.ops.size(); ++i) step.ops[i].linear = false;
+}
+
+// The ops added since `from` multiply two activations (attention's products): their second
+// gradient is an activation's, not a weight's, and a frozen model still needs it.
+void between_activations(step_ops& step, std::size_t from) {
+  outside_linear(step, from);
+  for (std::size_t i = from; i < step.ops.size(); ++i) step.ops[i].weight_gradient = false;
 }
 
 void add_memory(step_ops& step, double bytes) {
@@ -246,19 +258,19 @@ void add_layer_gemms(step_ops& step, const transformer_shape& t) {
     step.ops.push_back(
         op{op_kind::matmul, s, keys, d, attention_count, 0, true, scores_on_chip, t.heads_batch});
   }
-  outside_linear(step, attention);
+  between_activations(step, attention);
   if (t.relative) {
     // Transformer-XL: positional scores (a second score GEMM) and the positional projection.
     const std::size_t scores = step.ops.size();
     add_gemm_with_grads(step, op_kind::matmul, s, keys, d, attention_count, t.recompute_core,
                         scores_on_chip, t.heads_batch);
-    outside_linear(step, scores);
+    between_activations(step, scores);
     add_gemm_with_grads(step, op_kind::matmul, keys, h / T, h, L, t.recompute);
   }
   const std::size_t context = step.ops.size();
   add_gemm_with_grads(step, op_kind::matmul, s, d, keys, attention_count, t.recompute_core,
                       probabilities_on_chip, t.heads_batch);
-  outside_linear(step, context);
+  between_activations(step, context);
   add_gemm_with_grads(step, op_kind::matmul, t.tokens, h, h / T, L, t.recompute);
   add_gemm_with_grads(step, op_kind::matmul, t.tokens, (t.gated ? 2 * t.ffn : t.ffn) / T, h, L,
                       t.recompute);

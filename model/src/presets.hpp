@@ -54,6 +54,20 @@ struct uneven_stages {
 // pipeline < 2).
 [[nodiscard]] std::optional<uneven_stages> split_unevenly(std::int64_t layers, int pipeline);
 
+// A GEMM C[m,n] = A[m,k] B[k,n] and its two gradients (dgrad, and wgrad, marked a weight's
+// gradient), `count` times a step; the forward twice when it is recomputed. `on_chip`: the
+// operands (operand_a | operand_b | operand_c) that never travel to HBM.
+void add_gemm_with_grads(step_ops& step, op_kind kind, std::int64_t m, std::int64_t n,
+                         std::int64_t k, double count, bool recompute_forward,
+                         std::uint8_t on_chip = 0, std::int64_t batched = 1);
+
+// LoRA or QLoRA on a transformer preset's step (finetune.cpp): the base model frozen, its weight
+// gradients dropped, the adapters' GEMMs, memory passes and kernels added, QLoRA's dequantization.
+void apply_finetune(step_ops& step, const finetune_spec& tune,
+                    const std::map<std::string, double>& params,
+                    const std::map<std::string, bool>& flags, int batch, double activation_bytes,
+                    const model_split& split);
+
 // The training-step ops of a preset at a batch, for one GPU of the split (the last pipeline
 // stage, which also runs the vocabulary projection). `params`/`flags` hold every parameter
 // (defaults filled in). activation_bytes: 4 for fp32/tf32, 2 for mixed precision.

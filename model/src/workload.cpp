@@ -330,12 +330,43 @@ std::string gemm_dtype(const std::string& precision) {
   return std::string(precision_of(precision).gemm_dtype);
 }
 
+namespace {
+
+// "finetune": {method, rank, targets}: adapters on a language model's linear layers.
+finetune_spec parse_finetune(const json_reader& f, const workload& w) {
+  f.expect_object({"method", "rank", "targets"});
+  finetune_spec tune;
+  tune.method = f.get_string("method");
+  const std::vector<std::string>& methods = finetune_methods();
+  if (std::find(methods.begin(), methods.end(), tune.method) == methods.end()) {
+    f.fail("method", "one of " + quoted_names(methods) + did_you_mean(tune.method, methods));
+  }
+  tune.rank = static_cast<int>(f.find_int("rank", 1, 1 << 16).value_or(tune.rank));
+  if (f.has("targets")) {
+    const std::vector<std::string>& known = finetune_targets();
+    for (const json_reader& t : f.elements("targets", 1)) {
+      if (!t.node().is_string() ||
+          std::find(known.begin(), known.end(), t.node().get<std::string>()) == known.end()) {
+        t.fail_here("one of " + quoted_names(known));
+      }
+      tune.targets.push_back(t.node().get<std::string>());
+    }
+  }
+  if (tune.adapters() && (w.family != "transformer" || w.model.preset.empty() ||
+                          w.model.params.at("image_size") > 0)) {
+    f.fail("method", "\"full\": adapters are modelled on language-model transformer presets only");
+  }
+  return tune;
+}
+
+}  // namespace
+
 workload parse_workload(const json& doc, const std::string& file) {
   const json_reader root(doc, file);
   if (!doc.is_object()) root.fail_here("a gpubench.workload/1 object");
   root.expect_object({"schema", "name", "description", "model", "precision", "batch_per_gpu",
-                      "gradient_accumulation", "optimizer", "optimizer_impl", "stack", "data",
-                      "parallel", "reference"});
+                      "gradient_accumulation", "optimizer", "optimizer_impl", "stack", "finetune",
+                      "data", "parallel", "reference"});
   if (root.get_string("schema") != workload_schema) {
     root.fail("schema", std::string("\"") + workload_schema + "\"");
   }
@@ -379,6 +410,7 @@ workload parse_workload(const json& doc, const std::string& file) {
     // Megatron's distributed optimizer unless the workload names a strategy.
     if (auto kind = c.memory_layout_of(*stack).default_strategy) w.strategy = *kind;
   }
+  if (root.has("finetune")) w.finetune = parse_finetune(root.member("finetune"), w);
   default_data(w, w.model.preset.empty() ? step_ops{} : expand(w, 1));
   if (root.has("data")) parse_data(root.member("data"), w);
   if (w.data.bytes_per_sample_h2d <= 0 && w.data.pipeline == "jpeg_rrc_flip_normalize") {
@@ -480,26 +512,27 @@ step_ops expand(const workload& w, int batch) {
   const double act = activation_bytes(w.precision);
   if (!w.model.preset.empty()) {
     detail::model_split split{w.tensor, w.pipeline, w.sequence_parallel, w.gradient_accumulation};
+    const auto stage = [&] {
+      step_ops ops =
+          detail::expand_preset(w.model.preset, w.model.params, w.model.flags, batch, act, split);
+      detail::apply_finetune(ops, w.finetune, w.model.params, w.model.flags, batch, act, split);
+      return ops;
+    };
     const auto layers = w.model.params.find("layers");
     const auto uneven =
         layers != w.model.params.end() && w.pipeline > 1 &&
                 static_cast<std::int64_t>(layers->second) % w.pipeline != 0
             ? detail::split_unevenly(static_cast<std::int64_t>(layers->second), w.pipeline)
             : std::nullopt;
-    if (!uneven) {
-      return detail::expand_preset(w.model.preset, w.model.params, w.model.flags, batch, act,
-                                   split);
-    }
+    if (!uneven) return stage();
     // The step is the slowest stage's: the last (fewer layers, the vocabulary projection and the
     // loss) or the fullest middle one, whichever runs more FLOPs.
     split.stage_layers = uneven->last;
-    step_ops last =
-        detail::expand_preset(w.model.preset, w.model.params, w.model.flags, batch, act, split);
+    step_ops last = stage();
     if (uneven->middle == 0) return last;
     split.stage_layers = uneven->middle;
     split.last_stage = false;
-    step_ops middle =
-        detail::expand_preset(w.model.preset, w.model.params, w.model.flags, batch, act, split);
+    step_ops middle = stage();
     return middle.matmul_flops() > last.matmul_flops() ? middle : last;
   }
   step_ops step;
@@ -571,6 +604,12 @@ json to_json(const workload& w) {
               {"pipeline", w.pipeline},
               {"sequence_parallel", w.sequence_parallel},
               {"stack", w.stack}};
+  if (w.finetune.adapters()) {
+    out["finetune"] = {
+        {"method", w.finetune.method},
+        {"rank", w.finetune.rank},
+        {"targets", w.finetune.targets.empty() ? finetune_targets() : w.finetune.targets}};
+  }
   if (w.reference) {
     out["reference"] = {{"hardware", w.reference->hardware},
                         {"gpus", w.reference->gpus},

@@ -541,9 +541,15 @@ TEST_CASE(
     "[unit][model]") {
   const hardware_profile hw = simple_gpu();
   constants c = simple_constants();
-  c.stacks = {
-      {"eager", "", {}, {}, {}, "", {}, {}},
-      {"fused", "", {{"memory_pass_fraction", 0.25}, {"matmul_efficiency", 1.0}}, {}, {}, "", {}, {}}};
+  c.stacks = {{"eager", "", {}, {}, {}, "", {}, {}},
+              {"fused",
+               "",
+               {{"memory_pass_fraction", 0.25}, {"matmul_efficiency", 1.0}},
+               {},
+               {},
+               "",
+               {},
+               {}}};
   c.stack = "eager";
   json doc = {
       {"schema", "gpubench.workload/1"},
@@ -716,9 +722,10 @@ TEST_CASE("calibration: both sets, every stack, held-out errors against the docu
   // What `gpubench calibrate` prints (app/commands/calibrate.cpp renders this same report): the
   // one full calibration CI runs, so its text is checked here rather than by a second run.
   const std::string text = to_markdown(report);
-  for (const char* name : {"| resnet50 |", "| bert |", "| gpt |", "| transformer-xl (unsupported) |",
-                           "| pytorch |", "| pytorch-compiled |", "| megatron |", "| mlperf |",
-                           "| bert | hopper |", "Rows not used"}) {
+  for (const char* name :
+       {"| resnet50 |", "| bert |", "| gpt |", "| transformer-xl (unsupported) |", "| pytorch |",
+        "| pytorch-compiled |", "| megatron |", "| mlperf |", "| bert | hopper |",
+        "Rows not used"}) {
     CHECK_THAT(text, Catch::Contains(name));
   }
   // Row 0 of each set: its own published cell, not a prediction's.
@@ -963,7 +970,7 @@ TEST_CASE("GPU memory: the training state, saved activations and buffers, by han
 
 TEST_CASE(
     "GPU memory by stack: Megatron keeps 16-bit weights, fp32 main gradients and a master copy "
-    "sharded by its distributed optimizer, its default; no autocast copies, no bucket copy",
+    "sharded by its distributed optimizer, its default, and no autocast or bucket copies",
     "[unit][model]") {
   constants c = load_constants();
   c.framework_reserved_GiB = 0;
@@ -1005,6 +1012,66 @@ TEST_CASE(
   // The distributed optimizer's exchange: a reduce-scatter of fp32 gradients and an all-gather
   // of the bf16 weights, 6/8 of an fp32 allreduce.
   CHECK(m.step.communication_s == Approx(0.75 * e.step.communication_s));
+}
+
+TEST_CASE(
+    "LoRA and QLoRA by hand: the base model frozen without weight gradients, adapters trained, "
+    "QLoRA's 4-bit weights dequantized",
+    "[unit][model]") {
+  constexpr double params = 107264.0;                            // the tiny GPT's
+  constexpr double linear = 2 * (4 * 64 * 64 + 2 * 64 * 256.0);  // q, k, v, o, up, down: 98,304
+  constexpr double tokens = 64;                                  // batch 2 x 32
+  json job = tiny_gpt();
+  const step_ops full = expand(parse_workload(job, "tiny.json"), 2);
+  job["finetune"] = {{"method", "lora"}, {"rank", 4}, {"targets", {"q", "v"}}};
+  const workload lora = parse_workload(job, "tiny.json");
+  const step_ops l = expand(lora, 2);
+  // Rank 4 on q and v (64 x 64 each), 2 layers: 2 x 2 x 4 x (64 + 64) adapter parameters.
+  CHECK(l.params == Approx(2048));
+  CHECK(l.frozen_params == Approx(params));
+  CHECK(l.frozen_weight_bytes == Approx(params * 2));  // bf16
+  // No weight gradient for the linear layers (2 x tokens x 98,304) or the tied vocabulary
+  // projection (2 x tokens x 100 x 64); the adapters' six products per matrix,
+  // 2 x tokens x 64 x 4 FLOP each, on 2 matrices of 2 layers.
+  const double adapter_flop = 6 * 2 * tokens * 64 * 4 * 2 * 2;
+  CHECK(l.matmul_flops() ==
+        Approx(full.matmul_flops() - 2 * tokens * linear - 2 * tokens * 100 * 64 + adapter_flop));
+  for (const op& o : l.ops) {
+    if (o.weight_gradient) CHECK(o.linear == false);  // the adapters' only, in bf16
+  }
+  // Memory: the frozen model in bf16 beside the adapters' fp32 weights, gradients and AdamW.
+  constants c = load_constants();
+  const hardware_profile hw = load_catalog("h100-sxm5-80gb");
+  model::run_options one;
+  one.gpus = 1;
+  const sizing s = predict(hw, lora, c, one);
+  CHECK(memory_bytes(s, "weights") == Approx(params * 2 + 2048 * 4));
+  CHECK(memory_bytes(s, "gradients") == Approx(2048 * 4));
+  CHECK(memory_bytes(s, "optimizer_state") == Approx(2048 * 8));
+
+  // QLoRA: the linear weights in NF4 with double quantization, 4.127 bits each; each is
+  // dequantized to bf16 for the forward GEMM and the backward's input gradient.
+  job["finetune"]["method"] = "qlora";
+  const step_ops q = expand(parse_workload(job, "tiny.json"), 2);
+  CHECK(q.frozen_weight_bytes == Approx(linear * 4.127 / 8 + (params - linear) * 2));
+  const auto memory_traffic = [](const step_ops& ops) {
+    double bytes = 0;
+    for (const op& o : ops.ops) bytes += o.kind == op_kind::memory ? o.bytes * o.count : 0.0;
+    return bytes;
+  };
+  CHECK(memory_traffic(q) - memory_traffic(l) == Approx(2 * linear * (4.127 / 8 + 2)));
+  CHECK(q.kernels - l.kernels == Approx(2 * 6 * 2));  // 6 matrices a layer, 2 layers
+
+  // Refused: an unknown method or target, adapters on a CNN.
+  job["finetune"] = {{"method", "dora"}};
+  CHECK_THROWS_WITH(parse_workload(job, "tiny.json"), Catch::Contains("\"lora\""));
+  job["finetune"] = {{"method", "lora"}, {"targets", {"qkv"}}};
+  CHECK_THROWS_WITH(parse_workload(job, "tiny.json"), Catch::Contains("/finetune/targets/0"));
+  json cnn = {{"schema", "gpubench.workload/1"},
+              {"name", "r"},
+              {"model", {{"preset", "resnet50"}}},
+              {"finetune", {{"method", "lora"}}}};
+  CHECK_THROWS_WITH(parse_workload(cnn, "r.json"), Catch::Contains("language-model"));
 }
 
 TEST_CASE("attention by hand: FlashAttention's tiles stay on chip and a causal mask skips half",

@@ -41,6 +41,8 @@ struct op {
   // A linear layer's GEMM (or its gradients). fp8 recipes convert those only: attention's score
   // and context products and the vocabulary projection stay in the wider dtype.
   bool linear = true;
+  // The gradient of a weight (wgrad); a frozen weight (LoRA's base model) has none.
+  bool weight_gradient = false;
 };
 
 inline constexpr std::uint8_t operand_a = 1;
@@ -74,6 +76,10 @@ struct step_ops {
   double tensor_allreduces = 0;
   double tensor_message_bytes = 0;
   double stage_message_bytes = 0;
+  // Fine-tuning with adapters: the frozen base model's parameters and the bytes they take on this
+  // GPU (`params` are then the adapters', the ones trained).
+  double frozen_params = 0;
+  double frozen_weight_bytes = 0;
 
   [[nodiscard]] double matmul_flops() const;  // 2*M*N*K*count over GEMM-like ops
 };
@@ -100,6 +106,20 @@ struct data_spec {
   std::optional<int> loader_workers_per_gpu;
   std::string loader = "python";  // python (torchvision/PIL workers) | native (C++/DALI CPU)
 };
+
+// Fine-tuning (docs/model.md, "Fine-tuning"): full trains every weight; lora freezes the model
+// in its 16-bit precision and trains low-rank adapters (Hu et al. 2021) on the `targets`
+// matrices of every layer; qlora also keeps the frozen linear weights in 4-bit NF4 with double
+// quantization (Dettmers et al. 2023). The methods and target names are the table in
+// model/src/finetune.cpp.
+struct finetune_spec {
+  std::string method = "full";
+  int rank = 16;
+  std::vector<std::string> targets;  // empty: every linear layer (the QLoRA paper's setting)
+  [[nodiscard]] bool adapters() const { return method != "full"; }
+};
+[[nodiscard]] const std::vector<std::string>& finetune_methods();
+[[nodiscard]] const std::vector<std::string>& finetune_targets();
 
 struct reference_point {
   std::string hardware;  // catalog:NAME or a results file
@@ -153,6 +173,7 @@ struct workload {
   // The software stack that runs it (configs/model/constants.json "stacks"): pytorch (eager),
   // pytorch-compiled, megatron, mlperf. Its own fitted efficiencies apply.
   std::string stack = "pytorch";
+  finetune_spec finetune;
   std::optional<reference_point> reference;
 };
 
