@@ -14,6 +14,7 @@ struct calibrate_args {
   std::vector<std::string> files;
   bool fit = false;
   bool as_json = false;
+  bool bands = false;
 };
 
 int calibrate(const calibrate_args& args) {
@@ -38,7 +39,9 @@ int calibrate(const calibrate_args& args) {
               << json{{"constants", fitted}, {"stacks", stacks}}.dump(2) << "\n";
   }
   const model::calibration_report report = model::calibrate(sets, constants);
-  if (args.as_json) {
+  if (args.bands) {
+    std::cout << model::to_json(report.bands).dump(2) << "\n";
+  } else if (args.as_json) {
     std::cout << model::to_json(report).dump(2) << "\n";
   } else {
     std::cout << model::to_markdown(report);
@@ -58,6 +61,9 @@ command add_calibrate(CLI::App& app, const command_line& /*line*/) {
   sub->add_flag("--fit", args->fit,
                 "fit the model's named constants first and print them on stderr");
   sub->add_flag("--json", args->as_json, "machine-readable output");
+  sub->add_flag("--bands", args->bands,
+                "print the error bands (configs/model/error_bands.json) instead")
+      ->excludes("--json");
   return {sub, [args] { return calibrate(*args); }};
 }
 

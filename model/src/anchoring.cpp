@@ -33,6 +33,7 @@ void anchor(const workload& w, const constants& c, const std::string& precision,
   ref_options.nodes = ref_nodes;
   ref_options.batch = ref.batch_per_gpu;
   ref_options.precision = ref_precision;
+  ref_options.advise = false;  // its rate and step only
   workload ref_synthetic = ref_w;
   ref_synthetic.data.source = "synthetic";
   hardware_profile scaled_ref = ref_hw;

@@ -163,7 +163,8 @@ void anchor_row(prepared_row& p, const std::vector<prepared_row>& rows, const co
     if (!q.row.usable || q.row.gpu == p.row.gpu || q.row.source != p.row.source ||
         q.row.model != p.row.model || q.row.gpus != p.row.gpus ||
         q.row.framework != p.row.framework || q.row.precision != p.row.precision ||
-        !same_model(q.w, p.w)) {
+        !same_model(q.w, p.w) || q.w.tensor != p.w.tensor || q.w.pipeline != p.w.pipeline ||
+        q.w.expert != p.w.expert) {
       continue;
     }
     p.row.reference = q.row.id;
@@ -221,7 +222,8 @@ calibration_report calibrate(const std::vector<calibration_set>& sets, const con
     p.row.first_principles = s.samples_per_s_if_it_fit;
     p.row.memory_GiB = s.memory.per_gpu_GiB;
     p.row.capacity_GiB = s.memory.capacity_GiB;
-    p.row.flops_per_sample = s.step.flops / s.batch_per_gpu;
+    // The whole model's: a GPU of a tensor x pipeline split runs 1/(T x P) of a sample's FLOPs.
+    p.row.flops_per_sample = s.step.flops / s.batch_per_gpu * p.w.tensor * p.w.pipeline;
     p.row.supported = s.supported;
   }
   // Held out: each source group predicted by constants fitted without it.
@@ -262,6 +264,7 @@ calibration_report calibrate(const std::vector<calibration_set>& sets, const con
     report.generations.push_back(summarize(members, key.first, key.second));
   }
   report.all = summarize(all, "all", "");
+  report.bands = error_bands(report.rows);
   report.all.supported = true;  // "all" reports every row, flagged families too
   for (std::size_t i = 0; i < c.stacks.size(); ++i) {
     stack_fit f;

@@ -75,6 +75,7 @@ json to_json(const calibration_report& report) {
           {"stacks", stacks},
           {"families", families},
           {"generations", generations},
+          {"error_bands", to_json(report.bands).at("bands")},
           {"rows", rows}};
 }
 
@@ -221,9 +222,28 @@ std::string memory_check(const calibration_report& report) {
 
 }  // namespace
 
-std::string to_markdown(const calibration_report& report) {
+// The error bands a prediction carries, and how often each held the rows of a source it was
+// built without.
+std::string bands_table(const calibration_report& report) {
   std::string out =
-      stacks_table(report) + error_tables(report) + rows_table(report) + memory_check(report);
+      "\nError band: published / predicted over the rows predicted without their source, between "
+      "the quantiles that hold " +
+      pct(band_coverage) +
+      " of them (docs/model.md, \"Error band\"); held-out coverage: the share of each "
+      "source's rows inside the band built from the other sources' rows, which should be near " +
+      pct(band_coverage) +
+      ".\n\n| method | family | rows | low | high | held-out coverage "
+      "|\n|---|---|---|---|---|---|\n";
+  for (const error_band& b : report.bands) {
+    out += "| " + b.method + " | " + b.family + " | " + std::to_string(b.rows) + " | " +
+           pct(b.low - 1) + " | +" + pct(b.high - 1) + " | " + pct(b.held_out_coverage) + " |\n";
+  }
+  return out;
+}
+
+std::string to_markdown(const calibration_report& report) {
+  std::string out = stacks_table(report) + error_tables(report) + bands_table(report) +
+                    rows_table(report) + memory_check(report);
   out += "\nRows not used:\n\n";
   for (const calibration_row& r : report.rows) {
     if (r.usable) continue;

@@ -85,6 +85,9 @@ void read_figures(const json_reader& doc, hardware_profile& profile, basis from)
     if (entry.find_bool("uncertain").value_or(false)) {
       profile.figures[vocabulary::key_of(range, named->dtype)].uncertain = true;
     }
+    if (entry.find_string("status") == "assumed") {
+      profile.figures[vocabulary::key_of(range, named->dtype)].assumed = true;
+    }
     if (entry.has("cv")) {
       profile.figures[vocabulary::key_of(range, named->dtype)].cv = entry.get_number("cv", 0, 100);
     }

@@ -230,4 +230,10 @@ void advise_input(component_id limit, const input_pipeline& in, const hardware_p
                   const workload& w, const constants& c, int gpus_per_node, int nodes,
                   double gpu_rate, std::vector<std::string>& advice);
 
+// The error band of a sizing (error_band.cpp): its family's held-out calibration errors,
+// widened for what nothing measured; none where the job has no rate.
+[[nodiscard]] std::optional<prediction_interval> interval_for(const sizing& s, const workload& w,
+                                                              const hardware_profile& hw,
+                                                              const constants& c);
+
 }  // namespace gpubench::model::detail

@@ -45,6 +45,7 @@ constexpr constant_field constant_fields[] = {
     {"framework_reserved_GiB", &constants::framework_reserved_GiB},
     {"allocator_fragmentation", &constants::allocator_fragmentation},
     {"memory_headroom", &constants::memory_headroom},
+    {"band_widening", &constants::band_widening},
 };
 
 // The choices of a stack's "memory" object, each a yes or no (docs/model.md, "Memory").

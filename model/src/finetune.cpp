@@ -30,7 +30,7 @@ constexpr method_row method_table[] = {
 
 // The matrices of a transformer layer an adapter can sit beside, with their input and output
 // widths, and whether the tensor split divides the output (column-parallel) or the input.
-enum class width { hidden, kv, ffn };
+enum class width { hidden, attention, kv, ffn };
 struct target_row {
   const char* name;
   width in;
@@ -39,10 +39,10 @@ struct target_row {
   bool gated_only;  // the gated FFN's second input projection
 };
 constexpr target_row target_table[] = {
-    {"q", width::hidden, width::hidden, true, false},
+    {"q", width::hidden, width::attention, true, false},
     {"k", width::hidden, width::kv, true, false},
     {"v", width::hidden, width::kv, true, false},
-    {"o", width::hidden, width::hidden, false, false},
+    {"o", width::attention, width::hidden, false, false},
     {"gate", width::hidden, width::ffn, true, true},
     {"up", width::hidden, width::ffn, true, false},
     {"down", width::ffn, width::hidden, false, false},
@@ -96,7 +96,8 @@ void apply_finetune(step_ops& step, const finetune_spec& tune,
   using i64 = std::int64_t;
   const auto h = static_cast<i64>(params.at("hidden"));
   const auto heads = static_cast<i64>(params.at("heads"));
-  const i64 kv = key_value_heads(params) * (h / heads);
+  const i64 d = params.at("head_dim") > 0 ? static_cast<i64>(params.at("head_dim")) : h / heads;
+  const i64 kv = key_value_heads(params) * d;
   const i64 ffn = params.at("ffn") > 0 ? static_cast<i64>(params.at("ffn")) : 4 * h;
   const bool gated = flags.at("gated_ffn");
   const bool recompute = flags.at("activation_checkpointing");
@@ -105,7 +106,19 @@ void apply_finetune(step_ops& step, const finetune_spec& tune,
   const double layers =
       split.stage_layers > 0 ? split.stage_layers : params.at("layers") / split.pipeline;
   const i64 r = tune.rank;
-  const auto size = [&](width w) { return w == width::hidden ? h : w == width::kv ? kv : ffn; };
+  const auto size = [&](width w) {
+    switch (w) {
+      case width::hidden:
+        return h;
+      case width::attention:
+        return heads * d;
+      case width::kv:
+        return kv;
+      case width::ffn:
+        break;
+    }
+    return ffn;
+  };
 
   // The base model's weight gradients go: nothing updates a frozen weight.
   std::erase_if(step.ops, [](const op& o) { return o.weight_gradient; });

@@ -31,6 +31,8 @@ std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w
   as_given.tensor = 1;
   as_given.pipeline = 1;
   as_given.sequence_parallel = false;
+  as_given.expert = 1;
+  as_given.virtual_pipeline = 1;
   const sizing base = predict(hw, as_given, c, plain);
   const int gpus_per_node = base.gpus_per_node;
   const int ranks = base.gpus_per_node * base.nodes;
@@ -41,6 +43,8 @@ std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w
   const std::int64_t heads = splits ? static_cast<std::int64_t>(w.model.params.at("heads")) : 1;
   const std::int64_t kv_heads = splits ? detail::key_value_heads(w.model.params) : 1;
   const std::int64_t layers = splits ? static_cast<std::int64_t>(w.model.params.at("layers")) : 1;
+  const auto experts_of = w.model.params.find("moe_experts");
+  const int experts = experts_of == w.model.params.end() ? 0 : static_cast<int>(experts_of->second);
   const bool can_recompute = w.model.flags.contains("activation_checkpointing");
   // Selective recomputation only changes anything where attention is not fused.
   const bool can_select =
@@ -62,36 +66,47 @@ std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w
               (r == recompute::selective && !can_select)) {
             continue;
           }
-          for (const detail::strategy& how : detail::all_strategies()) {
-            // A row that differs from another only across nodes (HSDP) adds nothing on one.
-            if (how.across_nodes && base.nodes == 1) continue;
-            // One replica: nothing to shard over, the plain exchange stands for every row.
-            if (data == 1 && how.kind != parallel_strategy::ddp) continue;
-            const parallel_strategy strategy = how.kind;
-            workload candidate = w;
-            candidate.tensor = t;
-            candidate.pipeline = p;
-            candidate.sequence_parallel = t > 1;
-            candidate.strategy = strategy;
-            candidate.gradient_accumulation = static_cast<int>(per_replica / micro);
-            if (can_recompute) {
-              candidate.model.flags["activation_checkpointing"] = r == recompute::full;
-            }
-            if (can_select) {
-              candidate.model.flags["selective_checkpointing"] = r == recompute::selective;
-            }
-            run_options at = plain;
-            at.batch = micro;
-            try {
-              const sizing s = predict(hw, candidate, c, at);
-              found.push_back({t, p, data, micro, candidate.gradient_accumulation,
-                               r == recompute::full, r == recompute::selective, strategy,
-                               s.memory.fits, s.memory.within_headroom, s.memory.per_gpu_GiB,
-                               s.predicted_samples_per_s, s.limiting_component});
-            } catch (const input_error&) {
-              // A split the machine cannot hold (a tensor group across nodes): not a layout.
+          // Expert parallelism: a divisor of the experts and of a stage's tensor x data GPUs.
+          std::vector<int> expert_splits{1};
+          if (experts > 0) {
+            expert_splits.clear();
+            for (const int e : divisors(experts)) {
+              if ((t * data) % e == 0) expert_splits.push_back(e);
             }
           }
+          for (const int e : expert_splits)
+            for (const detail::strategy& how : detail::all_strategies()) {
+              // A row that differs from another only across nodes (HSDP) adds nothing on one.
+              if (how.across_nodes && base.nodes == 1) continue;
+              // One replica: nothing to shard over, the plain exchange stands for every row.
+              if (data == 1 && how.kind != parallel_strategy::ddp) continue;
+              const parallel_strategy strategy = how.kind;
+              workload candidate = w;
+              candidate.tensor = t;
+              candidate.pipeline = p;
+              candidate.sequence_parallel = t > 1;
+              candidate.expert = e;
+              candidate.virtual_pipeline = 1;
+              candidate.strategy = strategy;
+              candidate.gradient_accumulation = static_cast<int>(per_replica / micro);
+              if (can_recompute) {
+                candidate.model.flags["activation_checkpointing"] = r == recompute::full;
+              }
+              if (can_select) {
+                candidate.model.flags["selective_checkpointing"] = r == recompute::selective;
+              }
+              run_options at = plain;
+              at.batch = micro;
+              try {
+                const sizing s = predict(hw, candidate, c, at);
+                found.push_back({t, p, data, micro, candidate.gradient_accumulation,
+                                 r == recompute::full, r == recompute::selective, strategy,
+                                 s.memory.fits, s.memory.within_headroom, s.memory.per_gpu_GiB,
+                                 s.predicted_samples_per_s, s.limiting_component, e});
+              } catch (const input_error&) {
+                // A split the machine cannot hold (a tensor group across nodes): not a layout.
+              }
+            }
         }
       }
     }
@@ -114,6 +129,7 @@ json to_json(const layout& l) {
           {"activation_checkpointing", l.activation_checkpointing},
           {"selective_checkpointing", l.selective_checkpointing},
           {"strategy", l.strategy},
+          {"expert", l.expert},
           {"fits", l.fits},
           {"within_headroom", l.within_headroom},
           {"per_gpu_GiB", l.per_gpu_GiB},

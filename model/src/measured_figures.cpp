@@ -86,6 +86,17 @@ void read_allreduce(const vocabulary::query& q, const rows& selected, const resu
   }
 }
 
+void read_alltoall(const vocabulary::query& /*q*/, const rows& selected,
+                   const results_document& doc, hardware_profile& p) {
+  for (const auto& [bytes, points] : vocabulary::group_by_number(selected, "bytes")) {
+    p.alltoall.push_back(
+        busbw_point{bytes, *vocabulary::median_of(points), vocabulary::worst_cv(points)});
+  }
+  if (!p.alltoall.empty()) {
+    p.alltoall_ranks = doc.meta.mpi_ranks > 1 ? doc.meta.mpi_ranks : p.gpus_per_node;
+  }
+}
+
 void read_triad(const vocabulary::query& q, const rows& selected, const results_document& /*doc*/,
                 hardware_profile& p) {
   set_measured(p, fig::host_membw, *vocabulary::evaluate(selected, q), selected,
@@ -153,6 +164,7 @@ const figure_source figure_sources[] = {
     {&measurements::h2d_pinned, read_h2d},
     {&measurements::h2d_all, read_h2d_all},
     {&measurements::allreduce_busbw, read_allreduce},
+    {&measurements::alltoall_busbw, read_alltoall},
     {&measurements::host_triad, read_triad},
     {&measurements::storage_random, read_rand_read},
     {&measurements::storage_seq, read_seq_read},

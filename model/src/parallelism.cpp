@@ -198,6 +198,13 @@ data_parallel data_parallel_group(const workload& w, int gpus_per_node, int node
                       " x " + std::to_string(w.pipeline) + " does not divide the job's " +
                       std::to_string(ranks) + " GPUs");
   }
+  // Megatron-Core forms expert-parallel groups from the tensor x data-parallel GPUs of a stage.
+  if (w.expert > 1 && (ranks / w.pipeline) % w.expert != 0) {
+    throw input_error(where + "parallel.expert: " + std::to_string(w.expert) +
+                      " does not divide the " + std::to_string(ranks / w.pipeline) +
+                      " GPUs of a pipeline stage (tensor x data parallel) the experts are split "
+                      "over");
+  }
   if (split <= gpus_per_node && gpus_per_node % split == 0) {
     return {gpus_per_node / split, nodes};
   }
@@ -215,6 +222,31 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
                                                        ops.tensor_message_bytes * 2 * (t - 1) / t /
                                                            (group.intra_busbw_GBps * giga));
   }
+  if (w.expert > 1 && ops.expert_alltoalls > 0) {
+    // Each all-to-all sends (E - 1)/E of a GPU's routed tokens to the other GPUs of the expert
+    // group, formed from consecutive GPUs of a stage (Megatron-Core): those in its node over the
+    // node's links, the rest over the network, one NIC's share per GPU, both at once. A
+    // measured nccl.alltoall of that many GPUs gives its bus bandwidth at the message size.
+    const int E = w.expert;
+    const double bytes = ops.expert_message_bytes;
+    double seconds = 0;
+    if (!hw.alltoall.empty() && hw.alltoall_ranks == E) {
+      std::vector<std::pair<double, double>> measured;
+      for (const busbw_point& p : hw.alltoall) measured.emplace_back(p.bytes, p.GBps);
+      std::sort(measured.begin(), measured.end());
+      seconds = bytes * (E - 1.0) / E / (interpolate_log(measured, bytes) * giga);
+    } else {
+      const int inside = std::min(E, gpus_per_node);
+      const allreduce_model node = allreduce_for(hw, c, inside, 1, ignored);
+      seconds = inside > 1 ? bytes * (inside - 1.0) / E / (node.intra_busbw_GBps * giga) : 0.0;
+      if (E > gpus_per_node) {
+        const allreduce_model net = allreduce_for(hw, c, 1, 2, ignored);
+        seconds = std::max(seconds, bytes * static_cast<double>(E - gpus_per_node) / E /
+                                        (net.inter_busbw_GBps / gpus_per_node * giga));
+      }
+    }
+    step.tensor_parallel_s += ops.expert_alltoalls * (c.allreduce_latency_us * 1e-6 + seconds);
+  }
   if (w.pipeline > 1) {
     // Each stage sends one micro-batch's activations on and receives their gradient: over the
     // node's links when the stages share a node, else over its network, one NIC's share per GPU.
@@ -223,10 +255,12 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
         across_nodes ? allreduce_for(hw, c, 1, 2, ignored) : allreduce_for(hw, c, 2, 1, ignored);
     const double GBps =
         across_nodes ? link.inter_busbw_GBps / gpus_per_node : link.intra_busbw_GBps;
-    step.tensor_parallel_s += 2 * ops.stage_message_bytes / (GBps * giga);
-    // 1F1B with m micro-batches per step: (stages - 1) / m of the work is bubble.
-    step.pipeline_bubble_s =
-        (w.pipeline - 1.0) / w.gradient_accumulation * (gpu.busy() + step.tensor_parallel_s);
+    // Interleaved stages (v model chunks per GPU) cross v times as many stage boundaries.
+    step.tensor_parallel_s += 2 * w.virtual_pipeline * ops.stage_message_bytes / (GBps * giga);
+    // 1F1B with m micro-batches per step: (stages - 1) / m of the work is bubble; the
+    // interleaved schedule divides it by v (Narayanan et al. 2021, section 2.2.2).
+    step.pipeline_bubble_s = (w.pipeline - 1.0) / (w.gradient_accumulation * w.virtual_pipeline) *
+                             (gpu.busy() + step.tensor_parallel_s);
   }
 }
 

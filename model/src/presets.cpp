@@ -44,6 +44,12 @@ constexpr double logit_passes = 4;
 // A fused cross-entropy (flash-attn's, llm-foundry's default) in the logits' own precision: the
 // forward reads them once, the backward reads them again and writes their gradient in place.
 constexpr double fused_logit_passes = 3;
+// A mixture-of-experts layer moves each routed token's activations to its experts and back:
+// permute and unpermute (with the top-k weighting) read and write them, forward and backward.
+constexpr double moe_token_passes = 8;
+// Its kernels beyond a dense layer's: the router's softmax and top-k, the permutation and its
+// inverse, the routing bookkeeping, forward and backward.
+constexpr double kernels_per_moe_layer = 16;
 // Kernel launches per transformer layer per step (forward ~14, backward ~26), and per
 // convolution with its BN and ReLU (forward 3, backward 4).
 constexpr double kernels_per_transformer_layer = 40;
@@ -180,9 +186,13 @@ struct transformer_shape {
   double act_bytes;
   model_split split;
   i64 b, layers, h, heads, ffn, s, mem, keys, d;
+  // The attention's width, heads x head width: the hidden size unless head_dim sets another
+  // head width (Qwen3, gpt-oss).
+  i64 attn;
   // Grouped-query attention (Llama 2 70B, Llama 3): K and V have kv_heads heads of width d.
   i64 kv_heads;
   double kv_share;
+  double q_share;  // the attention's width over the hidden size (1 unless head_dim is set)
   i64 tokens;
   bool flash, recompute, gated, relative, dropout, fused_loss, tied;
   // Korthikanti et al.'s selective recomputation: the attention core (scores, softmax, dropout,
@@ -196,7 +206,22 @@ struct transformer_shape {
   double P, tp;
   i64 heads_batch;  // the tensor split divides the heads (checked on input)
   double bh, L, token_elements;
-
+  // Mixture of experts (0 experts: a dense FFN): each token goes to top_k of `experts` FFNs of
+  // width moe_ffn, and to `shared` more every token uses. As Megatron-Core runs them (expert
+  // tensor parallelism 1, sequence parallelism with a tensor split), each GPU of a tensor group
+  // routes its 1/T of the tokens, expert parallelism splits the experts over E GPUs of the
+  // tensor x data-parallel ones, and each expert keeps its whole width; the busiest GPU computes
+  // `imbalance` x the mean of the routed tokens. The shared experts split like a dense FFN.
+  i64 experts, top_k, moe_ffn, shared, E;
+  double imbalance, routed_tokens;  // routed: this GPU's, top_k per token, under imbalance
+  [[nodiscard]] bool moe() const { return experts > 0; }
+  // The FFN's [tokens x width] elements on this GPU, over which its activation and its saved
+  // tensors run.
+  [[nodiscard]] double ffn_elements() const {
+    return moe() ? routed_tokens * static_cast<double>(moe_ffn) +
+                       static_cast<double>(tokens * shared * moe_ffn) / tp
+                 : static_cast<double>(tokens * ffn) / tp;
+  }
   transformer_shape(const std::map<std::string, double>& params,
                     const std::map<std::string, bool>& flags, int batch, double bytes,
                     const model_split& how)
@@ -209,9 +234,11 @@ struct transformer_shape {
     s = static_cast<i64>(p.at("seq_len"));
     mem = static_cast<i64>(p.at("memory_len"));
     keys = s + mem;
-    d = h / heads;
+    d = p.at("head_dim") > 0 ? static_cast<i64>(p.at("head_dim")) : h / heads;
+    attn = heads * d;
     kv_heads = key_value_heads(p);
     kv_share = static_cast<double>(kv_heads) / static_cast<double>(heads);
+    q_share = static_cast<double>(attn) / static_cast<double>(h);
     tokens = b * s;
     flash = f.at("flash_attention");
     recompute = f.at("activation_checkpointing");
@@ -229,6 +256,13 @@ struct transformer_shape {
     bh = static_cast<double>(heads_batch);
     L = split.stage_layers > 0 ? split.stage_layers : static_cast<double>(layers) / P;
     token_elements = static_cast<double>(tokens * h);
+    experts = static_cast<i64>(p.at("moe_experts"));
+    top_k = static_cast<i64>(p.at("moe_top_k"));
+    moe_ffn = static_cast<i64>(p.at("moe_ffn"));
+    shared = static_cast<i64>(p.at("moe_shared"));
+    imbalance = p.at("moe_imbalance");
+    E = split.expert;
+    routed_tokens = static_cast<double>(tokens * top_k) * imbalance / tp;
   }
 };
 
@@ -236,7 +270,7 @@ struct transformer_shape {
 void add_layer_gemms(step_ops& step, const transformer_shape& t) {
   const i64 h = t.h, d = t.d, s = t.s, keys = t.keys, T = t.T;
   const double L = t.L;
-  add_gemm_with_grads(step, op_kind::matmul, t.tokens, (h + 2 * t.kv_heads * d) / T, h, L,
+  add_gemm_with_grads(step, op_kind::matmul, t.tokens, (t.attn + 2 * t.kv_heads * d) / T, h, L,
                       t.recompute);
   // Scores S[s,keys] = Q K^T and context O[s,d] = P V, P = softmax(S). FlashAttention (Dao et
   // al. 2022) keeps S and P, and in the backward pass dS and dP, in on-chip tiles, and its
@@ -271,10 +305,33 @@ void add_layer_gemms(step_ops& step, const transformer_shape& t) {
   add_gemm_with_grads(step, op_kind::matmul, s, d, keys, attention_count, t.recompute_core,
                       probabilities_on_chip, t.heads_batch);
   between_activations(step, context);
-  add_gemm_with_grads(step, op_kind::matmul, t.tokens, h, h / T, L, t.recompute);
-  add_gemm_with_grads(step, op_kind::matmul, t.tokens, (t.gated ? 2 * t.ffn : t.ffn) / T, h, L,
-                      t.recompute);
-  add_gemm_with_grads(step, op_kind::matmul, t.tokens, h, t.ffn / T, L, t.recompute);
+  add_gemm_with_grads(step, op_kind::matmul, t.tokens, h, t.attn / T, L, t.recompute);
+  if (!t.moe()) {
+    add_gemm_with_grads(step, op_kind::matmul, t.tokens, (t.gated ? 2 * t.ffn : t.ffn) / T, h, L,
+                        t.recompute);
+    add_gemm_with_grads(step, op_kind::matmul, t.tokens, h, t.ffn / T, L, t.recompute);
+    return;
+  }
+  // The router scores every token against every expert (kept in the wider dtype).
+  const std::size_t router = step.ops.size();
+  add_gemm_with_grads(step, op_kind::matmul, t.tokens / T, t.experts, h, L, t.recompute);
+  outside_linear(step, router);
+  if (t.shared > 0) {
+    const i64 split_width = t.shared * t.moe_ffn / T;
+    add_gemm_with_grads(step, op_kind::matmul, t.tokens, t.gated ? 2 * split_width : split_width, h,
+                        L, t.recompute);
+    add_gemm_with_grads(step, op_kind::matmul, t.tokens, h, split_width, L, t.recompute);
+  }
+  const i64 width = t.moe_ffn;
+  const i64 in_width = t.gated ? 2 * width : width;
+  // The routed experts as one grouped GEMM per projection: this GPU's experts / E of them, each
+  // over its share of the routed tokens of the E GPUs that send it theirs.
+  const i64 local = std::max<i64>(1, t.experts / t.E);
+  const double per_expert = t.routed_tokens / static_cast<double>(local);
+  const i64 m = std::max<i64>(1, static_cast<i64>(std::ceil(per_expert)));
+  const double count = L * static_cast<double>(local) * per_expert / static_cast<double>(m);
+  add_gemm_with_grads(step, op_kind::matmul, m, in_width, h, count, t.recompute, 0, local);
+  add_gemm_with_grads(step, op_kind::matmul, m, h, width, count, t.recompute, 0, local);
 }
 
 // The layers' memory-bound traffic: norms, residual adds, dropouts, head transposes, the FFN's
@@ -288,8 +345,9 @@ double layer_memory_bytes(const transformer_shape& t) {
       whole_passes / (t.split.sequence_parallel ? t.tp : 1.0) + head_transpose_passes / t.tp;
   double memory_bytes =
       t.L *
-      (token_passes * t.token_elements + ffn_activation_passes * (t.gated ? 1.5 : 1.0) *
-                                             static_cast<double>(t.tokens * t.ffn) / t.tp) *
+      (token_passes * t.token_elements +
+       ffn_activation_passes * (t.gated ? 1.5 : 1.0) * t.ffn_elements() +
+       (t.moe() ? moe_token_passes * t.routed_tokens * static_cast<double>(t.h) : 0.0)) *
       t.act_bytes;
   if (!t.flash) {
     // Without dropout the scores skip its forward and backward passes, and its forward rerun.
@@ -303,11 +361,18 @@ double layer_memory_bytes(const transformer_shape& t) {
   return memory_bytes;
 }
 
-// One layer's parameters: QKV (K and V at the key-value heads), the output projection, the FFN
-// (three matrices when gated), two norms.
+// One layer's parameters on one GPU of the tensor group: QKV (K and V at the key-value heads),
+// the output projection, the FFN (three matrices when gated) or the experts, two norms.
 double layer_params(const transformer_shape& t) {
-  return static_cast<double>(2 * t.h * t.h + 2 * t.h * t.kv_heads * t.d +
-                             (t.gated ? 3 : 2) * t.h * t.ffn + 4 * t.h);
+  const double attention =
+      static_cast<double>(2 * t.h * t.attn + 2 * t.h * t.kv_heads * t.d + 4 * t.h) / t.tp;
+  const double matrices = t.gated ? 3 : 2;
+  if (!t.moe()) return attention + matrices * static_cast<double>(t.h * t.ffn) / t.tp;
+  // This GPU's experts (experts / E of them, whole), the shared ones (split) and the router.
+  const double local = static_cast<double>(std::max<i64>(1, t.experts / t.E));
+  return attention + static_cast<double>(t.h * t.experts) +
+         matrices * static_cast<double>(t.h * t.moe_ffn) *
+             (local + static_cast<double>(t.shared) / t.tp);
 }
 
 // Inputs and outputs: embedding lookup (3 passes of the token activations), the vocabulary
@@ -318,13 +383,13 @@ double add_ends(step_ops& step, const transformer_shape& t, double& memory_bytes
   const auto& p = t.p;
   const i64 h = t.h;
   memory_bytes += 3.0 * t.token_elements * t.act_bytes;
-  if (!t.split.last_stage) return t.L * layer_params(t) / t.tp;  // a middle stage: layers only
+  if (!t.split.last_stage) return t.L * layer_params(t);  // a middle stage: layers only
   const double vocab = p.at("vocab");
   const double softmax_vocab = p.at("softmax_vocab") > 0 ? p.at("softmax_vocab") : vocab;
   const double image_size = p.at("image_size");
   // Learned position embeddings (BERT, GPT-2, ViT) are seq_len x hidden; rotary ones (Llama) have
   // no parameters.
-  double params = t.L * layer_params(t) / t.tp +
+  double params = t.L * layer_params(t) +
                   (t.P > 1 || !t.f.at("learned_positions") ? 0.0 : static_cast<double>(t.s * h));
   if (image_size > 0) {
     // ViT: patch embedding as a GEMM over the patches, classifier on the class token.
@@ -360,7 +425,7 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
   const double L = t.L, P = t.P, bh = t.bh, kv_share = t.kv_share;
   const bool gated = t.gated, dropout = t.dropout, flash = t.flash, selective = t.selective;
   const bool relative = t.relative, recompute = t.recompute, fused_loss = t.fused_loss;
-  const i64 tokens = t.tokens, ffn = t.ffn, s = t.s, keys = t.keys, h = t.h, T = t.T;
+  const i64 tokens = t.tokens, s = t.s, keys = t.keys, h = t.h, T = t.T;
   const double vocab = p.at("vocab");
   const double softmax_vocab = p.at("softmax_vocab") > 0 ? p.at("softmax_vocab") : vocab;
   const double image_size = p.at("image_size");
@@ -377,8 +442,9 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
   // recomputes one layer at a time during the backward pass.
   const double replicated = split.sequence_parallel ? tp : 1.0;
   const double per_layer =
-      ((2.0 + 2.0 * kv_share) * token_elements / tp + 4.0 * token_elements / replicated +
-       (gated ? 3.0 : 2.0) * static_cast<double>(tokens * ffn) / tp) *
+      ((2.0 * t.q_share + 2.0 * kv_share * t.q_share) * token_elements / tp +
+       4.0 * token_elements / replicated + (gated ? 3.0 : 2.0) * t.ffn_elements() +
+       (t.moe() ? t.routed_tokens * static_cast<double>(h) : 0.0)) *
           act_bytes +
       (dropout ? 2.0 * token_elements / replicated : 0.0) +
       (flash ? 4.0 * bh * static_cast<double>(s)
@@ -404,7 +470,7 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
   }
   step.saved_activation_bytes =
       P > 1 ? std::max(first_stage, last_stage) : last_stage + token_elements * act_bytes;
-  step.largest_group_params = std::max(layer_params(t) / tp, vocab * static_cast<double>(h) / tp);
+  step.largest_group_params = std::max(layer_params(t), vocab * static_cast<double>(h) / tp);
   // Megatron's tensor-parallel exchange: two allreduces of the layer's activations forward (after
   // the attention and FFN output projections) and two backward, two more when the forward is
   // recomputed; sequence parallelism turns each into a reduce-scatter and an all-gather of the
@@ -414,13 +480,21 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
     step.tensor_message_bytes = token_elements * act_bytes;
   }
   if (P > 1) step.stage_message_bytes = token_elements * act_bytes;
+  // Expert parallelism: each MoE layer dispatches the routed tokens to the GPUs holding their
+  // experts and combines them back, forward and backward (twice more when the forward is
+  // recomputed).
+  if (t.moe() && t.E > 1) {
+    step.expert_alltoalls = L * (recompute ? 6.0 : 4.0);
+    step.expert_message_bytes = t.routed_tokens * static_cast<double>(h) * act_bytes;
+  }
   // Per layer: QKV, output, FFN in and out projections (weight + bias each, the gated FFN's
   // second input projection two more) and two norms (scale + shift); then the token and position
   // embeddings and the final norm, and a classifier's weight and bias for a ViT.
   step.param_tensors = L * (12 + (gated ? 2 : 0)) + 4 + (image_size > 0 ? 2 : 0);
   step.param_groups = L + 1;  // FSDP wraps each layer; the embeddings and head form one more
   step.kernels = (kernels_per_transformer_layer + (relative ? kernels_per_relative_attention : 0) +
-                  (T > 1 ? 4 : 0) + (selective ? kernels_per_attention_core : 0)) *
+                  (T > 1 ? 4 : 0) + (selective ? kernels_per_attention_core : 0) +
+                  (t.moe() ? kernels_per_moe_layer + (t.E > 1 ? 4 : 0) : 0)) *
                      L * (recompute ? 1.35 : 1.0) +
                  20;
   step.tokens_per_sample = static_cast<double>(s);
@@ -481,12 +555,20 @@ const std::map<std::string, preset_info>& presets() {
                       {"vocab", vocab},
                       {"softmax_vocab", 0},
                       {"kv_heads", 0},
+                      {"head_dim", 0},
                       {"memory_len", 0},
                       {"lm_head_fraction", 1.0},
                       {"image_size", 0},
                       {"patch", 16},
-                      {"classes", 1000}},
-                     transformer_flags};
+                      {"classes", 1000},
+                      // Mixture of experts (the model's "experts" object): none by default.
+                      {"moe_experts", 0},
+                      {"moe_top_k", 0},
+                      {"moe_ffn", 0},
+                      {"moe_shared", 0},
+                      {"moe_imbalance", 1}},
+                     transformer_flags,
+                     ""};
     for (const auto& [k, v] : extra) info.numbers[k] = v;
     for (const auto& [k, v] : flags) info.flags[k] = v;
     return info;
@@ -503,7 +585,8 @@ const std::map<std::string, preset_info>& presets() {
     std::map<std::string, preset_info> m;
     // channels_last: the model and its inputs in NHWC (torch.channels_last, DeepLearningExamples'
     // --memory-format nhwc, MXNet/TensorFlow NHWC); false is PyTorch's default NCHW.
-    m["resnet50"] = preset_info{"cnn", "image", {{"image_size", 224}}, {{"channels_last", true}}};
+    m["resnet50"] =
+        preset_info{"cnn", "image", {{"image_size", 224}}, {{"channels_last", true}}, ""};
     // BERT pre-training predicts the masked 15% of tokens.
     m["bert-large"] = t(24, 1024, 16, 4096, 128, 30522, {{"lm_head_fraction", 0.15}});
     m["gpt"] = t(12, 768, 12, 0, 1024, 50257, {}, decoder);  // ffn 0 = 4 x hidden
@@ -518,6 +601,13 @@ const std::map<std::string, preset_info>& presets() {
     m["transformer-xl-base"] =
         t(16, 512, 8, 2048, 192, 267735, {{"memory_len", 192}, {"softmax_vocab", 32000}},
           {{"relative_position", true}, {"flash_attention", false}, {"causal", true}});
+    // Decoder language models share the gpt family's calibration rows (GPT, MPT, Llama).
+    for (const char* name : {"gpt", "gpt2-small", "gpt2-large", "llama2-7b", "llama3-8b"}) {
+      m[name].calibration_family = "gpt";
+    }
+    m["resnet50"].calibration_family = "resnet50";
+    m["bert-large"].calibration_family = "bert";
+    m["transformer-xl-base"].calibration_family = "transformer-xl";
     return m;
   }();
   return table;

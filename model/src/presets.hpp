@@ -17,6 +17,9 @@ struct preset_info {
   std::string sample_unit;                // image | sequence
   std::map<std::string, double> numbers;  // parameters and their defaults
   std::map<std::string, bool> flags;
+  // The calibration family (configs/calibration/models.json) whose held-out errors bound this
+  // preset's predictions (the error band); "" where no published run of its kind is calibrated.
+  std::string calibration_family;
 };
 
 // nullptr for an unknown name.
@@ -39,6 +42,7 @@ struct model_split {
   // last stage, which runs the vocabulary projection and the loss (a middle stage does not).
   double stage_layers = 0;
   bool last_stage = true;
+  int expert = 1;  // expert parallelism: the GPUs each MoE layer's experts are split over
 };
 
 // A pipeline that does not divide the layers, split as Megatron-LM does with

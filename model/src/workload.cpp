@@ -36,6 +36,15 @@ constexpr std::int64_t max_pipeline_stages = 1024;
 // divides the attention heads, the pipeline the layers. Checked where the GPUs are known too
 // (predict()).
 void check_model_parallel(const workload& w, const json_reader& p) {
+  if (w.expert > 1) {
+    const auto experts = w.model.params.find("moe_experts");
+    const double count = experts == w.model.params.end() ? 0 : experts->second;
+    if (count < 1) p.fail("expert", "1: expert parallelism needs a model with experts");
+    if (static_cast<std::int64_t>(count) % w.expert != 0) {
+      p.fail("expert", "a divisor of the model's " + std::to_string(static_cast<int>(count)) +
+                           " experts, got " + std::to_string(w.expert));
+    }
+  }
   if (w.tensor == 1 && w.pipeline == 1 && !w.sequence_parallel) return;
   if (w.family != "transformer" || w.model.preset.empty()) {
     p.fail(w.tensor > 1     ? "tensor"
@@ -69,6 +78,40 @@ void check_model_parallel(const workload& w, const json_reader& p) {
   }
 }
 
+// A mixture-of-experts FFN, the model's "experts" object: each member and the preset parameter
+// it sets (docs/model.md, "Mixture of experts"). `imbalance` is the busiest GPU's routed tokens
+// over the mean, 1 for perfectly balanced routing.
+struct expert_member {
+  const char* name;
+  const char* param;
+  double min;
+  double max;
+};
+constexpr expert_member expert_members[] = {
+    {"count", "moe_experts", 1, 1 << 16},
+    {"top_k", "moe_top_k", 1, 1 << 16},
+    {"ffn", "moe_ffn", 1, 1e8},
+    {"shared", "moe_shared", 0, 1 << 16},
+    {"imbalance", "moe_imbalance", 1, 1 << 16},
+};
+
+void parse_experts(const json_reader& e, model_spec& spec) {
+  std::vector<std::string_view> known;
+  for (const expert_member& m : expert_members) known.emplace_back(m.name);
+  e.expect_object(known);
+  for (const expert_member& m : expert_members) {
+    if (e.has(m.name)) spec.params[m.param] = e.get_number(m.name, m.min, m.max);
+  }
+  const double count = spec.params.at("moe_experts");
+  if (count < 1) e.fail("count", "the experts of each MoE layer (at least 1)");
+  if (spec.params.at("moe_top_k") < 1) spec.params["moe_top_k"] = 1;
+  if (spec.params.at("moe_top_k") > count) e.fail("top_k", "at most count");
+  if (spec.params.at("moe_ffn") <= 0) {
+    spec.params["moe_ffn"] =
+        spec.params.at("ffn") > 0 ? spec.params.at("ffn") : 4 * spec.params.at("hidden");
+  }
+}
+
 model_spec parse_model(const json_reader& m, std::string& family, std::string& unit) {
   model_spec spec;
   if (m.has("preset")) {
@@ -83,17 +126,20 @@ model_spec parse_model(const json_reader& m, std::string& family, std::string& u
     spec.params = info->numbers;
     spec.flags = info->flags;
     for (const auto& [key, value] : m.node().items()) {
-      if (key == "preset") continue;
-      if (info->flags.contains(key)) {
+      if (key == "preset" || (key == "experts" && family == "transformer")) continue;
+      if (info->flags.contains(key) && !key.starts_with("moe_")) {
         spec.flags[key] = *m.find_bool(key);
-      } else if (info->numbers.contains(key)) {
+      } else if (info->numbers.contains(key) && !key.starts_with("moe_")) {
         const bool fraction = key == "lm_head_fraction";
         spec.params[key] =
             fraction ? m.get_number(key, 0, 1) : static_cast<double>(m.get_int(key, 0, 100000000));
       } else {
         std::string known;
-        for (const auto& [k, v] : info->numbers) known += (known.empty() ? "" : ", ") + k;
+        for (const auto& [k, v] : info->numbers) {
+          if (!k.starts_with("moe_")) known += (known.empty() ? "" : ", ") + k;
+        }
         for (const auto& [k, v] : info->flags) known += ", " + k;
+        if (family == "transformer") known += ", experts";
         m.fail(key, "a parameter of preset " + spec.preset + " (" + known + ")");
       }
     }
@@ -104,14 +150,21 @@ model_spec parse_model(const json_reader& m, std::string& family, std::string& u
           m.fail(key, "a positive integer");
         }
       }
-      if (static_cast<std::int64_t>(spec.params.at("hidden")) %
-              static_cast<std::int64_t>(spec.params.at("heads")) !=
-          0) {
-        m.fail("heads", "a divisor of hidden");
+      if (spec.params.at("head_dim") <= 0 &&
+          static_cast<std::int64_t>(spec.params.at("hidden")) %
+                  static_cast<std::int64_t>(spec.params.at("heads")) !=
+              0) {
+        m.fail("heads", "a divisor of hidden (or a head_dim)");
       }
       const auto kv_heads = static_cast<std::int64_t>(spec.params.at("kv_heads"));
       if (kv_heads > 0 && static_cast<std::int64_t>(spec.params.at("heads")) % kv_heads != 0) {
         m.fail("kv_heads", "a divisor of heads (0: as many as heads)");
+      }
+      if (m.has("experts")) {
+        if (spec.params.at("image_size") > 0) {
+          m.fail("experts", "no experts: a ViT preset has a dense FFN");
+        }
+        parse_experts(m.member("experts"), spec);
       }
     } else if (spec.params.at("image_size") < 32) {
       m.fail("image_size", "an integer of at least 32");
@@ -352,9 +405,11 @@ finetune_spec parse_finetune(const json_reader& f, const workload& w) {
       tune.targets.push_back(t.node().get<std::string>());
     }
   }
-  if (tune.adapters() && (w.family != "transformer" || w.model.preset.empty() ||
-                          w.model.params.at("image_size") > 0)) {
-    f.fail("method", "\"full\": adapters are modelled on language-model transformer presets only");
+  if (tune.adapters() &&
+      (w.family != "transformer" || w.model.preset.empty() || w.model.params.at("image_size") > 0 ||
+       w.model.params.at("moe_experts") > 0)) {
+    f.fail("method",
+           "\"full\": adapters are modelled on dense language-model transformer presets only");
   }
   return tune;
 }
@@ -418,7 +473,8 @@ workload parse_workload(const json& doc, const std::string& file) {
   }
   if (root.has("parallel")) {
     const json_reader p = root.member("parallel");
-    p.expect_object({"gpus", "nodes", "strategy", "tensor", "pipeline", "sequence_parallel"});
+    p.expect_object({"gpus", "nodes", "strategy", "tensor", "pipeline", "sequence_parallel",
+                     "expert", "virtual_pipeline"});
     if (auto g = p.find_int("gpus", 1, max_gpus_per_node)) w.gpus = static_cast<int>(*g);
     w.nodes = static_cast<int>(p.find_int("nodes", 1, max_nodes).value_or(1));
     if (auto s = p.find_string("strategy")) {
@@ -429,6 +485,12 @@ workload parse_workload(const json& doc, const std::string& file) {
     w.tensor = static_cast<int>(p.find_int("tensor", 1, max_gpus_per_node).value_or(1));
     w.pipeline = static_cast<int>(p.find_int("pipeline", 1, max_pipeline_stages).value_or(1));
     w.sequence_parallel = p.find_bool("sequence_parallel").value_or(false);
+    w.expert = static_cast<int>(p.find_int("expert", 1, max_gpus_per_node * max_nodes).value_or(1));
+    w.virtual_pipeline =
+        static_cast<int>(p.find_int("virtual_pipeline", 1, max_pipeline_stages).value_or(1));
+    if (w.virtual_pipeline > 1 && w.pipeline < 2) {
+      p.fail("virtual_pipeline", "1 without a pipeline (pipeline > 1)");
+    }
     check_model_parallel(w, p);
   }
   if (root.has("reference")) {
@@ -512,6 +574,7 @@ step_ops expand(const workload& w, int batch) {
   const double act = activation_bytes(w.precision);
   if (!w.model.preset.empty()) {
     detail::model_split split{w.tensor, w.pipeline, w.sequence_parallel, w.gradient_accumulation};
+    split.expert = w.expert;
     const auto stage = [&] {
       step_ops ops =
           detail::expand_preset(w.model.preset, w.model.params, w.model.flags, batch, act, split);
@@ -569,7 +632,14 @@ json to_json(const workload& w) {
   json model = json::object();
   if (!w.model.preset.empty()) {
     model["preset"] = w.model.preset;
-    for (const auto& [k, v] : w.model.params) model[k] = v;
+    for (const auto& [k, v] : w.model.params) {
+      if (!k.starts_with("moe_")) model[k] = v;
+    }
+    if (w.model.params.contains("moe_experts") && w.model.params.at("moe_experts") > 0) {
+      json experts = json::object();
+      for (const expert_member& m : expert_members) experts[m.name] = w.model.params.at(m.param);
+      model["experts"] = std::move(experts);
+    }
     for (const auto& [k, v] : w.model.flags) model[k] = v;
   } else if (w.model.flops_per_sample) {
     model["flops_per_sample"] = *w.model.flops_per_sample;
@@ -603,6 +673,8 @@ json to_json(const workload& w) {
               {"tensor", w.tensor},
               {"pipeline", w.pipeline},
               {"sequence_parallel", w.sequence_parallel},
+              {"expert", w.expert},
+              {"virtual_pipeline", w.virtual_pipeline},
               {"stack", w.stack}};
   if (w.finetune.adapters()) {
     out["finetune"] = {

@@ -312,19 +312,22 @@ json to_json(const comparison& c) {
       }
       auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
       const model::sizing& s = *cell.sizing;
-      cells.push_back({{"predicted_samples_per_s", s.predicted_samples_per_s},
-                       {"per_gpu_samples_per_s", s.per_gpu_samples_per_s},
-                       {"limiting_component", std::string(to_string(s.limiting_component))},
-                       {"nodes", s.nodes},
-                       {"gpus_per_node", s.gpus_per_node},
-                       {"fits", s.memory.fits},
-                       {"memory_per_gpu_GiB", s.memory.per_gpu_GiB},
-                       {"memory_capacity_GiB", opt(s.memory.capacity_GiB)},
-                       {"usd_per_million_samples", opt(cell.usd_per_million_samples)},
-                       {"usd_per_million_tokens", opt(cell.usd_per_million_tokens)},
-                       {"epoch_hours", opt(cell.epoch_hours)},
-                       {"budget_hours", opt(cell.budget_hours)},
-                       {"budget_usd", opt(cell.budget_usd)}});
+      cells.push_back(
+          {{"predicted_samples_per_s", s.predicted_samples_per_s},
+           {"per_gpu_samples_per_s", s.per_gpu_samples_per_s},
+           {"predicted_low_samples_per_s", s.interval ? json(s.interval->low) : json()},
+           {"predicted_high_samples_per_s", s.interval ? json(s.interval->high) : json()},
+           {"limiting_component", std::string(to_string(s.limiting_component))},
+           {"nodes", s.nodes},
+           {"gpus_per_node", s.gpus_per_node},
+           {"fits", s.memory.fits},
+           {"memory_per_gpu_GiB", s.memory.per_gpu_GiB},
+           {"memory_capacity_GiB", opt(s.memory.capacity_GiB)},
+           {"usd_per_million_samples", opt(cell.usd_per_million_samples)},
+           {"usd_per_million_tokens", opt(cell.usd_per_million_tokens)},
+           {"epoch_hours", opt(cell.epoch_hours)},
+           {"budget_hours", opt(cell.budget_hours)},
+           {"budget_usd", opt(cell.budget_usd)}});
     }
     auto index = [](const std::optional<std::size_t>& i) { return i ? json(*i) : json(nullptr); };
     workloads.push_back(

@@ -50,7 +50,8 @@ std::string predicted_text(const model::sizing& s, const std::string& unit) {
            (s.memory.capacity_GiB ? " of " + format_number(*s.memory.capacity_GiB) : "") + " " +
            std::string(vocabulary::units::GiB.symbol) + " per GPU";
   }
-  return format_number(s.predicted_samples_per_s) + " " + unit;
+  return format_number(s.predicted_samples_per_s) + " " + unit +
+         (s.interval ? " (" + range_header() + " " + range_text(s) + ")" : "");
 }
 
 std::string budget_text(const compared_cell& cell) {

@@ -47,6 +47,15 @@ void csv_writer::write(std::ostream& out, const machine_report& report) const {
                "limited by " + std::string(to_string(s.limiting_component))});
     line(out, {"sizing", w.workload, config, "per_gpu_samples_per_s",
                fits ? number(s.per_gpu_samples_per_s) : "", unit, "", "", "", "", "", ""});
+    if (s.interval) {
+      // The error band (docs/model.md, "Error band"), each end a row of its own.
+      for (const auto& [metric, value] :
+           {std::pair{"predicted_low_samples_per_s", s.interval->low},
+            std::pair{"predicted_high_samples_per_s", s.interval->high}}) {
+        line(out, {"sizing", w.workload, config, metric, number(value), unit, "", "", "", "", "",
+                   s.interval->basis()});
+      }
+    }
     if (w.usd_per_hour) {
       line(out, {"sizing", w.workload, config, "usd_per_hour", number(*w.usd_per_hour), "USD/h", "",
                  "", "", "", "", "price.usd_per_hour x " + std::to_string(s.nodes) + " node(s)"});

@@ -279,13 +279,13 @@ void will_do_part(html_page& page, const machine_report& report) {
                          " to " + report.results.meta.finished + ").") +
              "</p>");
   }
-  html_table t({"workload", "predicted", "per GPU", "limited by", "basis", "fits in GPU memory",
-                "$/hour", "$ per million samples"},
+  html_table t({"workload", "predicted", range_header(), "per GPU", "limited by", "basis",
+                "fits in GPU memory", "$/hour", "$ per million samples"},
                "sizing");
   bool priced = false;
   for (const auto& w : report.workloads) {
     if (!w.sizing) {
-      t.row({w.workload, "not sized", "", "", w.error, "", "", ""});
+      t.row({w.workload, "not sized", "", "", "", w.error, "", "", ""});
       continue;
     }
     const model::sizing& s = *w.sizing;
@@ -294,10 +294,10 @@ void will_do_part(html_page& page, const machine_report& report) {
     t.row({w.workload,
            fits ? format_number(s.predicted_samples_per_s) + " " + samples_unit(s)
                 : "does not fit in GPU memory",
-           fits ? format_number(s.per_gpu_samples_per_s) : "-",
+           range_text(s), fits ? format_number(s.per_gpu_samples_per_s) : "-",
            std::string(to_string(s.limiting_component)), limit_basis(s), fits_text(s),
            money(w.usd_per_hour), money(w.usd_per_million_samples)},
-          {0, 0, 0, 1, 0, fits ? 0 : 1, 0, 0});
+          {0, 0, 0, 0, 1, 0, fits ? 0 : 1, 0, 0});
   }
   page.raw(t.render());
   if (!priced && !report.workloads.empty()) {

@@ -70,20 +70,21 @@ void will_do_section(std::ostream& out, const machine_report& report) {
   bool priced = false;
   for (const auto& w : report.workloads) {
     if (!w.sizing) {
-      rows.push_back({w.workload, "not sized", "", "", "", w.error, "", "", ""});
+      rows.push_back({w.workload, "not sized", "", "", "", "", w.error, "", "", ""});
       continue;
     }
     const model::sizing& s = *w.sizing;
     const bool fits = s.memory.fits;  // a job that does not fit has no rate
     priced = priced || w.usd_per_hour.has_value();
     rows.push_back({w.workload, fits ? format_number(s.predicted_samples_per_s) : "-",
-                    samples_unit(s), fits ? format_number(s.per_gpu_samples_per_s) : "-",
+                    range_text(s), samples_unit(s),
+                    fits ? format_number(s.per_gpu_samples_per_s) : "-",
                     std::string(to_string(s.limiting_component)), limit_basis(s), fits_text(s),
                     money(w.usd_per_hour), money(w.usd_per_million_samples)});
   }
   table(out,
-        {"workload", "predicted", "unit", "per GPU", "limited by", "basis", "fits in GPU memory",
-         "$/hour", "$ per million samples"},
+        {"workload", "predicted", range_header(), "unit", "per GPU", "limited by", "basis",
+         "fits in GPU memory", "$/hour", "$ per million samples"},
         rows);
   if (!priced && !report.workloads.empty()) {
     out << "No price is known for this machine: `--set price.usd_per_hour=N` (per node) adds "

@@ -10,6 +10,7 @@
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/output_file.hpp"
 #include "gpubench/core/text.hpp"
+#include "gpubench/model/calibration.hpp"
 #include "gpubench/model/workload.hpp"
 #include "gpubench/reports/run_time.hpp"
 #include "gpubench/vocabulary/measurements.hpp"
@@ -106,6 +107,15 @@ std::string samples_unit(const model::sizing& s) {
   return s.sample_unit == "image"      ? "images/s"
          : s.sample_unit == "sequence" ? "sequences/s"
                                        : "samples/s";
+}
+
+std::string range_text(const model::sizing& s) {
+  if (!s.interval) return "-";
+  return format_number(s.interval->low) + " to " + format_number(s.interval->high);
+}
+
+std::string range_header() {
+  return format_number(model::band_coverage * 100) + "% range";
 }
 
 std::vector<const acceptance::rule_outcome*> not_passed(const machine_report& report) {

@@ -104,6 +104,10 @@ void print_sizing(std::ostream& out, const model::sizing& s) {
       out << ", " << format_number(s.predicted_samples_per_s * s.tokens_per_sample) << " tokens/s";
     }
     out << "); limited by " << s.limiting_component << "\n";
+    if (s.interval) {
+      out << range_header() << ": " << range_text(s) << " " << samples_unit(s) << " ("
+          << s.interval->basis() << ")\n";
+    }
   } else {
     out << "predicted: none, the job does not fit in GPU memory (limited by "
         << s.limiting_component << "); the ceilings below are what it would reach if it fit\n";
@@ -159,20 +163,31 @@ void print_layouts(std::ostream& out, const std::vector<model::layout>& layouts)
   out << "\nlayouts: " << fitting << " of " << layouts.size() << " fit in GPU memory, " << within
       << " within the headroom (those first); the fastest ten:\n";
   const std::string gib(vocabulary::units::GiB.symbol);
-  text_table table({"tensor", "pipeline", "data", "micro-batch", "accumulation", "checkpointing",
-                    "strategy", gib + " per GPU", "predicted/s", "limited by"});
+  // The expert column only where a layout splits experts (a model with experts).
+  const bool experts = std::any_of(layouts.begin(), layouts.end(),
+                                   [](const model::layout& l) { return l.expert > 1; });
+  std::vector<std::string> header{"tensor", "pipeline", "data"};
+  if (experts) header.emplace_back("expert");
+  for (const char* name : {"micro-batch", "accumulation", "checkpointing", "strategy"}) {
+    header.emplace_back(name);
+  }
+  header.insert(header.end(), {gib + " per GPU", "predicted/s", "limited by"});
+  text_table table(header);
   int shown = 0;
   for (const model::layout& l : layouts) {
     if (!l.fits || shown++ == 10) break;
-    table.add_row({std::to_string(l.tensor), std::to_string(l.pipeline), std::to_string(l.data),
-                   std::to_string(l.micro_batch), std::to_string(l.accumulation),
-                   l.activation_checkpointing  ? "full"
-                   : l.selective_checkpointing ? "selective"
-                                               : "none",
-                   std::string(to_string(l.strategy)),
-                   format_number(l.per_gpu_GiB) + (l.within_headroom ? "" : " (tight)"),
-                   format_number(l.predicted_samples_per_s),
-                   std::string(to_string(l.limiting_component))});
+    std::vector<std::string> row{std::to_string(l.tensor), std::to_string(l.pipeline),
+                                 std::to_string(l.data)};
+    if (experts) row.push_back(std::to_string(l.expert));
+    row.insert(row.end(), {std::to_string(l.micro_batch), std::to_string(l.accumulation),
+                           l.activation_checkpointing  ? "full"
+                           : l.selective_checkpointing ? "selective"
+                                                       : "none",
+                           std::string(to_string(l.strategy)),
+                           format_number(l.per_gpu_GiB) + (l.within_headroom ? "" : " (tight)"),
+                           format_number(l.predicted_samples_per_s),
+                           std::string(to_string(l.limiting_component))});
+    table.add_row(row);
   }
   if (shown == 0) {
     out << "none fits; the nearest needs " << format_number(layouts.front().per_gpu_GiB) << " "

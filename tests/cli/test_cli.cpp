@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <regex>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -770,8 +771,11 @@ TEST_CASE("report: the verdict and its warnings first, what the machine will do,
   const std::string will_do = between(md, "## What this machine will do", "\n## ");
   CHECK_THAT(will_do, Catch::Contains("The run took 10 min (2026-01-01T00:00:00Z to "
                                       "2026-01-01T00:10:00Z)."));
-  CHECK_THAT(will_do, Catch::Contains("| gpt2-large-batch-256 | - | sequences/s | - | "
+  // A job that does not fit has no rate and no range; one that runs carries its 80% range.
+  CHECK_THAT(will_do, Catch::Contains("| gpt2-large-batch-256 | - | - | sequences/s | - | "
                                       "memory_capacity | measured | no, "));
+  CHECK_THAT(will_do, Catch::Contains("| workload | predicted | 80% range | unit |"));
+  CHECK(std::regex_search(will_do, std::regex(R"(\| llama2-7b \| [0-9.]+ \| [0-9.]+ to [0-9.]+ \|)")));
   CHECK_THAT(will_do, Catch::Contains("| llama2-7b | ") && Catch::Contains(" | yes, ") &&
                           Catch::Contains(" | $98.3 | $"));
   // The passing rules after a count line; the warning is not among them.

@@ -671,8 +671,13 @@ TEST_CASE("calibration: both sets, every stack, held-out errors against the docu
     CHECK(row.first_principles.has_value());
     CHECK(row.held_out.has_value());
   }
-  CHECK(usable >= 175);
+  CHECK(usable >= 184);
   CHECK(second_set >= 40);
+  // The third set: nine mixture-of-experts rows from three sources, counted but not vouched for.
+  const auto moe = std::count_if(report.rows.begin(), report.rows.end(), [](const auto& r) {
+    return r.usable && r.family == "moe" && !r.supported;
+  });
+  CHECK(moe == 9);
   // Each stack has rows of its own and fitted values.
   REQUIRE(report.stacks.size() == 4);
   for (const auto& s : report.stacks) {
@@ -702,11 +707,13 @@ TEST_CASE("calibration: both sets, every stack, held-out errors against the docu
   CHECK(family("gpt").held_out_median <= 0.20);
   CHECK(family("gpt").anchored_median <= 0.10);
   CHECK_FALSE(family("transformer-xl").supported);
+  CHECK_FALSE(family("moe").supported);
   CHECK(report.all.held_out_median <= 0.25);
   CHECK(report.all.anchored_median <= 0.10);
   // The memory model against runs that ran: all but the two Lambda BERT SQuAD rows (whose
   // sequence length the source does not state) fit on their GPUs, every ResNet-50 and MPT run
-  // included.
+  // included. The unsupported MoE rows are left out here: four of them do not fit (context
+  // parallelism and the recipes' recomputation are not modelled; docs/model.md says which).
   int over = 0;
   for (const auto& row : report.rows) {
     if (!row.usable || !row.capacity_GiB) continue;
@@ -715,7 +722,7 @@ TEST_CASE("calibration: both sets, every stack, held-out errors against the docu
     if (row.family == "resnet50" || row.model.starts_with("MPT")) {
       CHECK(row.memory_GiB <= *row.capacity_GiB);
     }
-    if (row.memory_GiB > *row.capacity_GiB) ++over;
+    if (row.memory_GiB > *row.capacity_GiB && row.family != "moe") ++over;
   }
   CHECK(over <= 2);
 
@@ -738,11 +745,99 @@ TEST_CASE("calibration: both sets, every stack, held-out errors against the docu
   CHECK_THAT(text, Catch::Contains("| calibration_2#9 | ResNet-50 v1.5 (224x224) | PyTorch (NGC "
                                    "container, DLE ConvNets) | pytorch | v100-sxm2-16gb | 1 | "
                                    "fp32 | 128 | 369 | "));
+  // The error bands: configs/model/error_bands.json is what this calibration computes, and over
+  // every family the 80% band holds 70-90% of each source's rows when built without them.
+  CHECK_THAT(text, Catch::Contains("| first_principles | gpt |"));
+  const json shipped = read_json_file(config_dir() / "model" / "error_bands.json");
+  CHECK(shipped == to_json(report.bands));
+  for (const error_band& b : report.bands) {
+    INFO(b.method << " " << b.family);
+    CHECK(b.low < 1);
+    CHECK(b.high > 1);
+    if (b.family == "all") CHECK(std::abs(b.held_out_coverage - band_coverage) <= 0.10);
+  }
   // docs/model.md ends with this very output: the documented table is the model's current one.
   std::ifstream in(std::string(GPUBENCH_SOURCE_DIR) + "/docs/model.md", std::ios::binary);
   const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   REQUIRE(doc.size() >= text.size());
   CHECK(doc.substr(doc.size() - text.size()) == text);
+}
+
+TEST_CASE("error bands by hand: quantiles of published / predicted, coverage held out by source",
+          "[unit][model]") {
+  // Ten rows of one family, two sources alternating: published / predicted 0.6, 0.7, ..., 1.5.
+  std::vector<calibration_row> rows;
+  for (int i = 0; i < 10; ++i) {
+    calibration_row r;
+    r.usable = true;
+    r.family = "x";
+    r.source_group = i % 2 == 0 ? "a" : "b";
+    r.published = 60 + 10.0 * i;
+    r.held_out = 100;
+    rows.push_back(r);
+  }
+  const std::vector<error_band> bands = error_bands(rows);
+  REQUIRE(bands.size() == 2);  // the family's and every family's (first-principles only)
+  const error_band& x = bands[0];
+  CHECK(x.family == "x");
+  CHECK(x.method == "first_principles");
+  CHECK(x.rows == 10);
+  // Type-7 quantiles 0.1 and 0.9 of ten values: 0.6 + 0.9 x 0.1 and 1.4 + 0.1 x 0.1.
+  CHECK(x.low == Approx(0.69));
+  CHECK(x.high == Approx(1.41));
+  // Source a (0.6, 0.8, ..., 1.4) against b's band [0.74, 1.46]: 4 inside; b (0.7, ..., 1.5)
+  // against a's [0.64, 1.36]: 4 inside. Five rows are fewer than a family band needs, so each
+  // held-out band is every family's without the source: the same rows here.
+  CHECK(x.held_out_coverage == Approx(0.8));
+  CHECK(bands[1].family == "all");
+  CHECK(bands[1].held_out_coverage == Approx(0.8));
+  // Written and read back as configs/model/error_bands.json holds them.
+  const std::vector<error_band> back = parse_error_bands(to_json(bands), "bands.json");
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].high == Approx(1.41));
+  json wrong = to_json(bands);
+  wrong["coverage"] = 0.9;
+  CHECK_THROWS_WITH(parse_error_bands(wrong, "bands.json"), Catch::Contains("/coverage"));
+}
+
+TEST_CASE(
+    "a prediction carries its family's error band, widened for an assumed efficiency and for "
+    "fine-tuning no calibration row ran",
+    "[unit][model]") {
+  const constants c = load_constants();
+  const std::vector<error_band> shipped =
+      parse_error_bands(read_json_file(config_dir() / "model" / "error_bands.json"), "bands");
+  const auto band = [&](const std::string& family) {
+    for (const error_band& b : shipped) {
+      if (b.family == family && b.method == "first_principles") return b;
+    }
+    FAIL("no band " << family);
+    return error_band{};
+  };
+  // Llama 3 8B is a gpt-family model; on an H100 system at bf16 its efficiency is sourced.
+  const sizing h100 = predict(load_catalog("dgx-h100"), load_workload("llama3-8b"), c);
+  REQUIRE(h100.interval);
+  CHECK(h100.interval->family == "gpt");
+  CHECK(h100.interval->widened.empty());
+  CHECK(h100.interval->low == Approx(h100.predicted_samples_per_s * band("gpt").low));
+  CHECK(h100.interval->high == Approx(h100.predicted_samples_per_s * band("gpt").high));
+  CHECK_THAT(h100.interval->basis(), Catch::Contains("published gpt runs"));
+  // B200's GEMM efficiency is assumed (no measurement of the GPU): 15% wider either side.
+  const sizing b200 = predict(load_catalog("dgx-b200"), load_workload("llama3-8b"), c);
+  REQUIRE(b200.interval);
+  REQUIRE(b200.interval->widened.size() == 1);
+  CHECK_THAT(b200.interval->widened[0], Catch::Contains("assumed GEMM efficiency"));
+  CHECK(b200.interval->low_ratio == Approx(band("gpt").low * (1 - c.band_widening)));
+  CHECK(b200.interval->high_ratio == Approx(band("gpt").high * (1 + c.band_widening)));
+  // A ViT belongs to no calibrated family: every family's band, and the reason.
+  const sizing vit = predict(load_catalog("dgx-h100"), load_workload("vit-b16"), c);
+  REQUIRE(vit.interval);
+  CHECK(vit.interval->family == "all");
+  CHECK(vit.interval->held_low == Approx(band("all").low));
+  // A job that does not fit has no rate and no band.
+  workload huge = load_workload("llama3-8b");
+  huge.batch_per_gpu = 64;
+  CHECK_FALSE(predict(load_catalog("dgx-h100"), huge, c).interval);
 }
 
 TEST_CASE("a GPU-math limit suggests only precisions that run faster on that GPU",
@@ -1072,6 +1167,69 @@ TEST_CASE(
               {"model", {{"preset", "resnet50"}}},
               {"finetune", {{"method", "lora"}}}};
   CHECK_THROWS_WITH(parse_workload(cnn, "r.json"), Catch::Contains("language-model"));
+}
+
+TEST_CASE(
+    "mixture of experts by hand: top-k routed FLOPs, every expert's weights, expert parallelism's "
+    "all-to-all",
+    "[unit][model]") {
+  json job = tiny_gpt();
+  const step_ops dense = expand(parse_workload(job, "tiny.json"), 2);
+  // 4 experts of width 128, each token to 2 of them: 64 tokens x 2 x 128 = the dense FFN's
+  // 64 x 256 elements, so the expert GEMMs run the dense FFN's FLOPs; the router adds
+  // 2 x 64 tokens x 4 experts x 64 per product, 3 products, 2 layers.
+  job["model"]["experts"] = {{"count", 4}, {"top_k", 2}, {"ffn", 128}};
+  const workload moe = parse_workload(job, "tiny.json");
+  const step_ops m = expand(moe, 2);
+  CHECK(m.matmul_flops() == Approx(dense.matmul_flops() + 2.0 * 64 * 4 * 64 * 3 * 2));
+  // Each layer: attention 16,640, router 256, 4 experts of 2 x 64 x 128; embeddings 8,448.
+  CHECK(m.params == Approx(2 * (16640.0 + 256 + 4 * 16384) + 8448));
+  // Saved: the routed tokens' permuted copy, 128 x 64 in bf16 a layer, beside the same FFN
+  // elements as the dense FFN's.
+  CHECK(m.saved_activation_bytes == Approx(dense.saved_activation_bytes + 2 * 128 * 64 * 2.0));
+  CHECK(m.expert_alltoalls == 0);  // every expert on this GPU: no exchange
+
+  // Two GPUs hold two experts each: half the expert weights, the same FLOPs, and four
+  // all-to-alls a layer (dispatch and combine, forward and backward) of the 128 routed tokens.
+  job["parallel"] = {{"gpus", 2}, {"expert", 2}};
+  const workload split = parse_workload(job, "tiny.json");
+  const step_ops e = expand(split, 2);
+  CHECK(e.params == Approx(2 * (16640.0 + 256 + 2 * 16384) + 8448));
+  CHECK(e.matmul_flops() == Approx(m.matmul_flops()));
+  CHECK(e.expert_alltoalls == 8);
+  CHECK(e.expert_message_bytes == Approx(128 * 64 * 2.0));
+  // The exchange is on the step's critical path: the split step is slower by at least the
+  // all-to-all's bytes over the node's links, and the weights on each GPU are fewer.
+  const hardware_profile hw = load_catalog("dgx-h100");
+  const constants c = load_constants();
+  model::run_options two;
+  two.gpus = 2;
+  const sizing one_gpu_each = predict(hw, split, c, two);
+  workload together = moe;
+  const sizing replicated = predict(hw, together, c, two);
+  CHECK(one_gpu_each.step.tensor_parallel_s > replicated.step.tensor_parallel_s);
+  CHECK(memory_bytes(one_gpu_each, "weights") < memory_bytes(replicated, "weights"));
+
+  // The busiest GPU's routed tokens: imbalance 1.5 runs 1.5 x the expert FLOPs.
+  job["model"]["experts"]["imbalance"] = 1.5;
+  const step_ops skewed = expand(parse_workload(job, "tiny.json"), 2);
+  const double expert_flop = 2.0 * 2 * 128 * 128 * 64 * 3 * 2;
+  CHECK(skewed.matmul_flops() == Approx(e.matmul_flops() + 0.5 * expert_flop));
+
+  // Refused: more experts per token than experts, a split that does not divide them, expert
+  // parallelism without experts, and a split the data-parallel GPUs do not divide.
+  json bad = job;
+  bad["model"]["experts"]["top_k"] = 5;
+  CHECK_THROWS_WITH(parse_workload(bad, "tiny.json"), Catch::Contains("/model/experts/top_k"));
+  bad = job;
+  bad["parallel"]["expert"] = 3;
+  CHECK_THROWS_WITH(parse_workload(bad, "tiny.json"), Catch::Contains("a divisor of the model's 4"));
+  bad = tiny_gpt();
+  bad["parallel"] = {{"expert", 2}};
+  CHECK_THROWS_WITH(parse_workload(bad, "tiny.json"), Catch::Contains("needs a model with experts"));
+  model::run_options one;
+  one.gpus = 1;
+  CHECK_THROWS_WITH(predict(hw, split, c, one), Catch::Contains("parallel.expert"));
 }
 
 TEST_CASE("attention by hand: FlashAttention's tiles stay on chip and a causal mask skips half",

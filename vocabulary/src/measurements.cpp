@@ -47,6 +47,10 @@ const query allreduce_busbw{
     .benchmark = "nccl.all_reduce",
     .where = {{.axis = "placement", .value = "in_place", .how = match::differs}},
     .metric = "busbw_GBps"};
+const query alltoall_busbw{
+    .benchmark = "nccl.alltoall",
+    .where = {{.axis = "placement", .value = "in_place", .how = match::differs}},
+    .metric = "busbw_GBps"};
 const query nccl_busbw{
     .benchmark = "nccl.*",
     .where = {{.axis = "placement", .value = "out_of_place", .how = match::equals_or_absent}},
@@ -77,6 +81,7 @@ std::span<const query* const> all() {
       &peer_one_way,
       &peer_both_ways,
       &allreduce_busbw,
+      &alltoall_busbw,
       &nccl_busbw,
       &host_triad,
       &storage_random,

@@ -78,12 +78,32 @@ struct stack_fit {
   std::vector<std::pair<std::string, double>> constants;  // fitted on its rows
 };
 
+// The held-out errors of a family's rows as a band (docs/model.md, "Error band"): published /
+// predicted at the quantiles that hold `coverage` of them between.
+struct error_band {
+  std::string family;  // "all": every family's rows
+  std::string method;  // first_principles | anchored
+  int rows = 0;
+  double low = 1;
+  double high = 1;
+  // The share of rows inside the band built from the other sources' rows only.
+  double held_out_coverage = 0;
+};
+inline constexpr double band_coverage = 0.8;
+
+// Per method, per family with enough rows and for all: the bands of a report's rows.
+[[nodiscard]] std::vector<error_band> error_bands(const std::vector<calibration_row>& rows);
+// configs/model/error_bands.json as `gpubench calibrate --bands` writes it, and read back.
+[[nodiscard]] json to_json(const std::vector<error_band>& bands);
+[[nodiscard]] std::vector<error_band> parse_error_bands(const json& doc, const std::string& file);
+
 struct calibration_report {
   std::vector<calibration_row> rows;
   std::vector<error_summary> families;     // one per family, every generation
   std::vector<error_summary> generations;  // one per family and GPU generation
   std::vector<stack_fit> stacks;
   error_summary all;
+  std::vector<error_band> bands;
 };
 
 // Every row predicted with `c` and with `c` refitted without the row's source group.

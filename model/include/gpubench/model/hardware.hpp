@@ -32,6 +32,9 @@ struct figure {
   std::string source;
   std::string note;
   bool uncertain = false;
+  // The catalog assumed it (its status "assumed"): no measurement or publication gives it for
+  // this GPU; a prediction resting on it carries a wider error band.
+  bool assumed = false;
   // How far the repetitions it was measured from spread (their worst cv); 0 where it was not
   // measured. Above vocabulary::noisy_cv the figure is noisy and a sizing resting on it says so.
   double cv = 0;
@@ -78,7 +81,9 @@ struct hardware_profile {
   std::map<std::string, std::string, std::less<>> unknown;  // key -> why it is not known
   std::vector<gemm_point> gemm;
   std::vector<busbw_point> allreduce;
-  int allreduce_ranks = 0;  // how many GPUs the measured allreduce ran on
+  int allreduce_ranks = 0;            // how many GPUs the measured allreduce ran on
+  std::vector<busbw_point> alltoall;  // nccl.alltoall, out of place (expert parallelism)
+  int alltoall_ranks = 0;
   std::vector<std::string> notes;
   network_fabric network;
   // For a bare GPU entry: the network per GPU of the catalog's systems built on that GPU (their

@@ -65,6 +65,9 @@ struct constants {
   double allocator_fragmentation = 0.05;
   // Share of the GPU's memory a job is planned to fill (gpu.memory_headroom overrides it).
   double memory_headroom = 0.9;
+  // How much wider a prediction's error band grows, each side, for each input it rests on that
+  // nothing measured or published (an assumed GEMM efficiency, a method no calibration row ran).
+  double band_widening = 0.15;
   std::map<std::string, std::string> sources;  // constant -> where its value comes from
   memory_layout memory;                        // the applied stack's
 
@@ -158,6 +161,24 @@ struct memory_verdict {
   std::vector<std::string> unknown;  // parts the model cannot count for this workload
 };
 
+// The range the published runs like this one fell in around the model's predictions
+// (docs/model.md, "Error band"): the held-out errors of the calibration rows of its family.
+struct prediction_interval {
+  double low = 0;  // samples/s
+  double high = 0;
+  double low_ratio = 1;  // low / the prediction
+  double high_ratio = 1;
+  double held_low = 1;  // the family's band before any widening (published / predicted)
+  double held_high = 1;
+  double coverage = 0.8;         // the share of held-out published runs the band is built to hold
+  double held_out_coverage = 0;  // the share it held, each source left out of its own band
+  std::string family;            // whose rows set it ("all": every family's)
+  std::string method;            // first_principles | anchored
+  int rows = 0;
+  std::vector<std::string> widened;         // why it is wider than those errors alone
+  [[nodiscard]] std::string basis() const;  // "80% of 37 held-out published gpt runs ..."
+};
+
 struct sizing {
   std::string workload;
   std::string hardware;
@@ -185,6 +206,7 @@ struct sizing {
   // False where the calibration cannot vouch for the model's answer (a note says why).
   bool supported = true;
   double tokens_per_sample = 1;
+  std::optional<prediction_interval> interval;  // none where the job does not fit
 };
 
 // "batch 16", or "batch 16 x 4096 accumulated" when micro-batches are accumulated.
@@ -219,6 +241,7 @@ struct layout {
   double per_gpu_GiB = 0;
   double predicted_samples_per_s = 0;
   component_id limiting_component = component_id::gpu_compute;
+  int expert = 1;  // expert parallelism (a model with experts)
 };
 // Every layout of the workload on the machine that keeps its samples per optimizer step
 // (batch_per_gpu x gradient_accumulation x GPUs): those within the memory headroom first, then

@@ -75,6 +75,10 @@ struct step_ops {
   // activations one pipeline stage sends the next per micro-batch (and their gradient back).
   double tensor_allreduces = 0;
   double tensor_message_bytes = 0;
+  // Expert parallelism: the all-to-alls per step (dispatch and combine, forward and backward) and
+  // the bytes each GPU sends or receives in one (the busiest GPU's, under imbalance).
+  double expert_alltoalls = 0;
+  double expert_message_bytes = 0;
   double stage_message_bytes = 0;
   // Fine-tuning with adapters: the frozen base model's parameters and the bytes they take on this
   // GPU (`params` are then the adapters', the ones trained).
@@ -170,6 +174,11 @@ struct workload {
   int tensor = 1;
   int pipeline = 1;
   bool sequence_parallel = false;  // the norms and dropouts split over the tensor group too
+  // Expert parallelism (a model with experts): each MoE layer's experts split over `expert` GPUs
+  // of the data-parallel group, tokens exchanged by all-to-all.
+  int expert = 1;
+  // Megatron's interleaved pipeline schedule: each GPU holds this many model chunks.
+  int virtual_pipeline = 1;
   // The software stack that runs it (configs/model/constants.json "stacks"): pytorch (eager),
   // pytorch-compiled, megatron, mlperf. Its own fitted efficiencies apply.
   std::string stack = "pytorch";

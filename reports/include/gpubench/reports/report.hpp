@@ -129,6 +129,10 @@ void write_run_reports(const machine_report& report, const std::filesystem::path
 
 // "images/s", "sequences/s" or "samples/s" for a sizing.
 [[nodiscard]] std::string samples_unit(const model::sizing& s);
+// "21.1 to 27.8": the rate's error band (docs/model.md, "Error band"), or "-" without one; and
+// the header of its column, "80% range".
+[[nodiscard]] std::string range_text(const model::sizing& s);
+[[nodiscard]] std::string range_header();
 // Where the limiting component's figure came from (measured, catalog, anchored, ...).
 [[nodiscard]] std::string limit_basis(const model::sizing& s);
 // A component's basis as the tables print it: "measured", or "measured, noisy" where a

@@ -28,6 +28,7 @@ extern const query peer_ce_one_way;  // copy engine, one direction
 extern const query peer_one_way;     // one direction, any engine
 extern const query peer_both_ways;   // both directions at once
 extern const query allreduce_busbw;  // nccl.all_reduce bus bandwidth, out of place
+extern const query alltoall_busbw;   // nccl.alltoall bus bandwidth (expert parallelism)
 extern const query nccl_busbw;       // every collective's bus bandwidth, out of place
 // Host
 extern const query host_triad;        // host.membw triad GB/s

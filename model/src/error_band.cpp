@@ -1,0 +1,261 @@
+// The error band (docs/model.md, "Error band"): how far published runs fell from the model's
+// held-out predictions, per family, as the range a new prediction carries; and how often such a
+// band, built without a source's rows, held that source's rows.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "components.hpp"
+#include "gpubench/core/config_paths.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/json_reader.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/model/calibration.hpp"
+#include "presets.hpp"
+
+namespace gpubench::model {
+
+using detail::fmt;
+
+namespace {
+
+inline constexpr const char* bands_schema = "gpubench.error-bands/1";
+// A family's own band needs this many rows; with fewer its predictions take every family's.
+constexpr int min_family_rows = 8;
+constexpr const char* every_family = "all";
+
+// The methods a band is built for, with the prediction of a row each reads.
+struct method_row {
+  const char* name;
+  const std::optional<double> calibration_row::*prediction;
+};
+constexpr method_row methods[] = {
+    {"first_principles", &calibration_row::held_out},
+    {"anchored", &calibration_row::anchored},
+};
+
+// Quantile q of sorted values, linearly between order statistics (Hyndman and Fan's type 7, the
+// default of R and NumPy).
+double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 1;
+  const double at = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(at));
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (at - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+struct sample {
+  double ratio;  // published / predicted
+  std::string family;
+  std::string group;
+};
+
+// The band of the samples a filter keeps: the quantiles (1 - coverage)/2 and (1 + coverage)/2.
+std::pair<double, double> band_of(const std::vector<sample>& samples, auto keep, int& rows) {
+  std::vector<double> ratios;
+  for (const sample& s : samples) {
+    if (keep(s)) ratios.push_back(s.ratio);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  rows = static_cast<int>(ratios.size());
+  return {quantile(ratios, (1 - band_coverage) / 2), quantile(ratios, (1 + band_coverage) / 2)};
+}
+
+// The family's band, or every family's where it has too few rows; `left_out` a source group the
+// band is built without ("" none).
+std::pair<double, double> family_band(const std::vector<sample>& samples, const std::string& family,
+                                      const std::string& left_out, int& rows) {
+  const auto band = band_of(
+      samples, [&](const sample& s) { return s.family == family && s.group != left_out; }, rows);
+  if (rows >= min_family_rows) return band;
+  return band_of(
+      samples, [&](const sample& s) { return s.group != left_out; }, rows);
+}
+
+}  // namespace
+
+std::vector<error_band> error_bands(const std::vector<calibration_row>& rows) {
+  std::vector<error_band> out;
+  for (const method_row& method : methods) {
+    std::vector<sample> samples;
+    std::vector<std::string> families;
+    for (const calibration_row& r : rows) {
+      const std::optional<double>& predicted = r.*method.prediction;
+      if (!r.usable || !predicted || *predicted <= 0) continue;
+      samples.push_back({r.published / *predicted, r.family, r.source_group});
+      if (std::find(families.begin(), families.end(), r.family) == families.end()) {
+        families.push_back(r.family);
+      }
+    }
+    std::sort(families.begin(), families.end());
+    families.emplace_back(every_family);
+    for (const std::string& family : families) {
+      const bool all = family == every_family;
+      error_band b;
+      b.family = family;
+      b.method = method.name;
+      const auto mine = [&](const sample& s) { return all || s.family == family; };
+      std::tie(b.low, b.high) = band_of(samples, mine, b.rows);
+      // Too few rows of a family: its predictions take every family's band.
+      if (b.rows == 0 || (!all && b.rows < min_family_rows)) continue;
+      // Held out by source: each row against the band its own source had no part in.
+      int inside = 0;
+      int counted = 0;
+      for (const sample& s : samples) {
+        if (!mine(s)) continue;
+        int used = 0;
+        const auto [low, high] =
+            all ? band_of(
+                      samples, [&](const sample& o) { return o.group != s.group; }, used)
+                : family_band(samples, family, s.group, used);
+        if (used == 0) continue;
+        ++counted;
+        inside += s.ratio >= low && s.ratio <= high ? 1 : 0;
+      }
+      b.held_out_coverage = counted > 0 ? static_cast<double>(inside) / counted : 0;
+      out.push_back(std::move(b));
+    }
+  }
+  return out;
+}
+
+json to_json(const std::vector<error_band>& bands) {
+  json list = json::array();
+  for (const error_band& b : bands) {
+    list.push_back({{"family", b.family},
+                    {"method", b.method},
+                    {"rows", b.rows},
+                    {"low", b.low},
+                    {"high", b.high},
+                    {"held_out_coverage", b.held_out_coverage}});
+  }
+  return {{"schema", bands_schema},
+          {"about",
+           "Generated by `gpubench calibrate --bands` (docs/model.md, 'Error band'): published / "
+           "predicted over the calibration rows each predicted without its own source, at the "
+           "quantiles that hold `coverage` of them between, per family and for all"},
+          {"coverage", band_coverage},
+          {"bands", std::move(list)}};
+}
+
+std::vector<error_band> parse_error_bands(const json& doc, const std::string& file) {
+  const json_reader root(doc, file);
+  root.expect_object({"schema", "about", "coverage", "bands"});
+  if (root.get_string("schema") != bands_schema) {
+    root.fail("schema", std::string("\"") + bands_schema + "\"");
+  }
+  if (root.get_number("coverage", 0, 1) != band_coverage) {
+    root.fail("coverage", "the coverage the bands are built for (" + fmt(band_coverage) + ")");
+  }
+  std::vector<error_band> out;
+  for (const json_reader& e : root.elements("bands", 1)) {
+    e.expect_object({"family", "method", "rows", "low", "high", "held_out_coverage"});
+    error_band b;
+    b.family = e.get_string("family");
+    b.method = e.get_string("method");
+    if (std::none_of(std::begin(methods), std::end(methods),
+                     [&](const method_row& m) { return b.method == m.name; })) {
+      e.fail("method", "first_principles or anchored");
+    }
+    b.rows = static_cast<int>(e.get_int("rows", 1, 1 << 20));
+    b.low = e.get_number("low", 0, 1e3);
+    b.high = e.get_number("high", b.low, 1e3);
+    b.held_out_coverage = e.get_number("held_out_coverage", 0, 1);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+std::string prediction_interval::basis() const {
+  std::string out =
+      fmt(coverage * 100) + "% of " + std::to_string(rows) + " published " +
+      (family == every_family ? "runs of every family" : family + " runs") + " fell within " +
+      fmt((held_low - 1) * 100) + "% / +" + fmt((held_high - 1) * 100) + "% of the model's " +
+      (method == "anchored" ? "anchored " : "") + "predictions made without their source (" +
+      fmt(held_out_coverage * 100) + "% of each source's runs inside a band built without it)";
+  if (!widened.empty()) {
+    out += "; widened to " + fmt((low_ratio - 1) * 100) + "% / +" + fmt((high_ratio - 1) * 100) +
+           "%: " + join(widened, "; ");
+  }
+  return out;
+}
+
+namespace detail {
+
+namespace {
+
+const std::vector<error_band>& shipped_bands() {
+  static const std::vector<error_band> bands = [] {
+    const auto path = config_dir() / "model" / "error_bands.json";
+    return parse_error_bands(read_json_file(path), path.string());
+  }();
+  return bands;
+}
+
+}  // namespace
+
+std::optional<prediction_interval> interval_for(const sizing& s, const workload& w,
+                                                const hardware_profile& hw, const constants& c) {
+  if (!s.memory.fits || s.predicted_samples_per_s <= 0) return std::nullopt;
+  const preset_info* preset = w.model.preset.empty() ? nullptr : find_preset(w.model.preset);
+  const auto experts = w.model.params.find("moe_experts");
+  const bool moe = experts != w.model.params.end() && experts->second > 0;
+  const std::string family = moe ? "moe"
+                             : preset && !preset->calibration_family.empty()
+                                 ? preset->calibration_family
+                                 : every_family;
+  const std::string method = s.anchored ? "anchored" : "first_principles";
+  const error_band* chosen = nullptr;
+  for (const std::string& name : {family, std::string(every_family)}) {
+    for (const error_band& b : shipped_bands()) {
+      if (b.family == name && b.method == method) chosen = &b;
+    }
+    if (chosen) break;
+  }
+  if (!chosen) return std::nullopt;
+  prediction_interval out;
+  out.family = chosen->family;
+  out.method = method;
+  out.rows = chosen->rows;
+  out.coverage = band_coverage;
+  out.held_out_coverage = chosen->held_out_coverage;
+  out.low_ratio = out.held_low = chosen->low;
+  out.high_ratio = out.held_high = chosen->high;
+  if (chosen->family != family || family == every_family) {
+    out.widened.emplace_back(family == every_family
+                                 ? "a model no calibration family covers: every family's band"
+                                 : "the " + family +
+                                       " family has too few calibration rows: every family's band");
+  }
+  // Inputs nothing measured or published: each widens the band by band_widening either side.
+  const auto widen = [&](std::string why) {
+    out.low_ratio *= 1 - c.band_widening;
+    out.high_ratio *= 1 + c.band_widening;
+    out.widened.push_back(std::move(why));
+  };
+  // The limit's own efficiency, where the catalog assumed it for this GPU and nothing measured
+  // the GPU.
+  for (const component& comp : s.components) {
+    if (comp.name != s.limiting_component || comp.basis == basis::measured) continue;
+    const figure* efficiency = comp.name == component_id::gpu_compute
+                                   ? hw.find(fig::gemm_efficiency, gemm_dtype(s.precision))
+                               : comp.name == component_id::gpu_memory
+                                   ? hw.find(fig::hbm_efficiency)
+                                   : nullptr;
+    if (efficiency && efficiency->assumed) {
+      widen("the limit (" + std::string(to_string(comp.name)) + ") rests on an assumed " +
+            (comp.name == component_id::gpu_compute ? "GEMM" : "memory") + " efficiency (" +
+            fmt(efficiency->value) + "), not a measurement of this GPU");
+    }
+  }
+  if (w.finetune.adapters()) {
+    widen("no published " + w.finetune.method + " run is in the calibration sets");
+  }
+  out.low = s.predicted_samples_per_s * out.low_ratio;
+  out.high = s.predicted_samples_per_s * out.high_ratio;
+  return out;
+}
+
+}  // namespace detail
+
+}  // namespace gpubench::model
