@@ -38,6 +38,7 @@ GPUS = {
     "h100-nvl-94gb": ("H100-NVL-94GB", ["H100 NVL"], None),
     "a10": ("A10", ["NVIDIA A10"], None),
     "b200": ("B200", ["B200"], None),
+    "gb200": ("GB200", ["GB200"], None),
 }
 # The reference's `pcie_gen` is missing for SXM2 modules and A10G: V100 SXM2 hosts are Gen3
 # (DGX-1), A10G is a Gen4 part like the A10.
@@ -61,8 +62,10 @@ GEMM_EFF_UNCONFIRMED = {
 }
 # A GPU nobody measured is assumed no more efficient than the measured generation before it, at each
 # precision (issue 41: B200 at the 0.8 default came out 2-3.5x an H100 where published runs show
-# 1.35-2x). B200 also trades clocks for power at its 1000 W cap, as H100 does at 700 W.
-PREVIOUS_GENERATION = {"b200": "h100"}
+# 1.35-2x). B200 also trades clocks for power at its 1000 W cap, as H100 does at 700 W; GB200, the same
+# Blackwell GPU at up to 1200 W, likewise (Azure's cuBLASLt fp8 peak on ND GB200 v6, 2907 of 5000 TFLOP/s,
+# is 0.58, no better).
+PREVIOUS_GENERATION = {"b200": "h100", "gb200": "h100"}
 GEMM_EFF_SOURCE = ("superbench-results v0.4.0 Azure-NDmv4-A100 baseline (A100); H100: sustained torch.matmul "
                    "rate at 8192^3 measured on an H100 SXM at its power cap (docs/validation/gpu-h100-2026-11-24.md); "
                    "docs/sources.md")
@@ -87,6 +90,13 @@ HBM_MEASURED = {
 # Pinned copy-engine H2D per GPU by PCIe generation (x16), GB/s: superbench 25.9 (Gen4), nvbandwidth ~55 (Gen5);
 # Gen3 x16 is half of Gen4.
 PCIE_H2D = {3: 12.5, 4: 25.9, 5: 55.0, 6: 110.0}
+# A GPU whose host link is not PCIe (GB200: NVLink-C2C to its Grace CPU) carries its measured pinned
+# host-to-device rate instead of a PCIe generation's.
+HOST_LINK_MEASURED = {
+    "gb200": (201.0, "nvbandwidth Host to Device 201 GB/s per GPU (Device to Host 193) on Azure ND GB200 v6: "
+                     "github:Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md@"
+                     "fa799957e3c223546ed7726dff043cdcb62327ee; docs/sources.md"),
+}
 PCIE_SOURCE = ("superbench-results (A100, Gen4 x16: 25.9 GB/s), NVIDIA/nvbandwidth#24 (Gen5 x16: ~55 GB/s); "
                "Gen3 = half of Gen4, Gen6 = twice Gen5 (no measurement in the reference)")
 # NCCL allreduce busbw for 8 GPUs over NVSwitch/NVLink, as a fraction of the per-GPU unidirectional NVLink rate:
@@ -181,14 +191,20 @@ def gpu_entry(cat_name, ref, device_names, pcie_fallback):
     else:
         figures["gpu.sm_count"] = derived(None, [], ref["sm_count"].get("note"), status="not_found")
     gen = ref["pcie_gen"].get("value")
-    if gen is None:
+    if cat_name in HOST_LINK_MEASURED:
+        rate, source = HOST_LINK_MEASURED[cat_name]
+        figures["pcie.gen"] = fig(ref["pcie_gen"])  # null, with the reason: the host link is not PCIe
+        figures["pcie.h2d_GBps"] = derived(rate, source, "NVLink-C2C, not PCIe: measured pinned copy rate",
+                                           status="peer_tool")
+    elif gen is None:
         gen = pcie_fallback
         figures["pcie.gen"] = derived(gen, [], PCIE_GEN_NOTE.format(gen), status="assumed")
     else:
         figures["pcie.gen"] = fig(ref["pcie_gen"])
-    figures["pcie.h2d_GBps"] = derived(PCIE_H2D[int(gen)], PCIE_SOURCE,
-                                       f"typical pinned copy-engine rate for PCIe Gen{int(gen)} x16",
-                                       status="peer_tool")
+    if cat_name not in HOST_LINK_MEASURED:
+        figures["pcie.h2d_GBps"] = derived(PCIE_H2D[int(gen)], PCIE_SOURCE,
+                                           f"typical pinned copy-engine rate for PCIe Gen{int(gen)} x16",
+                                           status="peer_tool")
     nvl = ref.get("nvlink_bandwidth_GBps_bidir_total", {})
     if nvl.get("value"):
         figures["nvlink.bidir_GBps"] = fig(nvl)
@@ -213,6 +229,7 @@ SYSTEMS = {
     "dgx-h100": "NVIDIA DGX H100",
     "dgx-h200": "NVIDIA DGX H200",
     "dgx-b200": "NVIDIA DGX B200",
+    "gb200-nvl72": "NVIDIA GB200 NVL72",
     "aws-p3.16xlarge": "p3.16xlarge",
     "aws-p3dn.24xlarge": "p3dn.24xlarge",
     "aws-p4d.24xlarge": "p4d.24xlarge",
@@ -263,6 +280,8 @@ NETWORK = {
     "dgx-h100": {"fabric": "InfiniBand NDR (ConnectX-7)", "nics": 8, "nic_gbps": 400},
     "dgx-h200": {"fabric": "InfiniBand NDR (ConnectX-7)", "nics": 8, "nic_gbps": 400},
     "dgx-b200": {"fabric": "InfiniBand NDR (ConnectX-7)", "nics": 8, "nic_gbps": 400},
+    # One 72-GPU NVLink domain as one node: 18 compute trays x 4 ConnectX-7, one per GPU.
+    "gb200-nvl72": {"fabric": "InfiniBand NDR (ConnectX-7)", "nics": 72, "nic_gbps": 400},
     "aws-p3.16xlarge": {"fabric": "Ethernet (ENA)", "nics": 1, "nic_gbps": 25},
     "aws-p3dn.24xlarge": {"fabric": "Ethernet (ENA)", "nics": 1, "nic_gbps": 100},
     "aws-p4d.24xlarge": {"fabric": "Ethernet (ENA) with EFA", "nics": 4, "nic_gbps": 100},

@@ -32,8 +32,12 @@ SIBLINGS = {"min_deviation": 0.05, "mad_multiple": 4, "min_gpus": 3, "worse": "f
 # NVLink links per SXM GPU: the datasheet's NVLink total over the per-link rate of its generation
 # (NVLink 2, 3 and 4: 50 GB/s per link both ways; NVLink 5: 100 GB/s).
 NVLINK_LINKS = {"v100-sxm2-16gb": 6, "v100-sxm2-32gb": 6, "a100-sxm4-40gb": 12,
-                "a100-sxm4-80gb": 12, "h100-sxm5-80gb": 18, "h200-sxm-141gb": 18, "b200": 18}
-HBM_GPUS = ("v100", "a100", "h100", "h200", "b200")
+                "a100-sxm4-80gb": 12, "h100-sxm5-80gb": 18, "h200-sxm-141gb": 18, "b200": 18,
+                "gb200": 18}
+HBM_GPUS = ("v100", "a100", "h100", "h200", "b200", "gb200")
+# A system the catalog sizes as one NVLink domain but whose hosts each see a part of it: the spec
+# checks one host (GB200 NVL72: 18 compute trays of 4 GPUs, each with its own OS and 4 ConnectX-7).
+HOSTS_PER_NODE = {"gb200-nvl72": 18}
 
 # Device-memory copy (read + write counted) that peer tools measured on known-good units.
 HBM_MEASURED = {
@@ -116,22 +120,24 @@ def gpu_spec(name):
 def system_spec(name):
     entry = load("systems", name)
     fig = entry["figures"]
-    gpus = entry["gpus_per_node"]
+    hosts = HOSTS_PER_NODE.get(name, 1)
+    gpus = entry["gpus_per_node"] // hosts
     health = {"gpus": gpus}
     if gpus == 1:
         # One GPU of a board: its NVLink links and peers may be absent by design.
         health["nvlink_links"] = 0
         health["peer_access"] = "none"
-    if known(fig, "cpu.cores"):
+    # The catalog's cores and memory are the whole node's: a host of a larger domain holds part.
+    if known(fig, "cpu.cores") and hosts == 1:
         health["cpu_cores"] = {"expected": {"catalog": ["cpu.cores"]}}
-    if known(fig, "memory.GB"):
+    if known(fig, "memory.GB") and hosts == 1:
         health["memory_GB"] = {"expected": {"catalog": ["memory.GB"]}, "floor": 0.9}
     network = entry.get("network", {})
     # InfiniBand adapters show their ports under /sys/class/infiniband; cloud Ethernet (ENA, EFA,
     # VPC) is not checked this way.
     if (network.get("fabric") or "").startswith("InfiniBand") and network.get("nics") and \
             network.get("nic_gbps"):
-        health["network_ports"] = {"count": network["nics"], "rate_Gbps": network["nic_gbps"],
+        health["network_ports"] = {"count": network["nics"] // hosts, "rate_Gbps": network["nic_gbps"],
                                    "source": "; ".join(network.get("source", []))}
     figures = []
     gpu = entry["gpu_model"]
@@ -141,8 +147,11 @@ def system_spec(name):
                         "axes": {"placement": "out_of_place"}, "metric": "busbw_GBps",
                         "per": "machine", "expected": value, "source": source, "floor": 0.85,
                         "min_gpus": 8, "ranks": 8})
+    description = "%s: the GPU spec plus the system's own rules" % entry["description"]
+    if hosts > 1:
+        description += " (each of its %d hosts: %d GPUs)" % (hosts, gpus)
     return {"schema": "gpubench.spec/1", "name": name,
-            "description": "%s: the GPU spec plus the system's own rules" % entry["description"],
+            "description": description,
             "catalog": name, "extends": gpu, "figures": figures, "health": health}
 
 

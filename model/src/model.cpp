@@ -163,7 +163,8 @@ step_model model_step(const hardware_profile& hw, const workload& w, const const
   step_model m;
   // With a tensor x pipeline split, one data-parallel replica is T x P GPUs.
   m.dp = detail::data_parallel_group(w, s.gpus_per_node, s.nodes);
-  m.samples_per_step = static_cast<double>(m.dp.ranks()) * s.batch_per_gpu;
+  // The data-parallel group counts each context-parallel group's GPUs, which share samples.
+  m.samples_per_step = static_cast<double>(m.dp.ranks()) * s.batch_per_gpu / w.context;
   m.gpu = detail::gpu_step(hw, w, c, s.precision, s.batch_per_gpu, m.dp, s.assumed);
   step_breakdown& step = m.gpu.step;
   s.tokens_per_sample = m.gpu.tokens_per_sample;

@@ -198,6 +198,11 @@ data_parallel data_parallel_group(const workload& w, int gpus_per_node, int node
                       " x " + std::to_string(w.pipeline) + " does not divide the job's " +
                       std::to_string(ranks) + " GPUs");
   }
+  if (w.context > 1 && (ranks / split) % w.context != 0) {
+    throw input_error(where + "parallel.context: " + std::to_string(w.context) +
+                      " does not divide the " + std::to_string(ranks / split) +
+                      " GPUs left after the tensor x pipeline split");
+  }
   // Megatron-Core forms expert-parallel groups from the tensor x data-parallel GPUs of a stage.
   if (w.expert > 1 && (ranks / w.pipeline) % w.expert != 0) {
     throw input_error(where + "parallel.expert: " + std::to_string(w.expert) +
@@ -246,6 +251,17 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
       }
     }
     step.tensor_parallel_s += ops.expert_alltoalls * (c.allreduce_latency_us * 1e-6 + seconds);
+  }
+  if (w.context > 1 && ops.context_sends > 0) {
+    // Ring attention's K/V sends: to the next GPU of the group, over the node's links when the
+    // group (inside each tensor group's stride) fits in a node, else one NIC's share per GPU.
+    // Counted whole: the overlap with attention that ring attention aims at is not modelled.
+    const bool across_nodes = w.tensor * w.context > gpus_per_node;
+    const allreduce_model link =
+        across_nodes ? allreduce_for(hw, c, 1, 2, ignored) : allreduce_for(hw, c, 2, 1, ignored);
+    const double GBps =
+        across_nodes ? link.inter_busbw_GBps / gpus_per_node : link.intra_busbw_GBps;
+    step.tensor_parallel_s += ops.context_sends * ops.context_message_bytes / (GBps * giga);
   }
   if (w.pipeline > 1) {
     // Each stage sends one micro-batch's activations on and receives their gradient: over the

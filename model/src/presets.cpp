@@ -185,7 +185,9 @@ struct transformer_shape {
   const std::map<std::string, bool>& f;
   double act_bytes;
   model_split split;
-  i64 b, layers, h, heads, ffn, s, mem, keys, d;
+  // s: the sequence positions this GPU runs (seq_len / C under context parallelism, which
+  // splits each sequence over C GPUs); seq: the whole sequence, whose keys every query meets.
+  i64 b, layers, h, heads, ffn, s, seq, C, mem, keys, d;
   // The attention's width, heads x head width: the hidden size unless head_dim sets another
   // head width (Qwen3, gpt-oss).
   i64 attn;
@@ -231,9 +233,11 @@ struct transformer_shape {
     h = static_cast<i64>(p.at("hidden"));
     heads = static_cast<i64>(p.at("heads"));
     ffn = static_cast<i64>(p.at("ffn"));
-    s = static_cast<i64>(p.at("seq_len"));
+    seq = static_cast<i64>(p.at("seq_len"));
+    C = split.context;
+    s = seq / C;
     mem = static_cast<i64>(p.at("memory_len"));
-    keys = s + mem;
+    keys = seq + mem;
     d = p.at("head_dim") > 0 ? static_cast<i64>(p.at("head_dim")) : h / heads;
     attn = heads * d;
     kv_heads = key_value_heads(p);
@@ -282,7 +286,7 @@ void add_layer_gemms(step_ops& step, const transformer_shape& t) {
   const std::uint8_t probabilities_on_chip = t.flash ? operand_a : 0;
   const double computed_scores =
       t.flash && t.f.at("causal")
-          ? (static_cast<double>(keys) - static_cast<double>(s) / 2) / static_cast<double>(keys)
+          ? (static_cast<double>(keys) - static_cast<double>(t.seq) / 2) / static_cast<double>(keys)
           : 1.0;
   const double attention_count = L * t.bh * computed_scores;
   const std::size_t attention = step.ops.size();
@@ -390,7 +394,7 @@ double add_ends(step_ops& step, const transformer_shape& t, double& memory_bytes
   // Learned position embeddings (BERT, GPT-2, ViT) are seq_len x hidden; rotary ones (Llama) have
   // no parameters.
   double params = t.L * layer_params(t) +
-                  (t.P > 1 || !t.f.at("learned_positions") ? 0.0 : static_cast<double>(t.s * h));
+                  (t.P > 1 || !t.f.at("learned_positions") ? 0.0 : static_cast<double>(t.seq * h));
   if (image_size > 0) {
     // ViT: patch embedding as a GEMM over the patches, classifier on the class token.
     const i64 patch = static_cast<i64>(p.at("patch"));
@@ -480,6 +484,14 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
     step.tensor_message_bytes = token_elements * act_bytes;
   }
   if (P > 1) step.stage_message_bytes = token_elements * act_bytes;
+  // Context parallelism (ring attention, as Megatron-Core's): every GPU's K and V chunk travels
+  // round the C GPUs of the group, C - 1 hops forward; backward K and V go round again with
+  // their gradients (twice the bytes); a recomputed forward adds one more round.
+  if (t.C > 1) {
+    step.context_sends = L * static_cast<double>(t.C - 1) * (recompute ? 4.0 : 3.0);
+    step.context_message_bytes =
+        2.0 * static_cast<double>(tokens * t.kv_heads * t.d) / tp * act_bytes;
+  }
   // Expert parallelism: each MoE layer dispatches the routed tokens to the GPUs holding their
   // experts and combines them back, forward and backward (twice more when the forward is
   // recomputed).
@@ -497,7 +509,7 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
                   (t.moe() ? kernels_per_moe_layer + (t.E > 1 ? 4 : 0) : 0)) *
                      L * (recompute ? 1.35 : 1.0) +
                  20;
-  step.tokens_per_sample = static_cast<double>(s);
+  step.tokens_per_sample = static_cast<double>(t.seq);
 }
 
 }  // namespace

@@ -42,7 +42,8 @@ struct model_split {
   // last stage, which runs the vocabulary projection and the loss (a middle stage does not).
   double stage_layers = 0;
   bool last_stage = true;
-  int expert = 1;  // expert parallelism: the GPUs each MoE layer's experts are split over
+  int expert = 1;   // expert parallelism: the GPUs each MoE layer's experts are split over
+  int context = 1;  // context parallelism: the GPUs each sequence is split over
 };
 
 // A pipeline that does not divide the layers, split as Megatron-LM does with
@@ -71,6 +72,11 @@ void apply_finetune(step_ops& step, const finetune_spec& tune,
                     const std::map<std::string, double>& params,
                     const std::map<std::string, bool>& flags, int batch, double activation_bytes,
                     const model_split& split);
+
+// fp8 training's casts (fp8_casts.cpp): the memory-bound passes and kernels that convert each
+// linear layer's input, weight and output gradient, added where `precision` runs its linear
+// layers narrower than the rest.
+void apply_fp8_casts(step_ops& step, const training_precision& precision);
 
 // The training-step ops of a preset at a batch, for one GPU of the split (the last pipeline
 // stage, which also runs the vocabulary projection). `params`/`flags` hold every parameter

@@ -474,7 +474,7 @@ workload parse_workload(const json& doc, const std::string& file) {
   if (root.has("parallel")) {
     const json_reader p = root.member("parallel");
     p.expect_object({"gpus", "nodes", "strategy", "tensor", "pipeline", "sequence_parallel",
-                     "expert", "virtual_pipeline"});
+                     "expert", "virtual_pipeline", "context"});
     if (auto g = p.find_int("gpus", 1, max_gpus_per_node)) w.gpus = static_cast<int>(*g);
     w.nodes = static_cast<int>(p.find_int("nodes", 1, max_nodes).value_or(1));
     if (auto s = p.find_string("strategy")) {
@@ -490,6 +490,18 @@ workload parse_workload(const json& doc, const std::string& file) {
         static_cast<int>(p.find_int("virtual_pipeline", 1, max_pipeline_stages).value_or(1));
     if (w.virtual_pipeline > 1 && w.pipeline < 2) {
       p.fail("virtual_pipeline", "1 without a pipeline (pipeline > 1)");
+    }
+    w.context =
+        static_cast<int>(p.find_int("context", 1, max_gpus_per_node * max_nodes).value_or(1));
+    if (w.context > 1) {
+      if (w.family != "transformer" || w.model.preset.empty() ||
+          w.model.params.at("image_size") > 0) {
+        p.fail("context", "1: context parallelism splits a language model's sequences");
+      }
+      const auto seq = static_cast<std::int64_t>(w.model.params.at("seq_len"));
+      if (seq % w.context != 0) {
+        p.fail("context", "a divisor of the sequence length " + std::to_string(seq));
+      }
     }
     check_model_parallel(w, p);
   }
@@ -575,10 +587,12 @@ step_ops expand(const workload& w, int batch) {
   if (!w.model.preset.empty()) {
     detail::model_split split{w.tensor, w.pipeline, w.sequence_parallel, w.gradient_accumulation};
     split.expert = w.expert;
+    split.context = w.context;
     const auto stage = [&] {
       step_ops ops =
           detail::expand_preset(w.model.preset, w.model.params, w.model.flags, batch, act, split);
       detail::apply_finetune(ops, w.finetune, w.model.params, w.model.flags, batch, act, split);
+      detail::apply_fp8_casts(ops, precision_of(w.precision));
       return ops;
     };
     const auto layers = w.model.params.find("layers");
@@ -675,6 +689,7 @@ json to_json(const workload& w) {
               {"sequence_parallel", w.sequence_parallel},
               {"expert", w.expert},
               {"virtual_pipeline", w.virtual_pipeline},
+              {"context", w.context},
               {"stack", w.stack}};
   if (w.finetune.adapters()) {
     out["finetune"] = {

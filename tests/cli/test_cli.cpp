@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <map>
-#include <regex>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 
 #include "fixtures.hpp"
@@ -15,7 +15,7 @@ using namespace gpubench::testing;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-TEST_CASE("run --suite quick writes a results file with host.membw measured", "[cli][slow]") {
+TEST_CASE("run --suite quick writes a results file with host.membw measured", "[cli][long]") {
   temp_dir dir;
   const auto r = run_gpubench({"run", "--suite", "quick", "--out", (dir.path / "out").string()});
   INFO("stderr: " << r.err);
@@ -370,7 +370,7 @@ TEST_CASE("storage benchmarks on tmpfs are skipped with the reason", "[cli]") {
   }
 }
 
-TEST_CASE("storage and CPU benchmarks measure, verify and clean up", "[cli][slow]") {
+TEST_CASE("storage and CPU benchmarks measure, verify and clean up", "[cli][long]") {
   temp_dir dir;
   const fs::path scratch = fs::current_path() / ("scratch-" + std::to_string(getpid()));
   fs::create_directories(scratch);
@@ -775,7 +775,8 @@ TEST_CASE("report: the verdict and its warnings first, what the machine will do,
   CHECK_THAT(will_do, Catch::Contains("| gpt2-large-batch-256 | - | - | sequences/s | - | "
                                       "memory_capacity | measured | no, "));
   CHECK_THAT(will_do, Catch::Contains("| workload | predicted | 80% range | unit |"));
-  CHECK(std::regex_search(will_do, std::regex(R"(\| llama2-7b \| [0-9.]+ \| [0-9.]+ to [0-9.]+ \|)")));
+  CHECK(std::regex_search(will_do,
+                          std::regex(R"(\| llama2-7b \| [0-9.]+ \| [0-9.]+ to [0-9.]+ \|)")));
   CHECK_THAT(will_do, Catch::Contains("| llama2-7b | ") && Catch::Contains(" | yes, ") &&
                           Catch::Contains(" | $98.3 | $"));
   // The passing rules after a count line; the warning is not among them.

@@ -1223,13 +1223,50 @@ TEST_CASE(
   CHECK_THROWS_WITH(parse_workload(bad, "tiny.json"), Catch::Contains("/model/experts/top_k"));
   bad = job;
   bad["parallel"]["expert"] = 3;
-  CHECK_THROWS_WITH(parse_workload(bad, "tiny.json"), Catch::Contains("a divisor of the model's 4"));
+  CHECK_THROWS_WITH(parse_workload(bad, "tiny.json"),
+                    Catch::Contains("a divisor of the model's 4"));
   bad = tiny_gpt();
   bad["parallel"] = {{"expert", 2}};
-  CHECK_THROWS_WITH(parse_workload(bad, "tiny.json"), Catch::Contains("needs a model with experts"));
+  CHECK_THROWS_WITH(parse_workload(bad, "tiny.json"),
+                    Catch::Contains("needs a model with experts"));
   model::run_options one;
   one.gpus = 1;
   CHECK_THROWS_WITH(predict(hw, split, c, one), Catch::Contains("parallel.expert"));
+}
+
+TEST_CASE(
+    "context parallelism by hand: each GPU runs half of every sequence and its queries meet all "
+    "the keys, the K/V chunks travel round the ring",
+    "[unit][model]") {
+  json job = tiny_gpt();
+  const workload whole = parse_workload(job, "tiny.json");
+  job["parallel"] = {{"gpus", 2}, {"context", 2}};
+  const workload split = parse_workload(job, "tiny.json");
+  const step_ops one = expand(whole, 2);
+  const step_ops two = expand(split, 2);
+  // 16 of the 32 positions on each GPU: the linear layers and the head run half the tokens, and
+  // attention half the queries against all 32 keys (the causal share of the whole sequence).
+  CHECK(two.matmul_flops() == Approx(one.matmul_flops() / 2));
+  CHECK(two.tokens_per_sample == 32);
+  // Per layer K and V of 32 local tokens (2 x 16), 4 heads of 16 in bf16, sent once forward and
+  // twice backward round a ring of 2: 3 sends a layer, 2 layers.
+  CHECK(two.context_sends == 6);
+  CHECK(two.context_message_bytes == Approx(2.0 * 32 * 4 * 16 * 2));
+  CHECK(two.saved_activation_bytes < one.saved_activation_bytes);
+  // Two GPUs share each sample: the rate is one sample per GPU pair's step.
+  const hardware_profile hw = load_catalog("dgx-h100");
+  const constants c = load_constants();
+  model::run_options on_two;
+  on_two.gpus = 2;
+  const sizing s = predict(hw, split, c, on_two);
+  CHECK(s.step.tensor_parallel_s > 0);
+  CHECK(s.predicted_samples_per_s == Approx(s.batch_per_gpu / s.step.gpu_step_s).epsilon(1e-6));
+  // Refused: a context split the sequence does not divide, or the GPUs do not.
+  job["parallel"]["context"] = 3;
+  CHECK_THROWS_WITH(parse_workload(job, "tiny.json"), Catch::Contains("a divisor of the sequence"));
+  job["parallel"]["context"] = 4;
+  CHECK_THROWS_WITH(predict(hw, parse_workload(job, "tiny.json"), c, on_two),
+                    Catch::Contains("parallel.context"));
 }
 
 TEST_CASE("attention by hand: FlashAttention's tiles stay on chip and a causal mask skips half",

@@ -272,7 +272,7 @@ TEST_CASE("the first stop signal asks, the second stops at once and removes regi
 }
 
 TEST_CASE("a results file of 100k results is written so that it reads back",
-          "[runner][scale][slow]") {
+          "[runner][scale][long]") {
   // A many-rank NCCL sweep: each rank's result with its host, rank, axes, three metrics and info.
   results_document doc;
   doc.meta.version = "0.1.0";

@@ -79,6 +79,9 @@ struct step_ops {
   // the bytes each GPU sends or receives in one (the busiest GPU's, under imbalance).
   double expert_alltoalls = 0;
   double expert_message_bytes = 0;
+  // Context parallelism: the K/V chunks a GPU sends round its ring per step, and their bytes.
+  double context_sends = 0;
+  double context_message_bytes = 0;
   double stage_message_bytes = 0;
   // Fine-tuning with adapters: the frozen base model's parameters and the bytes they take on this
   // GPU (`params` are then the adapters', the ones trained).
@@ -179,6 +182,9 @@ struct workload {
   int expert = 1;
   // Megatron's interleaved pipeline schedule: each GPU holds this many model chunks.
   int virtual_pipeline = 1;
+  // Context parallelism (ring attention): each sequence split over `context` GPUs, which count
+  // among the data-parallel ones for the gradient exchange.
+  int context = 1;
   // The software stack that runs it (configs/model/constants.json "stacks"): pytorch (eager),
   // pytorch-compiled, megatron, mlperf. Its own fitted efficiencies apply.
   std::string stack = "pytorch";
