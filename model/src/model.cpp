@@ -350,6 +350,7 @@ void advise_layout(const hardware_profile& hw, const workload& w, const constant
       std::to_string(best->tensor) + " x pipeline " + std::to_string(best->pipeline) + " x data " +
       std::to_string(best->data) +
       (best->expert > 1 ? ", expert " + std::to_string(best->expert) : std::string()) +
+      (best->context > 1 ? ", context " + std::to_string(best->context) : std::string()) +
       ", micro-batch " + std::to_string(best->micro_batch) + " x " +
       std::to_string(best->accumulation) + " accumulated, " +
       (best->activation_checkpointing  ? "full checkpointing"

@@ -1756,6 +1756,20 @@ TEST_CASE("a job above the memory headroom runs, with a warning and a layout wit
   REQUIRE_FALSE(found.empty());
   CHECK(found.front().within_headroom);
   CHECK(found.front().per_gpu_GiB <= 0.9 * *s.memory.capacity_GiB);
+  // A sequence this long is also tried split over 2, 4 and 8 GPUs (context parallelism); 30
+  // layers on 4 or 8 stages split unevenly, as Megatron does, and are tried too.
+  CHECK(std::any_of(found.begin(), found.end(), [](const layout& l) { return l.context == 8; }));
+  workload thirty = w;
+  thirty.model.params["layers"] = 30;
+  const std::vector<layout> uneven = search_layouts(load_catalog("dgx-h100"), thirty, c);
+  CHECK(std::any_of(uneven.begin(), uneven.end(), [](const layout& l) {
+    return l.pipeline == 4 && l.fits;
+  }));
+  // A short sequence is never split.
+  const std::vector<layout> short_seq =
+      search_layouts(load_catalog("dgx-h100"), load_workload("gpt2-small"), c);
+  CHECK(std::none_of(short_seq.begin(), short_seq.end(),
+                     [](const layout& l) { return l.context > 1; }));
 }
 
 // Issue 40, item 4: for Llama 2 70B with checkpointing on two H200 nodes the advice offered HSDP
