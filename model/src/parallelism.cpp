@@ -220,6 +220,11 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
                           const gpu_times& gpu, int gpus_per_node, step_breakdown& step) {
   std::vector<std::string> ignored;
   const step_ops& ops = gpu.ops;
+  // One GPU's rate to another: over the node's links, or its NIC's share of the node's network.
+  const auto neighbour_GBps = [&](bool across_nodes) {
+    return across_nodes ? allreduce_for(hw, c, 1, 2, ignored).inter_busbw_GBps / gpus_per_node
+                        : allreduce_for(hw, c, 2, 1, ignored).intra_busbw_GBps;
+  };
   if (w.tensor > 1 && ops.tensor_allreduces > 0) {
     const allreduce_model group = allreduce_for(hw, c, w.tensor, 1, ignored);
     const double t = w.tensor;
@@ -245,9 +250,8 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
       const allreduce_model node = allreduce_for(hw, c, inside, 1, ignored);
       seconds = inside > 1 ? bytes * (inside - 1.0) / E / (node.intra_busbw_GBps * giga) : 0.0;
       if (E > gpus_per_node) {
-        const allreduce_model net = allreduce_for(hw, c, 1, 2, ignored);
         seconds = std::max(seconds, bytes * static_cast<double>(E - gpus_per_node) / E /
-                                        (net.inter_busbw_GBps / gpus_per_node * giga));
+                                        (neighbour_GBps(true) * giga));
       }
     }
     step.tensor_parallel_s += ops.expert_alltoalls * (c.allreduce_latency_us * 1e-6 + seconds);
@@ -256,21 +260,13 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
     // Ring attention's K/V sends: to the next GPU of the group, over the node's links when the
     // group (inside each tensor group's stride) fits in a node, else one NIC's share per GPU.
     // Counted whole: the overlap with attention that ring attention aims at is not modelled.
-    const bool across_nodes = w.tensor * w.context > gpus_per_node;
-    const allreduce_model link =
-        across_nodes ? allreduce_for(hw, c, 1, 2, ignored) : allreduce_for(hw, c, 2, 1, ignored);
-    const double GBps =
-        across_nodes ? link.inter_busbw_GBps / gpus_per_node : link.intra_busbw_GBps;
-    step.tensor_parallel_s += ops.context_sends * ops.context_message_bytes / (GBps * giga);
+    step.tensor_parallel_s += ops.context_sends * ops.context_message_bytes /
+                              (neighbour_GBps(w.tensor * w.context > gpus_per_node) * giga);
   }
   if (w.pipeline > 1) {
     // Each stage sends one micro-batch's activations on and receives their gradient: over the
     // node's links when the stages share a node, else over its network, one NIC's share per GPU.
-    const bool across_nodes = w.tensor * w.pipeline > gpus_per_node;
-    const allreduce_model link =
-        across_nodes ? allreduce_for(hw, c, 1, 2, ignored) : allreduce_for(hw, c, 2, 1, ignored);
-    const double GBps =
-        across_nodes ? link.inter_busbw_GBps / gpus_per_node : link.intra_busbw_GBps;
+    const double GBps = neighbour_GBps(w.tensor * w.pipeline > gpus_per_node);
     // Interleaved stages (v model chunks per GPU) cross v times as many stage boundaries.
     step.tensor_parallel_s += 2 * w.virtual_pipeline * ops.stage_message_bytes / (GBps * giga);
     // 1F1B with m micro-batches per step: (stages - 1) / m of the work is bubble; the
