@@ -198,9 +198,7 @@ std::optional<prediction_interval> interval_for(const sizing& s, const workload&
                                                 const hardware_profile& hw, const constants& c) {
   if (!s.memory.fits || s.predicted_samples_per_s <= 0) return std::nullopt;
   const preset_info* preset = w.model.preset.empty() ? nullptr : find_preset(w.model.preset);
-  const auto experts = w.model.params.find("moe_experts");
-  const bool moe = experts != w.model.params.end() && experts->second > 0;
-  const std::string family = moe ? "moe"
+  const std::string family = expert_count(w.model) > 0 ? "moe"
                              : preset && !preset->calibration_family.empty()
                                  ? preset->calibration_family
                                  : every_family;

@@ -67,21 +67,25 @@ const method_row& method_of(const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// The `name` of every row of a table, in its order.
+template <typename Row, std::size_t N>
+std::vector<std::string> names_of(const Row (&table)[N]) {
+  std::vector<std::string> out;
+  for (const Row& row : table) out.emplace_back(row.name);
+  return out;
+}
+
+}  // namespace
+
 const std::vector<std::string>& finetune_methods() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const method_row& m : method_table) out.emplace_back(m.name);
-    return out;
-  }();
+  static const std::vector<std::string> names = names_of(method_table);
   return names;
 }
 
 const std::vector<std::string>& finetune_targets() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const target_row& t : target_table) out.emplace_back(t.name);
-    return out;
-  }();
+  static const std::vector<std::string> names = names_of(target_table);
   return names;
 }
 

@@ -51,8 +51,7 @@ std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w
   // node's 8 GPUs every layer's K/V would cross the network: not tried.
   constexpr std::int64_t long_sequence = 8192;
   constexpr int max_context = 8;
-  const auto experts_of = w.model.params.find("moe_experts");
-  const int experts = experts_of == w.model.params.end() ? 0 : static_cast<int>(experts_of->second);
+  const int experts = expert_count(w.model);
   const bool can_recompute = w.model.flags.contains("activation_checkpointing");
   // Selective recomputation only changes anything where attention is not fused.
   const bool can_select =

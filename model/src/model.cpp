@@ -85,8 +85,7 @@ std::optional<std::string> unsupported_reason(const workload& w) {
            "calibration confirms: published rates for the same model and GPU disagree by up to "
            "2.5x, so this prediction may be off by more than 2x (docs/model.md)";
   }
-  if (const auto experts = w.model.params.find("moe_experts");
-      experts != w.model.params.end() && experts->second > 0) {
+  if (expert_count(w.model) > 0) {
     // docs/model.md, "Mixture of experts": counted, not yet confirmed by the calibration rows.
     return "unsupported: mixture of experts is counted (routed FLOPs, every expert's weights, "
            "the all-to-all) but the calibration does not confirm it: held out, its published "

@@ -37,12 +37,11 @@ constexpr std::int64_t max_pipeline_stages = 1024;
 // (predict()).
 void check_model_parallel(const workload& w, const json_reader& p) {
   if (w.expert > 1) {
-    const auto experts = w.model.params.find("moe_experts");
-    const double count = experts == w.model.params.end() ? 0 : experts->second;
+    const int count = expert_count(w.model);
     if (count < 1) p.fail("expert", "1: expert parallelism needs a model with experts");
-    if (static_cast<std::int64_t>(count) % w.expert != 0) {
-      p.fail("expert", "a divisor of the model's " + std::to_string(static_cast<int>(count)) +
-                           " experts, got " + std::to_string(w.expert));
+    if (count % w.expert != 0) {
+      p.fail("expert", "a divisor of the model's " + std::to_string(count) + " experts, got " +
+                           std::to_string(w.expert));
     }
   }
   if (w.tensor == 1 && w.pipeline == 1 && !w.sequence_parallel) return;
@@ -94,6 +93,15 @@ constexpr expert_member expert_members[] = {
     {"shared", "moe_shared", 0, 1 << 16},
     {"imbalance", "moe_imbalance", 1, 1 << 16},
 };
+
+}  // namespace
+
+int expert_count(const model_spec& m) {
+  const auto experts = m.params.find("moe_experts");
+  return experts == m.params.end() ? 0 : static_cast<int>(experts->second);
+}
+
+namespace {
 
 void parse_experts(const json_reader& e, model_spec& spec) {
   std::vector<std::string_view> known;
@@ -405,9 +413,8 @@ finetune_spec parse_finetune(const json_reader& f, const workload& w) {
       tune.targets.push_back(t.node().get<std::string>());
     }
   }
-  if (tune.adapters() &&
-      (w.family != "transformer" || w.model.preset.empty() || w.model.params.at("image_size") > 0 ||
-       w.model.params.at("moe_experts") > 0)) {
+  if (tune.adapters() && (w.family != "transformer" || w.model.preset.empty() ||
+                          w.model.params.at("image_size") > 0 || expert_count(w.model) > 0)) {
     f.fail("method",
            "\"full\": adapters are modelled on dense language-model transformer presets only");
   }
@@ -649,7 +656,7 @@ json to_json(const workload& w) {
     for (const auto& [k, v] : w.model.params) {
       if (!k.starts_with("moe_")) model[k] = v;
     }
-    if (w.model.params.contains("moe_experts") && w.model.params.at("moe_experts") > 0) {
+    if (expert_count(w.model) > 0) {
       json experts = json::object();
       for (const expert_member& m : expert_members) experts[m.name] = w.model.params.at(m.param);
       model["experts"] = std::move(experts);

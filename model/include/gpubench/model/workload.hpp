@@ -101,6 +101,9 @@ struct model_spec {
   std::optional<double> bytes_per_sample;  // totals: memory traffic per sample
 };
 
+// The experts of each MoE layer (the model's "experts" count); 0 for a dense model.
+[[nodiscard]] int expert_count(const model_spec& m);
+
 struct data_spec {
   std::string source = "synthetic";  // synthetic | storage
   std::string pipeline = "none";     // jpeg_rrc_flip_normalize | tokens | none
