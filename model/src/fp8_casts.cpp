@@ -20,7 +20,7 @@ constexpr double casts_per_linear = 3;
 
 void apply_fp8_casts(step_ops& step, const training_precision& precision) {
   // Only a precision whose linear layers run in a narrower dtype than the rest casts.
-  if (precision.gemm_dtype == precision.other_gemm_dtype) return;
+  if (!precision.casts_linear_layers()) return;
   const double per_element = precision.activation_bytes + copies_written * fp8_bytes;
   double bytes = 0;
   double kernels = 0;

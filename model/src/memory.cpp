@@ -41,7 +41,8 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
   const strategy::sharding split = how.shards(dp.per_node, dp.nodes);
   const double params = ops.params;
   const double act = activation_bytes(precision);
-  const bool mixed = precision_of(precision).mixed;
+  const training_precision& format = precision_of(precision);
+  const bool mixed = format.mixed;
   const optimizer_kind& optimizer = optimizer_of(w.optimizer);
 
   memory_verdict m;
@@ -102,10 +103,8 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
       also("autocast's half-precision weight copies");
     }
   }
-  const training_precision& format = precision_of(precision);
-  if (layout.fp8_weight_copies && format.gemm_dtype != format.other_gemm_dtype) {
-    // The linear layers run narrower than the rest (fp8): one byte per parameter, as the linear
-    // layers hold nearly all of a transformer's parameters.
+  if (layout.fp8_weight_copies && format.casts_linear_layers()) {
+    // One byte per parameter, as the linear layers hold nearly all of a transformer's parameters.
     temporary += params / split.weights;
     also("Transformer Engine's fp8 weight copies");
   }

@@ -208,6 +208,10 @@ struct training_precision {
   // linear layers only (Transformer Engine's te.Linear, torchao's convert_to_float8_training,
   // whose torchtitan recipe also leaves the output projection out), attention runs in bf16.
   std::string_view other_gemm_dtype;
+  // The linear layers run narrower than the rest (fp8): their inputs and weights are cast.
+  [[nodiscard]] constexpr bool casts_linear_layers() const {
+    return gemm_dtype != other_gemm_dtype;
+  }
 };
 // The precisions a workload may name (fp32, tf32, amp_fp16, amp_bf16, fp8): one table.
 [[nodiscard]] std::span<const training_precision> training_precisions();
