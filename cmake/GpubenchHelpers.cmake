@@ -13,6 +13,12 @@ function(gpubench_target_defaults target)
     set(arg_NO_FUZZ_COVERAGE ON)
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O1>)
   endif()
+  if(GPUBENCH_UNITY)
+    # Batches of 8 files: each file of a library includes nlohmann/json and instantiates the
+    # same templates, and in a batch they are parsed and compiled (and instrumented, in the
+    # sanitizer build) once. A target with its own batching sets its size after this.
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+  endif()
   target_compile_features(${target} PUBLIC cxx_std_20)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>

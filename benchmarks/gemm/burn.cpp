@@ -44,10 +44,10 @@ struct slice_rate {
 };
 
 #if GPUBENCH_HAVE_CUDA
-constexpr std::size_t workspace_bytes = std::size_t{32} << 20;
-constexpr int autotune_candidates = 4;
-constexpr double autotune_warmup_s = 0.2;
-constexpr int check_samples = 256;
+constexpr std::size_t burn_workspace_bytes = std::size_t{32} << 20;
+constexpr int burn_autotune_candidates = 4;
+constexpr double burn_autotune_warmup_s = 0.2;
+constexpr int burn_check_samples = 256;
 constexpr double slice_seconds = 1.0;
 // At most this many result buffers per GPU (the memory they fill is what gpu-burn stresses; past
 // a slice's worth, more buffers change nothing).
@@ -110,13 +110,14 @@ class gpu_burn final : public instance {
       }
       l->dtype = burn_dtype(values.get_string("dtype"), device);
       l->gemm = std::make_unique<kernels::lt_gemm>(l->stream, l->dtype, shape_.m, shape_.n,
-                                                   shape_.k, workspace_bytes, seed++);
-      const kernels::gemm_tuning tuning = l->gemm->autotune(autotune_candidates, autotune_warmup_s);
+                                                   shape_.k, burn_workspace_bytes, seed++);
+      const kernels::gemm_tuning tuning =
+          l->gemm->autotune(burn_autotune_candidates, burn_autotune_warmup_s);
       l->multiplies_per_slice = static_cast<int>(
           std::clamp(std::ceil(slice_seconds / tuning.seconds_per_multiply), 1.0, 1e6));
       // The reference: one product on the cool GPU, checked against float64 samples.
       l->gemm->enqueue();
-      l->reference_check = l->gemm->check(check_samples);
+      l->reference_check = l->gemm->check(burn_check_samples);
       make_ring(*l);
       make_slices(*l);
       lanes_.push_back(std::move(l));

@@ -197,7 +197,7 @@ class host_membw final : public instance {
 };
 
 // From 1 MiB to what leaves half of the RAM free (3 arrays), in whole doubles.
-axis_range array_bytes_range(const context& ctx) {
+axis_range host_array_bytes_range(const context& ctx) {
   const std::uint64_t memory = ctx.system().memory_bytes;
   const std::int64_t largest =
       memory == 0 ? std::int64_t{1} << 50 : static_cast<std::int64_t>(memory / 2 / 3 / 8 * 8);
@@ -206,7 +206,7 @@ axis_range array_bytes_range(const context& ctx) {
 
 // STREAM's rule: each array at least 4x the last-level cache, so caches cannot serve it. Never
 // below 256 MiB; never so large that the 3 arrays take over 3/8 of RAM.
-std::vector<axis_value> default_array_bytes(const context& ctx) {
+std::vector<axis_value> host_default_array_bytes(const context& ctx) {
   const std::uint64_t mib = 1 << 20;
   std::uint64_t bytes =
       std::max<std::uint64_t>(4 * ctx.system().last_level_cache_bytes(), 256 * mib);
@@ -225,10 +225,10 @@ benchmark_definition host_membw_definition() {
                      [](const context& ctx) {
                        return std::vector<axis_value>{std::int64_t{ctx.host_cores()}};
                      }})
-      .add_axis(
-          axis{"array_bytes", axis_kind::bytes, "bytes per array (3 arrays)", default_array_bytes})
+      .add_axis(axis{"array_bytes", axis_kind::bytes, "bytes per array (3 arrays)",
+                     host_default_array_bytes})
       .set_range("threads", axis_range{1, max_threads})
-      .set_range("array_bytes", array_bytes_range)
+      .set_range("array_bytes", host_array_bytes_range)
       .add_metric("GBps", metric_kind::bandwidth, units::GBps)
       .set_timing(timing::host_wall)
       .set_scope(run_scope::per_node)

@@ -16,7 +16,7 @@ namespace {
 // A library loaded once per process and kept loaded: its entry points, or why it is not there.
 template <class Api>
 struct loaded_library {
-  std::unique_ptr<detail::shared_library> library;
+  std::unique_ptr<gpubench::detail::shared_library> library;
   Api api{};
   std::optional<std::string> problem;
 };
@@ -24,7 +24,7 @@ struct loaded_library {
 // Opens the file the user names in facts.variable, if set; else the soname (the loader's search:
 // LD_LIBRARY_PATH, the cache, the system folders), then the folder the build found it in.
 template <class Api, class Bind>
-loaded_library<Api> load(const detail::library_facts& facts, const std::string& build_dir,
+loaded_library<Api> load(const gpubench::detail::library_facts& facts, const std::string& build_dir,
                          Bind bind) {
   loaded_library<Api> out;
   std::string why_not;
@@ -35,14 +35,14 @@ loaded_library<Api> load(const detail::library_facts& facts, const std::string& 
     candidates.push_back(facts.soname);
     if (!build_dir.empty()) candidates.push_back(build_dir + "/" + facts.soname);
   }
-  out.library = detail::shared_library::open(candidates, why_not);
+  out.library = gpubench::detail::shared_library::open(candidates, why_not);
   if (!out.library) {
-    out.problem = detail::library_not_loaded(facts, why_not);
+    out.problem = gpubench::detail::library_not_loaded(facts, why_not);
     return out;
   }
   out.api.path = out.library->path();
   if (const std::optional<std::string> missing = bind(*out.library, out.api)) {
-    out.problem = detail::library_lacks_entry_point(facts, out.api.path, *missing);
+    out.problem = gpubench::detail::library_lacks_entry_point(facts, out.api.path, *missing);
     out.library.reset();
   }
   return out;
@@ -64,12 +64,14 @@ const Api& api_or_skip(const loaded_library<Api>& state) {
 #if GPUBENCH_HAVE_CUDA
 namespace {
 const loaded_library<cublaslt_api>& cublaslt_state() {
-  static const loaded_library<cublaslt_api> state = load<cublaslt_api>(
-      detail::cublaslt_facts(CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR), GPUBENCH_CUDA_LIBRARY_DIR,
-      [](const detail::shared_library& library, cublaslt_api& api) -> std::optional<std::string> {
-        GPUBENCH_CUBLASLT_ENTRY_POINTS(GPUBENCH_BIND_REQUIRED)
-        return std::nullopt;
-      });
+  static const loaded_library<cublaslt_api> state =
+      load<cublaslt_api>(gpubench::detail::cublaslt_facts(CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR),
+                         GPUBENCH_CUDA_LIBRARY_DIR,
+                         [](const gpubench::detail::shared_library& library,
+                            cublaslt_api& api) -> std::optional<std::string> {
+                           GPUBENCH_CUBLASLT_ENTRY_POINTS(GPUBENCH_BIND_REQUIRED)
+                           return std::nullopt;
+                         });
   return state;
 }
 }  // namespace
@@ -90,16 +92,17 @@ std::atomic<bool> nccl_tried{false};
 const loaded_library<nccl_api>& nccl_state() {
   static const loaded_library<nccl_api> state = [] {
     nccl_tried.store(true);
-    auto out = load<nccl_api>(
-        detail::nccl_facts(NCCL_MAJOR, NCCL_MINOR), GPUBENCH_NCCL_LIBRARY_DIR,
-        [](const detail::shared_library& library, nccl_api& api) -> std::optional<std::string> {
-          GPUBENCH_NCCL_ENTRY_POINTS(GPUBENCH_BIND_REQUIRED)
-          GPUBENCH_NCCL_OPTIONAL_ENTRY_POINTS(GPUBENCH_BIND_OPTIONAL)
-          return std::nullopt;
-        });
+    auto out = load<nccl_api>(gpubench::detail::nccl_facts(NCCL_MAJOR, NCCL_MINOR),
+                              GPUBENCH_NCCL_LIBRARY_DIR,
+                              [](const gpubench::detail::shared_library& library,
+                                 nccl_api& api) -> std::optional<std::string> {
+                                GPUBENCH_NCCL_ENTRY_POINTS(GPUBENCH_BIND_REQUIRED)
+                                GPUBENCH_NCCL_OPTIONAL_ENTRY_POINTS(GPUBENCH_BIND_OPTIONAL)
+                                return std::nullopt;
+                              });
     int code = 0;
     if (!out.problem && out.api.ncclGetVersion(&code) == ncclSuccess) {
-      out.api.version = detail::nccl_version_text(code);
+      out.api.version = gpubench::detail::nccl_version_text(code);
     }
     return out;
   }();
@@ -119,7 +122,7 @@ std::optional<std::string> nccl_unavailable_reason() {
 std::string loaded_cublaslt_version() {
 #if GPUBENCH_HAVE_CUDA
   const auto& state = cublaslt_state();
-  if (!state.problem) return detail::cublas_version_text(state.api.cublasLtGetVersion());
+  if (!state.problem) return gpubench::detail::cublas_version_text(state.api.cublasLtGetVersion());
 #endif
   return {};
 }

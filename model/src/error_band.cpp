@@ -25,11 +25,11 @@ constexpr int min_family_rows = 8;
 constexpr const char* every_family = "all";
 
 // The methods a band is built for, with the prediction of a row each reads.
-struct method_row {
+struct band_method {
   const char* name;
   const std::optional<double> calibration_row::*prediction;
 };
-constexpr method_row methods[] = {
+constexpr band_method methods[] = {
     {"first_principles", &calibration_row::held_out},
     {"anchored", &calibration_row::anchored},
 };
@@ -51,32 +51,32 @@ struct sample {
 };
 
 // The band of the samples a filter keeps: the quantiles (1 - coverage)/2 and (1 + coverage)/2.
-std::pair<double, double> band_of(const std::vector<sample>& samples, auto keep, int& rows) {
+std::pair<double, double> band_of(const std::vector<sample>& samples, auto keep, int& kept) {
   std::vector<double> ratios;
   for (const sample& s : samples) {
     if (keep(s)) ratios.push_back(s.ratio);
   }
   std::sort(ratios.begin(), ratios.end());
-  rows = static_cast<int>(ratios.size());
+  kept = static_cast<int>(ratios.size());
   return {quantile(ratios, (1 - band_coverage) / 2), quantile(ratios, (1 + band_coverage) / 2)};
 }
 
 // The family's band, or every family's where it has too few rows; `left_out` a source group the
 // band is built without ("" none).
 std::pair<double, double> family_band(const std::vector<sample>& samples, const std::string& family,
-                                      const std::string& left_out, int& rows) {
+                                      const std::string& left_out, int& kept) {
   const auto band = band_of(
-      samples, [&](const sample& s) { return s.family == family && s.group != left_out; }, rows);
-  if (rows >= min_family_rows) return band;
+      samples, [&](const sample& s) { return s.family == family && s.group != left_out; }, kept);
+  if (kept >= min_family_rows) return band;
   return band_of(
-      samples, [&](const sample& s) { return s.group != left_out; }, rows);
+      samples, [&](const sample& s) { return s.group != left_out; }, kept);
 }
 
 }  // namespace
 
 std::vector<error_band> error_bands(const std::vector<calibration_row>& rows) {
   std::vector<error_band> out;
-  for (const method_row& method : methods) {
+  for (const band_method& method : methods) {
     std::vector<sample> samples;
     std::vector<std::string> families;
     for (const calibration_row& r : rows) {
@@ -154,7 +154,7 @@ std::vector<error_band> parse_error_bands(const json& doc, const std::string& fi
     b.family = e.get_string("family");
     b.method = e.get_string("method");
     if (std::none_of(std::begin(methods), std::end(methods),
-                     [&](const method_row& m) { return b.method == m.name; })) {
+                     [&](const band_method& m) { return b.method == m.name; })) {
       e.fail("method", "first_principles or anchored");
     }
     b.rows = static_cast<int>(e.get_int("rows", 1, 1 << 20));
