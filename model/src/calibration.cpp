@@ -1,6 +1,7 @@
 #include "calibration_rows.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -214,6 +215,22 @@ error_summary summarize(const std::vector<const calibration_row*>& rows, std::st
 
 }  // namespace
 
+namespace {
+
+// Slices of the rows across families, each with its own held-out target (docs/model.md,
+// "Calibration"): a new slice is one row here.
+struct calibration_slice {
+  std::string_view name;
+  bool (*member)(const calibration_row&);
+};
+constexpr std::array<calibration_slice, 2> calibration_slices{{
+    {"fp8",
+     [](const calibration_row& r) { return precision_of(r.precision).casts_linear_layers(); }},
+    {"blackwell", [](const calibration_row& r) { return r.generation == "blackwell"; }},
+}};
+
+}  // namespace
+
 calibration_report calibrate(const std::vector<calibration_set>& sets, const constants& c) {
   std::vector<prepared_row> rows = detail::prepare(sets);
   for (prepared_row& p : rows) {
@@ -262,6 +279,14 @@ calibration_report calibrate(const std::vector<calibration_set>& sets, const con
   }
   for (const auto& [key, members] : by_generation) {
     report.generations.push_back(summarize(members, key.first, key.second));
+  }
+  for (const calibration_slice& slice : calibration_slices) {
+    std::vector<const calibration_row*> members;
+    for (const calibration_row* r : all) {
+      if (slice.member(*r)) members.push_back(r);
+    }
+    if (members.empty()) continue;
+    report.slices.push_back(summarize(members, std::string(slice.name), ""));
   }
   report.all = summarize(all, "all", "");
   report.bands = error_bands(report.rows);

@@ -63,6 +63,8 @@ json to_json(const calibration_report& report) {
   for (const error_summary& f : report.families) families.push_back(summary_json(f));
   json generations = json::array();
   for (const error_summary& g : report.generations) generations.push_back(summary_json(g));
+  json slices = json::array();
+  for (const error_summary& s : report.slices) slices.push_back(summary_json(s));
   json stacks = json::array();
   for (const stack_fit& s : report.stacks) {
     json fitted = json::object();
@@ -75,6 +77,7 @@ json to_json(const calibration_report& report) {
           {"stacks", stacks},
           {"families", families},
           {"generations", generations},
+          {"slices", slices},
           {"error_bands", to_json(report.bands).at("bands")},
           {"rows", rows}};
 }
@@ -138,6 +141,11 @@ std::string error_tables(const calibration_report& report) {
   };
   for (const error_summary& f : report.families) out += "| " + name(f) + " | " + summary_cells(f);
   out += "| **all** | " + summary_cells(report.all);
+  out +=
+      "\nSlices across families (fp8: the rows whose linear layers run in fp8; blackwell: the "
+      "rows on Blackwell GPUs):\n\n| slice " +
+      header + rule;
+  for (const error_summary& s : report.slices) out += "| " + name(s) + " | " + summary_cells(s);
   out += "\nPer family and GPU generation:\n\n| family | generation " + header + "|---" + rule;
   for (const error_summary& g : report.generations) {
     out += "| " + name(g) + " | " + g.generation + " | " + summary_cells(g);

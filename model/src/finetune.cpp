@@ -167,6 +167,7 @@ void apply_finetune(step_ops& step, const finetune_spec& tune,
   const double linear = std::min(frozen_linear, step.params);
   step.frozen_weight_bytes = linear * linear_bytes + (step.params - linear) * activation_bytes;
   step.params = adapters;
+  step.expert_params = 0;
   step.param_tensors = 2 * adapter_count;
 }
 

@@ -65,12 +65,32 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
                                        GiB_text(in_GiB(ops.frozen_weight_bytes)) + ", " +
                                        w.finetune.method + ")"
                                  : "";
-  add("weights", (ops.frozen_weight_bytes + params * (master ? act : 4.0)) / split.weights,
+  // Routed experts are replicated over the expert data-parallel group only, ranks / (P x E)
+  // GPUs against the dense parameters' ranks / (P x T x C) (Megatron-Core's expert data
+  // parallelism; FSDP2 shards them over its ep_shard mesh): a part the strategy shards over s
+  // GPUs is split over s x T x C / E of them for the experts.
+  const double experts = std::min(ops.expert_params, params);
+  const auto per_gpu = [&](double bytes_per_param, int shards) {
+    const double expert_shards =
+        shards > 1 ? std::max(1.0, static_cast<double>(shards) * w.tensor * w.context / w.expert)
+                   : 1.0;
+    return (params - experts) * bytes_per_param / shards +
+           experts * bytes_per_param / expert_shards;
+  };
+  const std::string expert_text = experts > 0
+                                      ? " (" + fmt(experts / 1e6) +
+                                            "M of them routed experts, split over the expert "
+                                            "data-parallel GPUs only)"
+                                      : "";
+  add("weights",
+      ops.frozen_weight_bytes / split.weights + per_gpu(master ? act : 4.0, split.weights),
       fmt(params / 1e6) + "M " + (master ? "16-bit" : "fp32") + " trained parameters" + frozen +
-          split_text(split.weights));
-  add("gradients", params * 4 / split.gradients, "fp32" + split_text(split.gradients));
+          split_text(split.weights) + expert_text);
+  const double grad_bytes = gradient_bytes(w, precision);
+  add("gradients", per_gpu(grad_bytes, split.gradients),
+      (grad_bytes < 4 ? "16-bit" : "fp32") + split_text(split.gradients));
   const double state_bytes = optimizer.state_bytes + (master ? 4.0 : 0.0);
-  add("optimizer_state", params * state_bytes / split.optimizer,
+  add("optimizer_state", per_gpu(state_bytes, split.optimizer),
       (master ? "fp32 master copy (4 B) and " : "") + w.optimizer + ": " + fmt(state_bytes) +
           " B per parameter" + split_text(split.optimizer));
   if (ops.saved_activation_bytes >= 0) {
@@ -91,7 +111,7 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
     if (split.gradients == 1 && dp.ranks() > 1 && layout.gradient_buckets) {
       // DDP's buckets hold a second copy of the gradients (gradient_as_bucket_view=False, the
       // default: PyTorch's DistributedDataParallel documentation).
-      temporary += params * 4;
+      temporary += params * grad_bytes;
       also("DDP's gradient buckets");
     } else if (split.gradients > 1 && layout.gradient_buckets) {
       temporary += 2 * c.ddp_bucket_bytes;

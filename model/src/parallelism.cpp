@@ -21,14 +21,15 @@ double allreduce_seconds(const allreduce_model& m, const constants& c, double by
   return c.allreduce_latency_us * 1e-6 + bytes * factor / (busbw * giga);
 }
 
-// DDP: the fp32 gradients (AMP keeps fp32 parameters) allreduced in buckets while the backward
-// pass runs; the last bucket is reduced after it ends and can never be hidden. With accumulation
-// the gradients are exchanged after the last micro-batch only (no_sync()).
+// DDP: the gradients (fp32: AMP keeps fp32 parameters; 16-bit where the workload says so)
+// allreduced in buckets while the backward pass runs; the last bucket is reduced after it ends
+// and can never be hidden. With accumulation the gradients are exchanged after the last
+// micro-batch only (no_sync()).
 exchange ddp(const gpu_times& gpu, const allreduce_model& ar, const constants& c, const workload& w,
-             const std::string& /*precision*/, int ranks) {
+             const std::string& precision, int ranks) {
   exchange x;
   x.what = "gradient allreduce of ";
-  const double grad_bytes = gpu.params * 4.0;
+  const double grad_bytes = gpu.params * gradient_bytes(w, precision);
   x.bytes = grad_bytes;
   const double bucket = std::min(c.ddp_bucket_bytes, grad_bytes);
   const double buckets = std::ceil(grad_bytes / bucket);
@@ -45,12 +46,14 @@ exchange ddp(const gpu_times& gpu, const allreduce_model& ar, const constants& c
 // ZeRO stage 1 and 2, Megatron's distributed optimizer: the gradients reduce-scattered in DDP's
 // buckets, then the updated parameters all-gathered: each half an allreduce's traffic. The
 // all-gather moves the parameters in the precision the model keeps them (16-bit where the stack
-// keeps an fp32 master copy beside them, as Megatron-Core does): (4 + 2) / 8 of DDP's time.
+// keeps an fp32 master copy beside them, as Megatron-Core does): (g + 2) / 2g of DDP's time for
+// g-byte gradients, (4 + 2) / 8 with fp32 ones.
 exchange zero(const gpu_times& gpu, const allreduce_model& ar, const constants& c,
               const workload& w, const std::string& precision, int ranks) {
   exchange x = ddp(gpu, ar, c, w, precision, ranks);
   const bool master = precision_of(precision).mixed && !c.memory.fp32_parameters;
-  const double scale = (4.0 + (master ? activation_bytes(precision) : 4.0)) / 8.0;
+  const double grad = gradient_bytes(w, precision);
+  const double scale = (grad + (master ? activation_bytes(precision) : 4.0)) / (2.0 * grad);
   x.what = "gradient reduce-scatter and parameter all-gather of ";
   x.whole_s *= scale;
   x.per_step_s *= scale;
@@ -419,7 +422,7 @@ void advise_communication(const exchange& x, const allreduce_model& ar, const co
   }
 }
 
-void advise_unknown_network(const allreduce_model& ar, const constants& c, int nodes,
+void advise_unknown_network(const allreduce_model& ar, const constants& /*c*/, int nodes,
                             std::vector<std::string>& advice) {
   if (nodes <= 1 || !ar.network_assumed) return;
   const std::string why =

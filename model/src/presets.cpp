@@ -379,6 +379,14 @@ double layer_params(const transformer_shape& t) {
              (local + static_cast<double>(t.shared) / t.tp);
 }
 
+// The routed experts' parameters this GPU holds for its layers (all of layer_params' experts).
+double routed_expert_params(const transformer_shape& t) {
+  if (!t.moe()) return 0;
+  const double local = static_cast<double>(std::max<i64>(1, t.experts / t.E));
+  return static_cast<double>(t.L) * (t.gated ? 3 : 2) * static_cast<double>(t.h * t.moe_ffn) *
+         local;
+}
+
 // Inputs and outputs: embedding lookup (3 passes of the token activations), the vocabulary
 // projection for the tokens that are predicted (split over the tensor group), the loss over its
 // logits; or a ViT's patch embedding and classifier. Adds their memory traffic to
@@ -539,6 +547,7 @@ step_ops transformer(const std::map<std::string, double>& p, const std::map<std:
   const double params = add_ends(step, t, memory_bytes);
   add_memory(step, memory_bytes);
   step.params = params;
+  step.expert_params = routed_expert_params(t);
   add_saved_and_exchanged(step, t);
   return step;
 }

@@ -383,8 +383,19 @@ const training_precision& precision_of(std::string_view name) {
                     std::string(name) + "'" + did_you_mean(name, precision_names()));
 }
 
+// A workload's gradient_precision: fp32 main gradients (the default of every stack), or the
+// 16-bit weights' own precision (Megatron's grad_reduce_in_fp32=False).
+constexpr std::array<std::string_view, 2> gradient_precision_table{"fp32", "weights"};
+
 double activation_bytes(const std::string& precision) {
   return precision_of(precision).activation_bytes;
+}
+
+double gradient_bytes(const workload& w, const std::string& precision) {
+  const training_precision& format = precision_of(precision);
+  return w.gradient_precision == gradient_precision_table[1] && format.mixed
+             ? format.activation_bytes
+             : 4.0;
 }
 
 std::string gemm_dtype(const std::string& precision) {
@@ -427,8 +438,8 @@ workload parse_workload(const json& doc, const std::string& file) {
   const json_reader root(doc, file);
   if (!doc.is_object()) root.fail_here("a gpubench.workload/1 object");
   root.expect_object({"schema", "name", "description", "model", "precision", "batch_per_gpu",
-                      "gradient_accumulation", "optimizer", "optimizer_impl", "stack", "finetune",
-                      "data", "parallel", "reference"});
+                      "gradient_accumulation", "optimizer", "optimizer_impl", "gradient_precision",
+                      "stack", "finetune", "data", "parallel", "reference"});
   if (root.get_string("schema") != workload_schema) {
     root.fail("schema", std::string("\"") + workload_schema + "\"");
   }
@@ -471,6 +482,22 @@ workload parse_workload(const json& doc, const std::string& file) {
     w.stack = *stack;
     // Megatron's distributed optimizer unless the workload names a strategy.
     if (auto kind = c.memory_layout_of(*stack).default_strategy) w.strategy = *kind;
+  }
+  if (auto grads = root.find_string("gradient_precision")) {
+    if (std::find(gradient_precision_table.begin(), gradient_precision_table.end(), *grads) ==
+        gradient_precision_table.end()) {
+      root.fail("gradient_precision", "one of " + quoted_names(gradient_precision_table));
+    }
+    // 16-bit gradients are the 16-bit weights' own: a stack that keeps fp32 weights (torch.amp)
+    // has fp32 gradients.
+    if (*grads != gradient_precision_table[0] &&
+        (load_constants().memory_layout_of(w.stack).fp32_parameters ||
+         !precision_of(w.precision).mixed)) {
+      root.fail("gradient_precision",
+                "\"fp32\": only a stack that keeps 16-bit weights (megatron, mlperf) under a "
+                "mixed precision keeps 16-bit gradients");
+    }
+    w.gradient_precision = *grads;
   }
   if (root.has("finetune")) w.finetune = parse_finetune(root.member("finetune"), w);
   default_data(w, w.model.preset.empty() ? step_ops{} : expand(w, 1));
@@ -689,6 +716,7 @@ json to_json(const workload& w) {
               {"gradient_accumulation", w.gradient_accumulation},
               {"optimizer", w.optimizer},
               {"optimizer_impl", w.optimizer_impl},
+              {"gradient_precision", w.gradient_precision},
               {"data", data},
               {"strategy", w.strategy},
               {"tensor", w.tensor},

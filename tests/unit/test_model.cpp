@@ -1107,6 +1107,17 @@ TEST_CASE(
   // The distributed optimizer's exchange: a reduce-scatter of fp32 gradients and an all-gather
   // of the bf16 weights, 6/8 of an fp32 allreduce.
   CHECK(m.step.communication_s == Approx(0.75 * e.step.communication_s));
+
+  // 16-bit gradients (grad_reduce_in_fp32 = False): half the gradient bytes. Refused where the
+  // weights are fp32.
+  job = tiny_gpt();
+  job["stack"] = "megatron";
+  job["gradient_precision"] = "weights";
+  const sizing half = predict(hw, parse_workload(job, "tiny.json"), c);
+  CHECK(memory_bytes(half, "gradients") == Approx(params * 2));
+  CHECK(memory_bytes(half, "optimizer_state") == Approx(params * 12 / 8));
+  job["stack"] = "pytorch";
+  CHECK_THROWS_WITH(parse_workload(job, "tiny.json"), Catch::Contains("/gradient_precision"));
 }
 
 TEST_CASE(
@@ -1209,6 +1220,17 @@ TEST_CASE(
   const sizing replicated = predict(hw, together, c, two);
   CHECK(one_gpu_each.step.tensor_parallel_s > replicated.step.tensor_parallel_s);
   CHECK(memory_bytes(one_gpu_each, "weights") < memory_bytes(replicated, "weights"));
+  // Sharded, the dense parameters split over the two GPUs, but each GPU's two experts are
+  // replicated over an expert data-parallel group of one GPU (2 GPUs / 2-way expert split), so
+  // they stay whole: 2 layers x 2 experts x 2 x 64 x 128.
+  CHECK(e.expert_params == Approx(2 * 2 * 16384.0));
+  json sharded_job = job;
+  sharded_job["parallel"]["strategy"] = "fsdp";
+  const sizing sharded = predict(hw, parse_workload(sharded_job, "tiny.json"), c, two);
+  const double dense_params = e.params - e.expert_params;
+  CHECK(memory_bytes(sharded, "weights") == Approx((dense_params / 2 + e.expert_params) * 4));
+  CHECK(memory_bytes(sharded, "optimizer_state") ==
+        Approx((dense_params / 2 + e.expert_params) * 8));
 
   // The busiest GPU's routed tokens: imbalance 1.5 runs 1.5 x the expert FLOPs.
   job["model"]["experts"]["imbalance"] = 1.5;
@@ -1762,9 +1784,8 @@ TEST_CASE("a job above the memory headroom runs, with a warning and a layout wit
   workload thirty = w;
   thirty.model.params["layers"] = 30;
   const std::vector<layout> uneven = search_layouts(load_catalog("dgx-h100"), thirty, c);
-  CHECK(std::any_of(uneven.begin(), uneven.end(), [](const layout& l) {
-    return l.pipeline == 4 && l.fits;
-  }));
+  CHECK(std::any_of(uneven.begin(), uneven.end(),
+                    [](const layout& l) { return l.pipeline == 4 && l.fits; }));
   // A short sequence is never split.
   const std::vector<layout> short_seq =
       search_layouts(load_catalog("dgx-h100"), load_workload("gpt2-small"), c);

@@ -101,6 +101,9 @@ struct calibration_report {
   std::vector<calibration_row> rows;
   std::vector<error_summary> families;     // one per family, every generation
   std::vector<error_summary> generations;  // one per family and GPU generation
+  // Across families, the slices issue 41's targets name (calibration_slices): the rows at fp8,
+  // the rows on Blackwell GPUs. The summary's family is the slice's name.
+  std::vector<error_summary> slices;
   std::vector<stack_fit> stacks;
   error_summary all;
   std::vector<error_band> bands;

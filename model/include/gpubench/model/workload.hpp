@@ -87,6 +87,9 @@ struct step_ops {
   // GPU (`params` are then the adapters', the ones trained).
   double frozen_params = 0;
   double frozen_weight_bytes = 0;
+  // The routed experts' share of `params`: they are replicated over the expert data-parallel
+  // group only, so a strategy shards them over fewer GPUs than the dense ones.
+  double expert_params = 0;
 
   [[nodiscard]] double matmul_flops() const;  // 2*M*N*K*count over GEMM-like ops
 };
@@ -171,6 +174,9 @@ struct workload {
   // multi-tensor kernel per operation and chunk) or per_tensor (one kernel per operation and
   // tensor: torch.optim before 2.0, hand-written loops).
   std::string optimizer_impl = "fused";
+  // The gradients' precision: fp32, or "weights" (the weights' 16-bit precision: Megatron's
+  // grad_reduce_in_fp32=False), which only a stack that keeps 16-bit weights allows.
+  std::string gradient_precision = "fp32";
   data_spec data;
   std::optional<int> gpus;  // per node
   int nodes = 1;
@@ -247,6 +253,9 @@ void resolve_reference(workload& w);
 
 // Bytes per activation element and per gradient element at a precision.
 [[nodiscard]] double activation_bytes(const std::string& precision);
+// Bytes per parameter of the trained gradients the workload keeps and exchanges (its
+// gradient_precision): 4, or the 16-bit weights' bytes.
+[[nodiscard]] double gradient_bytes(const workload& w, const std::string& precision);
 // The GEMM dtype a precision runs its matmuls in (one of gpubench::gemm_dtypes).
 [[nodiscard]] std::string gemm_dtype(const std::string& precision);
 
