@@ -57,7 +57,10 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
   // in the compute precision, fp32 main gradients, and an fp32 master copy beside the optimizer's
   // state, sharded with it: 18 bytes, 6 + 12/d under its distributed optimizer.
   const memory_layout& layout = c.memory;
-  const bool master = mixed && !layout.fp32_parameters;
+  // A model kept in 16-bit (parameter_precision "weights") has no fp32 copy at all: weights,
+  // gradients and the optimizer's moments in its precision.
+  const bool sixteen_bit = sixteen_bit_parameters(w, precision);
+  const bool master = mixed && !layout.fp32_parameters && !sixteen_bit;
   // Adapters (LoRA, QLoRA) train `params`; the frozen base model sits beside them in the bytes
   // its method keeps it in, never with gradients or optimizer state.
   const std::string frozen = ops.frozen_params > 0
@@ -83,13 +86,15 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
                                             "data-parallel GPUs only)"
                                       : "";
   add("weights",
-      ops.frozen_weight_bytes / split.weights + per_gpu(master ? act : 4.0, split.weights),
-      fmt(params / 1e6) + "M " + (master ? "16-bit" : "fp32") + " trained parameters" + frozen +
-          split_text(split.weights) + expert_text);
+      ops.frozen_weight_bytes / split.weights +
+          per_gpu(master || sixteen_bit ? act : 4.0, split.weights),
+      fmt(params / 1e6) + "M " + (master || sixteen_bit ? "16-bit" : "fp32") +
+          " trained parameters" + frozen + split_text(split.weights) + expert_text);
   const double grad_bytes = gradient_bytes(w, precision);
   add("gradients", per_gpu(grad_bytes, split.gradients),
       (grad_bytes < 4 ? "16-bit" : "fp32") + split_text(split.gradients));
-  const double state_bytes = optimizer.state_bytes + (master ? 4.0 : 0.0);
+  const double state_bytes = sixteen_bit ? optimizer.state_bytes / 4.0 * act
+                                         : optimizer.state_bytes + (master ? 4.0 : 0.0);
   add("optimizer_state", per_gpu(state_bytes, split.optimizer),
       (master ? "fp32 master copy (4 B) and " : "") + w.optimizer + ": " + fmt(state_bytes) +
           " B per parameter" + split_text(split.optimizer));
@@ -118,7 +123,7 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
       also("reduce-scatter buckets");
     }
     // torch.autocast caches each weight's half-precision copy for the whole forward pass.
-    if (mixed && layout.autocast_copies) {
+    if (mixed && layout.autocast_copies && !sixteen_bit) {
       temporary += params * act;
       also("autocast's half-precision weight copies");
     }

@@ -383,19 +383,23 @@ const training_precision& precision_of(std::string_view name) {
                     std::string(name) + "'" + did_you_mean(name, precision_names()));
 }
 
-// A workload's gradient_precision: fp32 main gradients (the default of every stack), or the
-// 16-bit weights' own precision (Megatron's grad_reduce_in_fp32=False).
-constexpr std::array<std::string_view, 2> gradient_precision_table{"fp32", "weights"};
+// A workload's gradient_precision and parameter_precision: fp32 (every stack's default), or the
+// 16-bit weights' own precision (Megatron's grad_reduce_in_fp32=False; a model kept in bf16).
+constexpr std::array<std::string_view, 2> state_precision_table{"fp32", "weights"};
 
 double activation_bytes(const std::string& precision) {
   return precision_of(precision).activation_bytes;
 }
 
+bool sixteen_bit_parameters(const workload& w, const std::string& precision) {
+  return w.parameter_precision == state_precision_table[1] && precision_of(precision).mixed;
+}
+
 double gradient_bytes(const workload& w, const std::string& precision) {
   const training_precision& format = precision_of(precision);
-  return w.gradient_precision == gradient_precision_table[1] && format.mixed
-             ? format.activation_bytes
-             : 4.0;
+  const bool sixteen = w.gradient_precision == state_precision_table[1] ||
+                       w.parameter_precision == state_precision_table[1];
+  return sixteen && format.mixed ? format.activation_bytes : 4.0;
 }
 
 std::string gemm_dtype(const std::string& precision) {
@@ -439,7 +443,7 @@ workload parse_workload(const json& doc, const std::string& file) {
   if (!doc.is_object()) root.fail_here("a gpubench.workload/1 object");
   root.expect_object({"schema", "name", "description", "model", "precision", "batch_per_gpu",
                       "gradient_accumulation", "optimizer", "optimizer_impl", "gradient_precision",
-                      "stack", "finetune", "data", "parallel", "reference"});
+                      "parameter_precision", "stack", "finetune", "data", "parallel", "reference"});
   if (root.get_string("schema") != workload_schema) {
     root.fail("schema", std::string("\"") + workload_schema + "\"");
   }
@@ -483,19 +487,30 @@ workload parse_workload(const json& doc, const std::string& file) {
     // Megatron's distributed optimizer unless the workload names a strategy.
     if (auto kind = c.memory_layout_of(*stack).default_strategy) w.strategy = *kind;
   }
-  if (auto grads = root.find_string("gradient_precision")) {
-    if (std::find(gradient_precision_table.begin(), gradient_precision_table.end(), *grads) ==
-        gradient_precision_table.end()) {
-      root.fail("gradient_precision", "one of " + quoted_names(gradient_precision_table));
+  const auto state_precision = [&root](const char* key) -> std::optional<std::string> {
+    auto value = root.find_string(key);
+    if (value && std::find(state_precision_table.begin(), state_precision_table.end(), *value) ==
+                     state_precision_table.end()) {
+      root.fail(key, "one of " + quoted_names(state_precision_table));
     }
+    return value;
+  };
+  const bool mixed = precision_of(w.precision).mixed;
+  if (auto params = state_precision("parameter_precision")) {
+    if (*params != state_precision_table[0] && !mixed) {
+      root.fail("parameter_precision", "\"fp32\": 16-bit parameters need a mixed precision");
+    }
+    w.parameter_precision = *params;
+  }
+  if (auto grads = state_precision("gradient_precision")) {
     // 16-bit gradients are the 16-bit weights' own: a stack that keeps fp32 weights (torch.amp)
-    // has fp32 gradients.
-    if (*grads != gradient_precision_table[0] &&
-        (load_constants().memory_layout_of(w.stack).fp32_parameters ||
-         !precision_of(w.precision).mixed)) {
+    // has fp32 gradients unless the parameters themselves are 16-bit.
+    if (*grads != state_precision_table[0] &&
+        (!mixed || (load_constants().memory_layout_of(w.stack).fp32_parameters &&
+                    w.parameter_precision == state_precision_table[0]))) {
       root.fail("gradient_precision",
-                "\"fp32\": only a stack that keeps 16-bit weights (megatron, mlperf) under a "
-                "mixed precision keeps 16-bit gradients");
+                "\"fp32\": only 16-bit weights (the megatron and mlperf stacks, or "
+                "parameter_precision \"weights\") under a mixed precision have 16-bit gradients");
     }
     w.gradient_precision = *grads;
   }
@@ -717,6 +732,7 @@ json to_json(const workload& w) {
               {"optimizer", w.optimizer},
               {"optimizer_impl", w.optimizer_impl},
               {"gradient_precision", w.gradient_precision},
+              {"parameter_precision", w.parameter_precision},
               {"data", data},
               {"strategy", w.strategy},
               {"tensor", w.tensor},

@@ -189,6 +189,8 @@ variants = [
      lambda doc: (setter(["stack"], "megatron")(doc),
                   setter(["gradient_precision"], "weights")(doc)), True),
     ("gradient_precision bf16", setter(["gradient_precision"], "bf16"), False),
+    ("a model kept in bf16", setter(["parameter_precision"], "weights"), True),
+    ("parameter_precision fp16", setter(["parameter_precision"], "fp16"), False),
     ("a reference without hardware", setter(["reference"], {"samples_per_s": 10}), False),
     ("a reference without a rate", setter(["reference"], {"hardware": "catalog:a100-sxm4-80gb"}), False),
     ("a reference rate of 0",

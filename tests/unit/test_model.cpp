@@ -1118,6 +1118,19 @@ TEST_CASE(
   CHECK(memory_bytes(half, "optimizer_state") == Approx(params * 12 / 8));
   job["stack"] = "pytorch";
   CHECK_THROWS_WITH(parse_workload(job, "tiny.json"), Catch::Contains("/gradient_precision"));
+
+  // A model kept in bf16 (NeMo AutoModel's): 2 + 2 + 4 bytes a parameter under AdamW, no master
+  // or autocast copy; DDP's buckets copy the bf16 gradients.
+  job.erase("gradient_precision");
+  job["parameter_precision"] = "weights";
+  job["parallel"] = {{"strategy", "ddp"}};
+  const sizing bf16 = predict(hw, parse_workload(job, "tiny.json"), c);
+  CHECK(memory_bytes(bf16, "weights") == Approx(params * 2));
+  CHECK(memory_bytes(bf16, "gradients") == Approx(params * 2));
+  CHECK(memory_bytes(bf16, "optimizer_state") == Approx(params * 4));
+  CHECK(memory_bytes(bf16, "temporary") == Approx(logits_gradients + params * 2));
+  job["precision"] = "fp32";
+  CHECK_THROWS_WITH(parse_workload(job, "tiny.json"), Catch::Contains("/parameter_precision"));
 }
 
 TEST_CASE(

@@ -177,6 +177,10 @@ struct workload {
   // The gradients' precision: fp32, or "weights" (the weights' 16-bit precision: Megatron's
   // grad_reduce_in_fp32=False), which only a stack that keeps 16-bit weights allows.
   std::string gradient_precision = "fp32";
+  // The parameters' precision: fp32 (the stack's layout), or "weights": the model is kept in the
+  // 16-bit precision with its gradients and optimizer state and no fp32 copy (a model loaded in
+  // bf16 and trained so, as NeMo AutoModel does).
+  std::string parameter_precision = "fp32";
   data_spec data;
   std::optional<int> gpus;  // per node
   int nodes = 1;
@@ -254,8 +258,11 @@ void resolve_reference(workload& w);
 // Bytes per activation element and per gradient element at a precision.
 [[nodiscard]] double activation_bytes(const std::string& precision);
 // Bytes per parameter of the trained gradients the workload keeps and exchanges (its
-// gradient_precision): 4, or the 16-bit weights' bytes.
+// gradient_precision or parameter_precision): 4, or the 16-bit weights' bytes.
 [[nodiscard]] double gradient_bytes(const workload& w, const std::string& precision);
+// The workload keeps its parameters, gradients and optimizer state in the 16-bit precision
+// (parameter_precision "weights" under a mixed precision).
+[[nodiscard]] bool sixteen_bit_parameters(const workload& w, const std::string& precision);
 // The GEMM dtype a precision runs its matmuls in (one of gpubench::gemm_dtypes).
 [[nodiscard]] std::string gemm_dtype(const std::string& precision);
 
