@@ -145,7 +145,10 @@ std::string error_tables(const calibration_report& report) {
       "\nSlices across families (fp8: the rows whose linear layers run in fp8; blackwell: the "
       "rows on Blackwell GPUs):\n\n| slice " +
       header + rule;
-  for (const error_summary& s : report.slices) out += "| " + name(s) + " | " + summary_cells(s);
+  for (const error_summary& s : report.slices) {
+    out += "| " + s.family + (s.supported ? "" : " (with unsupported rows)") + " | " +
+           summary_cells(s);
+  }
   out += "\nPer family and GPU generation:\n\n| family | generation " + header + "|---" + rule;
   for (const error_summary& g : report.generations) {
     out += "| " + name(g) + " | " + g.generation + " | " + summary_cells(g);
