@@ -42,6 +42,10 @@ struct data_parallel {
   [[nodiscard]] int ranks() const { return per_node * nodes; }
 };
 [[nodiscard]] data_parallel data_parallel_group(const workload& w, int gpus_per_node, int nodes);
+// Of `gpus` data-parallel GPUs (more than one), the ones that hold replicas of the same routed
+// experts and share their gradients: gpus x T x C / E, at least 1 (Megatron-Core's expert data
+// parallelism; docs/model.md, "Memory per GPU").
+[[nodiscard]] int expert_group(const workload& w, int gpus);
 
 // ---- the GPU step (gpu_step.cpp) -----------------------------------------------------------
 

@@ -74,9 +74,7 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
   // GPUs is split over s x T x C / E of them for the experts.
   const double experts = std::min(ops.expert_params, params);
   const auto per_gpu = [&](double bytes_per_param, int shards) {
-    const double expert_shards =
-        shards > 1 ? std::max(1.0, static_cast<double>(shards) * w.tensor * w.context / w.expert)
-                   : 1.0;
+    const double expert_shards = shards > 1 ? expert_group(w, shards) : 1;
     return (params - experts) * bytes_per_param / shards +
            experts * bytes_per_param / expert_shards;
   };

@@ -29,13 +29,20 @@ exchange ddp(const gpu_times& gpu, const allreduce_model& ar, const constants& c
              const std::string& precision, int ranks) {
   exchange x;
   x.what = "gradient allreduce of ";
-  const double grad_bytes = gpu.params * gradient_bytes(w, precision);
-  x.bytes = grad_bytes;
-  const double bucket = std::min(c.ddp_bucket_bytes, grad_bytes);
-  const double buckets = std::ceil(grad_bytes / bucket);
-  const double last = grad_bytes - (buckets - 1) * bucket;
-  x.whole_s = (buckets - 1) * allreduce_seconds(ar, c, bucket, ranks) +
-              allreduce_seconds(ar, c, last, ranks);
+  const double per_param = gradient_bytes(w, precision);
+  x.bytes = gpu.params * per_param;
+  // Routed experts' gradients are allreduced within their expert data-parallel group only.
+  const double experts = std::min(gpu.ops.expert_params, gpu.params);
+  const double grad_bytes = (gpu.params - experts) * per_param;
+  double last = 0;
+  x.whole_s = allreduce_seconds(ar, c, experts * per_param, expert_group(w, ranks));
+  if (grad_bytes > 0) {
+    const double bucket = std::min(c.ddp_bucket_bytes, grad_bytes);
+    const double buckets = std::ceil(grad_bytes / bucket);
+    last = grad_bytes - (buckets - 1) * bucket;
+    x.whole_s += (buckets - 1) * allreduce_seconds(ar, c, bucket, ranks) +
+                 allreduce_seconds(ar, c, last, ranks);
+  }
   x.per_step_s = x.whole_s / w.gradient_accumulation;
   x.exposed_s = std::max(x.whole_s - c.comm_overlap * backward_seconds(gpu.step),
                          allreduce_seconds(ar, c, last, ranks)) /
@@ -67,14 +74,19 @@ exchange zero(const gpu_times& gpu, const allreduce_model& ar, const constants& 
 // links. All three run for every micro-batch: FSDP reduce-scatters each micro-batch's gradients
 // unless no_sync() keeps unsharded gradients, which full sharding exists to avoid.
 exchange fsdp(const gpu_times& gpu, const allreduce_model& ar, const constants& c,
-              const workload& /*w*/, const std::string& precision, int ranks) {
+              const workload& w, const std::string& precision, int ranks) {
   exchange x;
   x.what = "FSDP gather/scatter of ";
   const double param_bytes = activation_bytes(precision);
   x.bytes = gpu.params * param_bytes + gpu.ops.frozen_weight_bytes;
-  // A frozen base model (adapters) is gathered twice and has no gradient to scatter.
+  // A frozen base model (adapters) is gathered twice and has no gradient to scatter; routed
+  // experts are sharded over their expert data-parallel group only (none when it is one GPU).
+  const double experts = std::min(gpu.ops.expert_params, gpu.params);
+  const auto share = [](int n) { return static_cast<double>(n - 1) / n; };
   const double volume =
-      (3.0 * gpu.params * param_bytes + 2.0 * gpu.ops.frozen_weight_bytes) * (ranks - 1) / ranks;
+      (3.0 * (gpu.params - experts) * param_bytes + 2.0 * gpu.ops.frozen_weight_bytes) *
+          share(ranks) +
+      3.0 * experts * param_bytes * share(expert_group(w, ranks));
   double busbw = ar.busbw_GBps;
   if (!ar.measured.empty()) busbw = std::min(busbw, interpolate_log(ar.measured, 64e6));
   x.whole_s = x.per_step_s = volume / (busbw * giga);
@@ -186,6 +198,10 @@ std::string strategy_choices() {
 }  // namespace gpubench::model
 
 namespace gpubench::model::detail {
+
+int expert_group(const workload& w, int gpus) {
+  return std::max(1, gpus * w.tensor * w.context / w.expert);
+}
 
 data_parallel data_parallel_group(const workload& w, int gpus_per_node, int nodes) {
   const int split = w.tensor * w.pipeline;

@@ -1244,6 +1244,13 @@ TEST_CASE(
   CHECK(memory_bytes(sharded, "weights") == Approx((dense_params / 2 + e.expert_params) * 4));
   CHECK(memory_bytes(sharded, "optimizer_state") ==
         Approx((dense_params / 2 + e.expert_params) * 8));
+  // Nor are those experts gathered or scattered: FSDP moves the dense parameters only, where
+  // with every expert on both GPUs (no expert split) it moves them all, 2 x 4 x 16384 more.
+  json together_job = sharded_job;
+  together_job["parallel"] = {{"gpus", 2}, {"strategy", "fsdp"}};
+  const sizing gathered = predict(hw, parse_workload(together_job, "tiny.json"), c, two);
+  CHECK(sharded.step.communication_s ==
+        Approx(gathered.step.communication_s * dense_params / (dense_params + 2 * 4 * 16384.0)));
 
   // The busiest GPU's routed tokens: imbalance 1.5 runs 1.5 x the expert FLOPs.
   job["model"]["experts"]["imbalance"] = 1.5;
