@@ -356,6 +356,7 @@ const optimizer_kind* find_optimizer(std::string_view name) {
 const optimizer_kind& optimizer_of(std::string_view name) {
   if (const optimizer_kind* kind = find_optimizer(name)) return *kind;
   std::vector<std::string> names;
+  names.reserve(optimizer_table.size());
   for (const optimizer_kind& o : optimizer_table) names.emplace_back(o.name);
   throw input_error("optimizer: expected one of " + optimizer_names() + ", got '" +
                     std::string(name) + "'" + did_you_mean(name, names));
