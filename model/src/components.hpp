@@ -42,10 +42,16 @@ struct data_parallel {
   [[nodiscard]] int ranks() const { return per_node * nodes; }
 };
 [[nodiscard]] data_parallel data_parallel_group(const workload& w, int gpus_per_node, int nodes);
-// Of `gpus` data-parallel GPUs (more than one), the ones that hold replicas of the same routed
-// experts and share their gradients: gpus x T x C / E, at least 1 (Megatron-Core's expert data
-// parallelism; docs/model.md, "Memory per GPU").
+// Of `gpus` data-parallel GPUs, the ones that hold replicas of the same routed experts and share
+// their gradients: gpus x T x C / E, at least 1 (Megatron-Core's expert data parallelism;
+// docs/model.md, "Memory per GPU").
 [[nodiscard]] int expert_group(const workload& w, int gpus);
+
+// (memory.cpp) Bytes per trained parameter as the model keeps it between steps: the compute
+// precision's where the stack keeps 16-bit weights beside an fp32 master copy or the workload
+// keeps the model in 16-bit (parameter_precision), else 4.
+[[nodiscard]] double parameter_bytes(const workload& w, const constants& c,
+                                     const std::string& precision);
 
 // ---- the GPU step (gpu_step.cpp) -----------------------------------------------------------
 

@@ -25,6 +25,13 @@ std::string split_text(int shards) {
 
 }  // namespace
 
+double parameter_bytes(const workload& w, const constants& c, const std::string& precision) {
+  const training_precision& format = precision_of(precision);
+  const bool sixteen_bit =
+      (format.mixed && !c.memory.fp32_parameters) || sixteen_bit_parameters(w, precision);
+  return sixteen_bit ? format.activation_bytes : 4.0;
+}
+
 memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, const constants& c,
                               const std::string& precision, int batch, int gpus_per_node,
                               int nodes) {
@@ -83,11 +90,10 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
                                             "M of them routed experts, split over the expert "
                                             "data-parallel GPUs only)"
                                       : "";
-  add("weights",
-      ops.frozen_weight_bytes / split.weights +
-          per_gpu(master || sixteen_bit ? act : 4.0, split.weights),
-      fmt(params / 1e6) + "M " + (master || sixteen_bit ? "16-bit" : "fp32") +
-          " trained parameters" + frozen + split_text(split.weights) + expert_text);
+  const double weight_bytes = parameter_bytes(w, c, precision);
+  add("weights", ops.frozen_weight_bytes / split.weights + per_gpu(weight_bytes, split.weights),
+      fmt(params / 1e6) + "M " + (weight_bytes < 4 ? "16-bit" : "fp32") + " trained parameters" +
+          frozen + split_text(split.weights) + expert_text);
   const double grad_bytes = gradient_bytes(w, precision);
   add("gradients", per_gpu(grad_bytes, split.gradients),
       (grad_bytes < 4 ? "16-bit" : "fp32") + split_text(split.gradients));

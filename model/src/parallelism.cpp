@@ -58,10 +58,8 @@ exchange ddp(const gpu_times& gpu, const allreduce_model& ar, const constants& c
 exchange zero(const gpu_times& gpu, const allreduce_model& ar, const constants& c,
               const workload& w, const std::string& precision, int ranks) {
   exchange x = ddp(gpu, ar, c, w, precision, ranks);
-  const bool master = (precision_of(precision).mixed && !c.memory.fp32_parameters) ||
-                      sixteen_bit_parameters(w, precision);
   const double grad = gradient_bytes(w, precision);
-  const double scale = (grad + (master ? activation_bytes(precision) : 4.0)) / (2.0 * grad);
+  const double scale = (grad + parameter_bytes(w, c, precision)) / (2.0 * grad);
   x.what = "gradient reduce-scatter and parameter all-gather of ";
   x.whole_s *= scale;
   x.per_step_s *= scale;

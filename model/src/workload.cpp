@@ -398,9 +398,9 @@ bool sixteen_bit_parameters(const workload& w, const std::string& precision) {
 
 double gradient_bytes(const workload& w, const std::string& precision) {
   const training_precision& format = precision_of(precision);
-  const bool sixteen = w.gradient_precision == state_precision_table[1] ||
-                       w.parameter_precision == state_precision_table[1];
-  return sixteen && format.mixed ? format.activation_bytes : 4.0;
+  const bool sixteen = (w.gradient_precision == state_precision_table[1] && format.mixed) ||
+                       sixteen_bit_parameters(w, precision);
+  return sixteen ? format.activation_bytes : 4.0;
 }
 
 std::string gemm_dtype(const std::string& precision) {
