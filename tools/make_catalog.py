@@ -69,6 +69,20 @@ PREVIOUS_GENERATION = {"b200": "h100", "gb200": "h100"}
 GEMM_EFF_SOURCE = ("superbench-results v0.4.0 Azure-NDmv4-A100 baseline (A100); H100: sustained torch.matmul "
                    "rate at 8192^3 measured on an H100 SXM at its power cap (docs/validation/gpu-h100-2026-11-24.md); "
                    "docs/sources.md")
+# Blackwell's block-scaled types, where the GPU has them (its reference lists an FP4 tensor rate): MXFP8
+# runs at the FP8 rate (NVIDIA lists one FP8/FP6 figure; torchao's roofline prices mxfp8 at the fp8
+# peak), NVFP4 at the FP4 rate. Nobody measured either against the datasheet on a B200 with a second
+# tool: both are assumed at this GPU's fp8 fraction. Published cuBLASLt FP4 rates bracket it: 0.58 of
+# peak on a B200 (MXFP4 8192^3, deepseek-ai/DeepGEMM PR #348) and 0.76 on a GB200 (FP4 8192^3, Azure ND
+# GB200 v6: github:Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md@fa79995).
+BLOCK_SCALED = {"mxfp8": ("fp8_tensor", "MXFP8 runs at the FP8 rate: NVIDIA lists one FP8/FP6 tensor figure "
+                                        "(torchao's roofline prices mxfp8 at the fp8 peak)"),
+                "nvfp4": ("fp4_tensor", "NVFP4 at the FP4 tensor rate")}
+BLOCK_SCALED_EFF_SOURCE = ("assumed at this GPU's fp8 fraction: no NVFP4/MXFP8 GEMM measured on it; published cuBLASLt "
+                           "FP4 rates bracket it (0.58 of peak on a B200, MXFP4 8192^3, deepseek-ai/DeepGEMM PR #348; "
+                           "0.76 on a GB200, Azure ND GB200 v6, github:Azure/AI-benchmarking-guide "
+                           "Azure_Results/ND_GB200_v6_results.md@fa799957e3c223546ed7726dff043cdcb62327ee); "
+                           "docs/sources.md")
 DEFAULT_GEMM_EFF = 0.80
 HBM_EFF = 0.80
 HBM_EFF_SOURCE = ("assumed typical: H100 ~2,540 of 3,350 GB/s (dcgmproftester, 0.76) and BabelStream-class copy "
@@ -179,6 +193,15 @@ def gpu_entry(cat_name, ref, device_names, pcie_fallback):
             figures[f"gpu.gemm_efficiency.{dtype}"] = derived(
                 DEFAULT_GEMM_EFF, "assumed: typical cuBLAS large-GEMM fraction of peak (A100/H100 range 0.77-0.94)",
                 status="assumed")
+    fp4 = t.get("fp4_tensor", {})
+    if fp4.get("value") is not None and "gpu.gemm_efficiency.fp8" in figures:
+        for dtype, (key, why) in BLOCK_SCALED.items():
+            peak = fig(t[key])
+            peak["note"] = (peak.get("note", "") + "; " + why).lstrip("; ")
+            figures[f"gpu.peak_tflops.{dtype}"] = peak
+            figures[f"gpu.gemm_efficiency.{dtype}"] = derived(
+                figures["gpu.gemm_efficiency.fp8"]["value"], BLOCK_SCALED_EFF_SOURCE,
+                note="not measured on this GPU", status="assumed")
     figures["gpu.hbm_peak_GBps"] = fig(ref["memory_bandwidth_GBps"])
     if cat_name in HBM_MEASURED:
         eff, source = HBM_MEASURED[cat_name]

@@ -115,7 +115,8 @@ benchmark_definition gemm_definition() {
   def.set_description("Matrix-multiply rate per GPU (cuBLASLt): " + gemm_dtype_list())
       .add_axis(gpu_axis())
       .add_choice_axis("dtype", {gemm_dtypes.begin(), gemm_dtypes.end()},
-                       "input/math type (fp8 needs compute capability 8.9+)")
+                       "input/math type (fp8 needs compute capability 8.9+; mxfp8 and nvfp4, "
+                       "block-scaled, 10.0+)")
       .add_axis(axis{
           "layout", axis_kind::string,
           "cuBLAS transpose letters: TN (default; FP8 allows only it), NN (a row-major "

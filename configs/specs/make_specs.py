@@ -74,8 +74,10 @@ def gpu_spec(name):
     entry = load("gpus", name)
     fig = entry["figures"]
     figures = []
-    for dtype in ["fp16", "bf16", "tf32", "fp32", "fp8"]:
-        peak, eff = "gpu.peak_tflops." + dtype, "gpu.gemm_efficiency." + dtype
+    # Every GEMM dtype the catalog gives this GPU a peak for, in the catalog's order.
+    for peak in [key for key in fig if key.startswith("gpu.peak_tflops.")]:
+        dtype = peak.removeprefix("gpu.peak_tflops.")
+        eff = "gpu.gemm_efficiency." + dtype
         if known(fig, peak) and known(fig, eff):
             figures.append({"name": "gemm " + dtype, "benchmark": "gemm", "axes": {"dtype": dtype},
                             "metric": "TFLOPs", "per": "gpu", "expected": {"catalog": [peak, eff]},

@@ -53,26 +53,71 @@ struct type_set {
   cudaDataType_t ab;
   cudaDataType_t cd;
   cublasComputeType_t compute;
-  std::size_t ab_bytes;
   std::size_t cd_bytes;
   double tolerance;  // of |D - ref| relative to sqrt(sum (a_k b_k)^2); see docs/methodology.md
+  // Block-scaled inputs: cuBLASLt's scale mode for A and B, and the byte that encodes a scale of 1.
+  bool block_scaled = false;
+  cublasLtMatmulMatrixScale_t scale_mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+  unsigned char unit_scale = 0;
 };
 
 type_set types_of(gemm_dtype dtype) {
   switch (dtype) {
     case gemm_dtype::fp16:
-      return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, 2, 2, 1e-2};
+      return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, 2, 1e-2};
     case gemm_dtype::bf16:
-      return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2, 2, 3e-2};
+      return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2, 3e-2};
     case gemm_dtype::tf32:
-      return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4, 4, 1e-2};
+      return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4, 1e-2};
     case gemm_dtype::fp32:
-      return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 4, 4, 1e-4};
+      return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 4, 1e-4};
     case gemm_dtype::fp8:
-      return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 2, 3e-2};
+      return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2, 3e-2};
+    case gemm_dtype::mxfp8:  // e8m0 scale: 2^(byte - 127)
+      return {CUDA_R_8F_E4M3,
+              CUDA_R_16BF,
+              CUBLAS_COMPUTE_32F,
+              2,
+              3e-2,
+              true,
+              CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0,
+              0x7f};
+    case gemm_dtype::nvfp4:  // ue4m3 scale: 0 0111 000 is 1.0
+      return {CUDA_R_4F_E2M1,
+              CUDA_R_16BF,
+              CUBLAS_COMPUTE_32F,
+              2,
+              3e-2,
+              true,
+              CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3,
+              0x38};
   }
   throw std::invalid_argument("unknown gemm dtype");
 }
+
+const gemm_dtype_traits& traits_of(gemm_dtype dtype) {
+  return gemm_dtype_table.at(static_cast<std::size_t>(dtype));
+}
+
+// Bytes of a matrix of `elements` in `dtype` (nvfp4 packs two per byte).
+std::size_t storage_bytes(gemm_dtype dtype, std::size_t elements) {
+  return static_cast<std::size_t>(
+      std::ceil(static_cast<double>(elements) * traits_of(dtype).element_bytes));
+}
+
+// cuBLASLt's block-scale tensor for an operand with `inner` elements along K and `outer` rows:
+// scales are tiled in 128-row by 4-block atoms, so both counts are padded to whole atoms (cuBLAS
+// documentation, "1D Block Scaling Factors Layout").
+std::size_t scale_tensor_bytes(std::int64_t inner, std::int64_t outer, int block) {
+  const auto round_up = [](std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; };
+  return static_cast<std::size_t>(round_up(inner, 4 * std::int64_t{block}) / block *
+                                  round_up(outer, 128));
+}
+
+// FP4 e2m1, two codes per byte (the first element in the low nibble), as CUDA_R_4F_E2M1 stores.
+struct fp4_pair {
+  unsigned char bits;
+};
 
 __device__ float uniform_pm1(std::uint64_t index, std::uint32_t seed) {
   return static_cast<float>(pattern_word(index, seed)) * (2.0f / 4294967296.0f) - 1.0f;
@@ -102,11 +147,34 @@ __device__ double to_double(T x) {
   return static_cast<double>(static_cast<float>(x));
 }
 
+// Element `index` of a matrix stored as T (fp4_pair: two per byte).
+template <class T>
+__device__ double load(const T* data, std::int64_t index) {
+  return to_double(data[index]);
+}
+template <>
+__device__ double load<fp4_pair>(const fp4_pair* data, std::int64_t index) {
+  const unsigned byte = data[index / 2].bits;
+  const unsigned code = (index % 2 == 0 ? byte : byte >> 4) & 0xfu;
+  // e2m1: sign, two exponent bits (bias 1), one mantissa bit; exponent 0 is subnormal (0, 0.5).
+  constexpr double magnitude[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+  return (code & 0x8u) != 0 ? -magnitude[code & 0x7u] : magnitude[code & 0x7u];
+}
+
 template <class T>
 __global__ void fill_uniform_kernel(T* data, std::size_t n, std::uint32_t seed) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
        i += std::size_t{gridDim.x} * blockDim.x) {
     data[i] = from_float<T>(uniform_pm1(i, seed));
+  }
+}
+
+// FP4 has 16 codes, all finite: each element a random code (values 0, +-0.5 .. +-6), two per byte.
+template <>
+__global__ void fill_uniform_kernel<fp4_pair>(fp4_pair* data, std::size_t n, std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    data[i].bits = static_cast<unsigned char>(pattern_word(i, seed) & 0xffu);
   }
 }
 
@@ -130,8 +198,7 @@ __global__ void reference_kernel(const AB* a, const AB* b, const D* d, std::int6
   double sum = 0;
   double squares = 0;
   for (std::int64_t kk = threadIdx.x; kk < k; kk += blockDim.x) {
-    const double p =
-        to_double(a[i * st.a_row + kk * st.a_k]) * to_double(b[kk * st.b_k + j * st.b_col]);
+    const double p = load(a, i * st.a_row + kk * st.a_k) * load(b, kk * st.b_k + j * st.b_col);
     sum += p;
     squares += p * p;
   }
@@ -251,14 +318,16 @@ std::string gemm_dtype_description(gemm_dtype dtype) {
       return "A,B,D fp32; fp32 math (no tensor cores)";
     case gemm_dtype::fp8:
       return "A,B fp8 e4m3; D bf16; accumulate fp32";
+    case gemm_dtype::mxfp8:
+      return "A,B fp8 e4m3 with an e8m0 scale per 32 along K (all 1); D bf16; accumulate fp32";
+    case gemm_dtype::nvfp4:
+      return "A,B fp4 e2m1 with an e4m3 scale per 16 along K (all 1); D bf16; accumulate fp32";
   }
   return "?";
 }
 
 int gemm_min_compute_capability(gemm_dtype dtype) {
-  return dtype == gemm_dtype::fp8                                   ? 89
-         : (dtype == gemm_dtype::bf16 || dtype == gemm_dtype::tf32) ? 80
-                                                                    : 70;
+  return traits_of(dtype).min_compute_capability;
 }
 
 int compute_capability(int device) {
@@ -293,6 +362,7 @@ struct lt_gemm::impl {
   cublasLtMatmulAlgo_t algo{};
   bool have_algo = false;
   cuda::device_buffer a, b, d, workspace;
+  cuda::device_buffer a_scale, b_scale;  // block-scaled types only
   float alpha = 1.0f;
   float beta = 0.0f;
 
@@ -319,6 +389,17 @@ lt_gemm::lt_gemm(const cuda::stream& stream, gemm_dtype dtype, std::int64_t m, s
       compute_capability(stream.device()) < 100) {
     throw skip_case("fp8 below compute capability 10.0: cuBLASLt multiplies FP8 in TN only");
   }
+  if (types_of(dtype).block_scaled) {
+    // Scales run along K for both operands, so both are stored K-major (TN), and cuBLASLt wants
+    // whole 16-byte rows of packed elements.
+    if (layout != gemm_layout::tn) {
+      throw skip_case(std::string(gemm_dtype_name(dtype)) +
+                      ": cuBLASLt multiplies block-scaled types in TN only");
+    }
+    if (m % 32 != 0 || n % 32 != 0 || k % 32 != 0) {
+      throw skip_case(std::string(gemm_dtype_name(dtype)) + " needs M, N and K multiples of 32");
+    }
+  }
   const auto& lt = cuda::cublaslt();  // skip_case, naming what is missing, before any allocation
   impl& s = *impl_;
   const int device = stream.device();
@@ -332,8 +413,8 @@ lt_gemm::lt_gemm(const cuda::stream& stream, gemm_dtype dtype, std::int64_t m, s
   const auto um = static_cast<std::size_t>(m);
   const auto un = static_cast<std::size_t>(n);
   const auto uk = static_cast<std::size_t>(k);
-  s.a = cuda::device_buffer(device, uk * um * s.types.ab_bytes);
-  s.b = cuda::device_buffer(device, uk * un * s.types.ab_bytes);
+  s.a = cuda::device_buffer(device, storage_bytes(dtype, uk * um));
+  s.b = cuda::device_buffer(device, storage_bytes(dtype, uk * un));
   s.d = cuda::device_buffer(device, um * un * s.types.cd_bytes);
   s.workspace = cuda::device_buffer(device, workspace_bytes);
   const cuda::device_scope scope(device);
@@ -353,9 +434,23 @@ lt_gemm::lt_gemm(const cuda::stream& stream, gemm_dtype dtype, std::int64_t m, s
       fill<float>(s.b.get(), uk * un, seed + 1, st);
       break;
     case gemm_dtype::fp8:
+    case gemm_dtype::mxfp8:
       fill<__nv_fp8_e4m3>(s.a.get(), uk * um, seed, st);
       fill<__nv_fp8_e4m3>(s.b.get(), uk * un, seed + 1, st);
       break;
+    case gemm_dtype::nvfp4:
+      fill<fp4_pair>(s.a.get(), s.a.size(), seed, st);
+      fill<fp4_pair>(s.b.get(), s.b.size(), seed + 1, st);
+      break;
+  }
+  if (s.types.block_scaled) {
+    // Every scale 1: D is then the plain product of the stored elements, which the reference
+    // recomputes; the tensor cores still read and apply every scale.
+    const int block = traits_of(dtype).scale_block;
+    s.a_scale = cuda::device_buffer(device, scale_tensor_bytes(k, m, block));
+    s.b_scale = cuda::device_buffer(device, scale_tensor_bytes(k, n, block));
+    GPUBENCH_CUDA_CHECK(cudaMemsetAsync(s.a_scale.get(), s.types.unit_scale, s.a_scale.size(), st));
+    GPUBENCH_CUDA_CHECK(cudaMemsetAsync(s.b_scale.get(), s.types.unit_scale, s.b_scale.size(), st));
   }
   GPUBENCH_CUDA_CHECK(cudaGetLastError());
   cuda::enqueue_zero(s.d, stream);
@@ -373,6 +468,19 @@ lt_gemm::lt_gemm(const cuda::stream& stream, gemm_dtype dtype, std::int64_t m, s
       lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
   GPUBENCH_LT_CHECK(
       lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
+  if (s.types.block_scaled) {
+    const cublasLtMatmulMatrixScale_t mode = s.types.scale_mode;
+    const void* a_scale = s.a_scale.get();
+    const void* b_scale = s.b_scale.get();
+    GPUBENCH_LT_CHECK(lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE,
+                                                        &mode, sizeof mode));
+    GPUBENCH_LT_CHECK(lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
+                                                        &mode, sizeof mode));
+    GPUBENCH_LT_CHECK(lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                                        &a_scale, sizeof a_scale));
+    GPUBENCH_LT_CHECK(lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                                        &b_scale, sizeof b_scale));
+  }
   const auto make_layout = [&](cudaDataType_t type, std::int64_t rows, std::int64_t cols) {
     cublasLtMatrixLayout_t layout = nullptr;
     GPUBENCH_LT_CHECK(lt.cublasLtMatrixLayoutCreate(&layout, type, static_cast<std::uint64_t>(rows),
@@ -532,8 +640,13 @@ gemm_check lt_gemm::check(int samples) {
                               sample_seed, out.as<double>(), stream);
       break;
     case gemm_dtype::fp8:
+    case gemm_dtype::mxfp8:
       reference<__nv_fp8_e4m3, __nv_bfloat16>(s.a.get(), s.b.get(), s.d.get(), s.m, s.n, s.k, st,
                                               samples, sample_seed, out.as<double>(), stream);
+      break;
+    case gemm_dtype::nvfp4:
+      reference<fp4_pair, __nv_bfloat16>(s.a.get(), s.b.get(), s.d.get(), s.m, s.n, s.k, st,
+                                         samples, sample_seed, out.as<double>(), stream);
       break;
   }
   GPUBENCH_CUDA_CHECK(cudaGetLastError());

@@ -9,8 +9,8 @@ namespace gpubench::model::detail {
 
 namespace {
 
-// A cast reads the 16-bit tensor once and writes its fp8 copy and its fp8 transpose.
-constexpr double fp8_bytes = 1;
+// A cast reads the 16-bit tensor once and writes its narrow copy and its transpose (for the block-
+// scaled types, a copy scaled along each dimension), each with its scales.
 constexpr double copies_written = 2;
 // Per linear GEMM: the input and the weight before the forward GEMM, the output gradient before
 // the backward ones.
@@ -21,7 +21,7 @@ constexpr double casts_per_linear = 3;
 void apply_fp8_casts(step_ops& step, const training_precision& precision) {
   // Only a precision whose linear layers run in a narrower dtype than the rest casts.
   if (!precision.casts_linear_layers()) return;
-  const double per_element = precision.activation_bytes + copies_written * fp8_bytes;
+  const double per_element = precision.activation_bytes + copies_written * precision.cast_bytes();
   double bytes = 0;
   double kernels = 0;
   for (const op& o : step.ops) {

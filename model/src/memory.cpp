@@ -133,9 +133,10 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
     }
   }
   if (layout.fp8_weight_copies && format.casts_linear_layers()) {
-    // One byte per parameter, as the linear layers hold nearly all of a transformer's parameters.
-    temporary += params / split.weights;
-    also("Transformer Engine's fp8 weight copies");
+    // One narrow copy per parameter, as the linear layers hold nearly all of a transformer's
+    // parameters.
+    temporary += params * format.cast_bytes() / split.weights;
+    also("Transformer Engine's " + std::string(format.gemm_dtype) + " weight copies");
   }
   add("temporary", temporary, why);
   const double reserved = vocabulary::convert(c.framework_reserved_GiB, vocabulary::units::GiB,

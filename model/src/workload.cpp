@@ -304,12 +304,16 @@ const std::vector<std::string>& preset_names() {
 }
 
 namespace {
-constexpr std::array<training_precision, 5> precision_table{{
+// fp8: per-tensor scales (Transformer Engine's delayed or current scaling, torchao's tensorwise);
+// mxfp8 and nvfp4: Blackwell's block-scaled types (TE's MXFP8BlockScaling, NVFP4BlockScaling).
+constexpr std::array<training_precision, 7> precision_table{{
     {"fp32", "fp32", 4, false, "fp32"},
     {"tf32", "tf32", 4, false, "tf32"},
     {"amp_fp16", "fp16", 2, true, "fp16"},
     {"amp_bf16", "bf16", 2, true, "bf16"},
     {"fp8", "fp8", 2, true, "bf16"},
+    {"mxfp8", "mxfp8", 2, true, "bf16"},
+    {"nvfp4", "nvfp4", 2, true, "bf16"},
 }};
 constexpr bool every_gemm_dtype_known() {
   for (const auto& p : precision_table) {

@@ -109,11 +109,11 @@ TEST_CASE("list --json describes every benchmark, its availability and the suite
       CHECK(a["defaults"] == json::array({"copy", "scale", "add", "triad"}));
   }
   for (const auto& a : by_id["gemm"]["axes"]) {
-    if (a["name"] == "dtype") CHECK(a["defaults"].size() == 5);
+    if (a["name"] == "dtype") CHECK(a["defaults"].size() == 7);
   }
   const auto text = run_gpubench({"list"});
   CHECK_THAT(text.out, Catch::Contains("kernel=copy,scale,add,triad") &&
-                           Catch::Contains("dtype=fp16,bf16,tf32,fp32,fp8"));
+                           Catch::Contains("dtype=fp16,bf16,...,nvfp4 (7 values)"));
   const auto& latency = by_id["gpu.launch_latency"];
   if (latency["available"] == false) {
     CHECK_FALSE(latency["reason"].get<std::string>().empty());

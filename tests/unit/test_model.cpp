@@ -1064,6 +1064,48 @@ TEST_CASE("GPU memory: the training state, saved activations and buffers, by han
 }
 
 TEST_CASE(
+    "Blackwell's block-scaled precisions: mxfp8 and nvfp4 run the linear layers at their own "
+    "rates, cast with their scales, and only where the GPU has them",
+    "[unit][model]") {
+  const constants c = load_constants();
+  json job = tiny_gpt();
+  job["model"] = {{"preset", "gpt"}, {"layers", 4},     {"hidden", 4096}, {"heads", 32},
+                  {"ffn", 16384},    {"seq_len", 2048}, {"vocab", 32000}};
+  job["batch_per_gpu"] = 4;
+  job["stack"] = "megatron";
+  const hardware_profile b200 = load_catalog("b200");
+  const auto at = [&](const char* precision) {
+    json j = job;
+    j["precision"] = precision;
+    return predict(b200, parse_workload(j, "block.json"), c);
+  };
+  const sizing bf16 = at("amp_bf16");
+  const sizing fp8 = at("fp8");
+  const sizing mxfp8 = at("mxfp8");
+  const sizing nvfp4 = at("nvfp4");
+  const double params = expand(parse_workload(job, "block.json"), 4).params;
+  // Transformer Engine's narrow copy of each weight: a byte and an e8m0 scale per 32 elements;
+  // half a byte and an e4m3 scale per 16.
+  CHECK(memory_bytes(mxfp8, "temporary") - memory_bytes(bf16, "temporary") ==
+        Approx(params * (1 + 1.0 / 32)));
+  CHECK(memory_bytes(nvfp4, "temporary") - memory_bytes(bf16, "temporary") ==
+        Approx(params * (0.5 + 1.0 / 16)));
+  // MXFP8 multiplies at the fp8 rate (the catalog's peak and efficiency alike) and casts a little
+  // more; NVFP4 multiplies the linear layers at twice that rate and casts less.
+  CHECK(mxfp8.step.compute_s == Approx(fp8.step.compute_s));
+  CHECK(mxfp8.step.bytes > fp8.step.bytes);
+  CHECK(nvfp4.step.compute_s < 0.75 * fp8.step.compute_s);
+  CHECK(nvfp4.step.bytes < fp8.step.bytes);
+  CHECK(nvfp4.predicted_samples_per_s > fp8.predicted_samples_per_s);
+  // Hopper has no block-scaled tensor cores: the precision is refused, naming what is missing.
+  json hopper = job;
+  hopper["precision"] = "nvfp4";
+  CHECK_THROWS_WITH(
+      predict(load_catalog("h100-sxm5-80gb"), parse_workload(hopper, "block.json"), c),
+      Catch::Contains("nvfp4 GEMMs, which h100-sxm5-80gb does not have"));
+}
+
+TEST_CASE(
     "GPU memory by stack: Megatron keeps 16-bit weights, fp32 main gradients and a master copy "
     "sharded by its distributed optimizer, its default, and no autocast or bucket copies",
     "[unit][model]") {

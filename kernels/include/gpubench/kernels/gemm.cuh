@@ -1,5 +1,6 @@
 // One cuBLASLt matrix multiply D = op(A) op(B), column-major, in one of cuBLAS's transpose
-// layouts: "TN" (A stored K x M, B K x N; every dtype, and the only one FP8 allows), "NN" (A M x K,
+// layouts: "TN" (A stored K x M, B K x N; every dtype, and the only one FP8 below Blackwell and the
+// block-scaled types allow), "NN" (A M x K,
 // B K x N: what a row-major framework's a @ b becomes) or "NT" (A M x K, B N x K). D is M x N.
 // Random inputs, the fastest of cuBLASLt's heuristic candidates (autotuned on a warm GPU), and a
 // sampled check of D against a float64 reference computed on the GPU from the same inputs. All work
@@ -16,15 +17,15 @@
 namespace gpubench::kernels {
 
 // In the order of gpubench::gemm_dtypes, whose names these are.
-enum class gemm_dtype { fp16, bf16, tf32, fp32, fp8 };
-static_assert(static_cast<std::size_t>(gemm_dtype::fp8) + 1 == gemm_dtypes.size());
+enum class gemm_dtype { fp16, bf16, tf32, fp32, fp8, mxfp8, nvfp4 };
+static_assert(static_cast<std::size_t>(gemm_dtype::nvfp4) + 1 == gemm_dtypes.size());
 
 // "fp16" -> gemm_dtype::fp16; throws std::invalid_argument for an unknown name.
 [[nodiscard]] gemm_dtype parse_gemm_dtype(const std::string& name);
 [[nodiscard]] const char* gemm_dtype_name(gemm_dtype dtype);
 // Human-readable types: "A,B fp16; D fp16; accumulate fp32".
 [[nodiscard]] std::string gemm_dtype_description(gemm_dtype dtype);
-// Compute capability needed (fp8: 8.9), as major*10+minor.
+// Compute capability needed (fp8: 8.9; mxfp8, nvfp4: 10.0), as major*10+minor.
 [[nodiscard]] int gemm_min_compute_capability(gemm_dtype dtype);
 // The compute capability of `device`, as major*10+minor.
 [[nodiscard]] int compute_capability(int device);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpubench/core/json.hpp"
+#include "gpubench/core/precision.hpp"
 #include "gpubench/model/hardware.hpp"
 
 namespace gpubench::model {
@@ -218,12 +219,19 @@ struct training_precision {
   // linear layers only (Transformer Engine's te.Linear, torchao's convert_to_float8_training,
   // whose torchtitan recipe also leaves the output projection out), attention runs in bf16.
   std::string_view other_gemm_dtype;
-  // The linear layers run narrower than the rest (fp8): their inputs and weights are cast.
+  // The linear layers run narrower than the rest (fp8, mxfp8, nvfp4): their inputs and weights
+  // are cast.
   [[nodiscard]] constexpr bool casts_linear_layers() const {
     return gemm_dtype != other_gemm_dtype;
   }
+  // Bytes per element of a linear layer's cast copy, its block scales included (fp8 1, mxfp8
+  // 1 + 1/32, nvfp4 1/2 + 1/16). Every precision names a known GEMM dtype (a static_assert).
+  [[nodiscard]] constexpr double cast_bytes() const {
+    return find_gemm_dtype(gemm_dtype)->stored_bytes_per_element();
+  }
 };
-// The precisions a workload may name (fp32, tf32, amp_fp16, amp_bf16, fp8): one table.
+// The precisions a workload may name (fp32, tf32, amp_fp16, amp_bf16, fp8, mxfp8, nvfp4): one
+// table.
 [[nodiscard]] std::span<const training_precision> training_precisions();
 [[nodiscard]] const std::vector<std::string>& precision_names();
 
