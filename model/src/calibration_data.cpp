@@ -27,6 +27,8 @@ struct gpu_rule {
   std::string match;
   std::string catalog;
   std::string generation;
+  // GPUs one NVLink domain joins: a DGX node's 8, a GB200 NVL72 rack's 72.
+  int nvlink_domain = 8;
 };
 
 struct precision_rule {
@@ -91,8 +93,9 @@ mapping load_mapping() {
     m.unusable.emplace_back(e.get_string("match"), e.get_string("why"));
   }
   for (const json_reader& e : root.elements("gpus", 1)) {
-    e.expect_object({"match", "catalog", "generation"});
-    m.gpus.push_back({e.get_string("match"), e.get_string("catalog"), e.get_string("generation")});
+    e.expect_object({"match", "catalog", "generation", "nvlink_domain"});
+    m.gpus.push_back({e.get_string("match"), e.get_string("catalog"), e.get_string("generation"),
+                      static_cast<int>(e.find_int("nvlink_domain", 1, 100000).value_or(8))});
   }
   for (const json_reader& e : root.elements("precisions", 1)) {
     e.expect_object({"match", "precision", "otherwise"});
@@ -201,9 +204,12 @@ prepared_row prepare_row(const mapping& map, std::map<std::string, hardware_prof
   wdoc["data"]["source"] = "synthetic";  // the rows are GPU-bound benchmark runs
   p.w = parse_workload(wdoc, file + " row " + std::to_string(i));
   r.stack = p.w.stack;
-  const int per_node = std::min(r.gpus, 8);
+  // A "node" is what one NVLink domain joins: the largest share of the row's GPUs that fits in
+  // one, so the GPUs split into whole nodes (256 GB200s: four racks of 64).
+  int per_node = std::min(r.gpus, gpu_map->nvlink_domain);
+  while (r.gpus % per_node != 0) --per_node;
   p.options.gpus = per_node;
-  p.options.nodes = (r.gpus + per_node - 1) / per_node;
+  p.options.nodes = r.gpus / per_node;
   p.options.precision = r.precision;
   // Calibration reads the rate, the step and the memory: advice would size other layouts of every
   // row on each of the fit's thousands of predictions, for text nobody reads.

@@ -58,6 +58,7 @@ constexpr layout_field layout_fields[] = {
     {"autocast_copies", &memory_layout::autocast_copies},
     {"gradient_buckets", &memory_layout::gradient_buckets},
     {"fp8_weight_copies", &memory_layout::fp8_weight_copies},
+    {"quantized_saved_inputs", &memory_layout::quantized_saved_inputs},
 };
 
 memory_layout parse_layout(const json_reader& r) {

@@ -89,6 +89,26 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
   return in;
 }
 
+void add_activation_offload(const hardware_profile& hw, double bytes, double samples_per_step,
+                            input_pipeline& in, std::vector<std::string>& assumed) {
+  if (bytes <= 0) return;
+  const figure* link = hw.find(fig::pcie_h2d);
+  if (link == nullptr) {
+    assumed.push_back("pcie.h2d_GBps unknown: the offloaded activations' copies are not counted");
+    return;
+  }
+  const double seconds = bytes / (link->value * giga);
+  // The input copies and the activations coming back share the host-to-GPU direction.
+  const double input_seconds =
+      in.pcie.samples_per_s ? samples_per_step / *in.pcie.samples_per_s : 0.0;
+  const std::string offload = fmt(bytes / giga) + " GB of offloaded activations per micro-batch " +
+                              "each way at " + fmt(link->value) + " GB/s per GPU";
+  in.pcie = make_component(component_id::pcie, samples_per_step / (seconds + input_seconds),
+                           basis_of(link),
+                           in.pcie.samples_per_s ? in.pcie.detail + "; " + offload : offload);
+  cite_noise(in.pcie.noisy, hw, fig::pcie_h2d);
+}
+
 void advise_input(component_id limit, const input_pipeline& in, const hardware_profile& hw,
                   const workload& w, const constants& c, int gpus_per_node, int nodes,
                   double gpu_rate, std::vector<std::string>& advice) {
@@ -134,6 +154,14 @@ void advise_input(component_id limit, const input_pipeline& in, const hardware_p
           " GB): " + fmt(std::ceil(data.dataset_bytes / c.page_cache_fraction / giga)) +
           " GB of RAM would serve epochs after the first from the page cache");
     }
+  }
+  if (limit == component_id::pcie && w.model.params.contains("activation_offload_layers") &&
+      w.model.params.at("activation_offload_layers") > 0) {
+    advice.push_back(
+        "the GPUs' host link limits the job: offloaded activations go out and come back each "
+        "micro-batch; fewer offloaded layers (activation_offload_layers), activation "
+        "checkpointing or a faster host link move it");
+    return;
   }
   if (limit == component_id::pcie) {
     const double needed = gpu_rate / nodes * data.bytes_per_sample_h2d / giga;

@@ -103,8 +103,18 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
       (master ? "fp32 master copy (4 B) and " : "") + w.optimizer + ": " + fmt(state_bytes) +
           " B per parameter" + split_text(split.optimizer));
   if (ops.saved_activation_bytes >= 0) {
-    add("activations", ops.saved_activation_bytes,
-        "saved for the backward pass at micro-batch " + std::to_string(batch));
+    // Transformer Engine saves the linear layers' inputs in their cast copy (c bytes an element).
+    const bool quantized = layout.quantized_saved_inputs && format.casts_linear_layers();
+    const double narrower =
+        quantized ? ops.saved_linear_input_bytes * (1 - format.cast_bytes() / act) : 0.0;
+    add("activations", ops.saved_activation_bytes - narrower,
+        "saved for the backward pass at micro-batch " + std::to_string(batch) +
+            (quantized ? ", the linear layers' inputs in " + std::string(format.gemm_dtype)
+                       : std::string()) +
+            (ops.offloaded_activation_bytes > 0
+                 ? "; " + GiB_text(in_GiB(ops.offloaded_activation_bytes)) +
+                       " of each micro-batch's wait in host memory"
+                 : std::string()));
   } else {
     m.unknown.push_back("activations (a custom model states no saved activations)");
   }

@@ -180,6 +180,8 @@ step_model model_step(const hardware_profile& hw, const workload& w, const const
       m.gpu.busy() + step.communication_exposed_s + step.tensor_parallel_s + step.pipeline_bubble_s;
   m.gpu_ceiling = m.samples_per_step / step.gpu_step_s;
   m.in = detail::input_ceilings(hw, w, c, s.gpus_per_node, s.nodes, s.assumed);
+  detail::add_activation_offload(hw, m.gpu.ops.offloaded_activation_bytes, m.samples_per_step, m.in,
+                                 s.assumed);
   if (m.ar.network_assumed && m.ar.nodes > 1) {
     s.network_assumption =
         fmt(m.ar.network_gbps) + " Gb/s per node between nodes, assumed (" +

@@ -246,9 +246,15 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
   if (w.tensor > 1 && ops.tensor_allreduces > 0) {
     const allreduce_model group = allreduce_for(hw, c, w.tensor, 1, ignored);
     const double t = w.tensor;
-    step.tensor_parallel_s += ops.tensor_allreduces * (c.allreduce_latency_us * 1e-6 +
-                                                       ops.tensor_message_bytes * 2 * (t - 1) / t /
-                                                           (group.intra_busbw_GBps * giga));
+    const double exchange = ops.tensor_allreduces * (c.allreduce_latency_us * 1e-6 +
+                                                     ops.tensor_message_bytes * 2 * (t - 1) / t /
+                                                         (group.intra_busbw_GBps * giga));
+    // Overlapped, each all-gather and reduce-scatter is cut into chunks the GEMM it feeds
+    // consumes as they arrive: hidden under the step's GEMMs as far as those last, but no more
+    // than the share of a gradient exchange that hides under the backward pass (comm_overlap).
+    step.tensor_parallel_s +=
+        w.tensor_overlap ? std::max(exchange * (1 - c.comm_overlap), exchange - step.compute_s)
+                         : exchange;
   }
   if (w.expert > 1 && ops.expert_alltoalls > 0) {
     // Each all-to-all sends (E - 1)/E of a GPU's routed tokens to the other GPUs of the expert

@@ -208,6 +208,9 @@ struct transformer_shape {
   double P, tp;
   i64 heads_batch;  // the tensor split divides the heads (checked on input)
   double bh, L, token_elements;
+  // Of this GPU's L layers, how many keep their saved activations in host memory between the
+  // forward and the backward pass (Megatron-Core's cpu_offloading_num_layers).
+  double offloaded;
   // Mixture of experts (0 experts: a dense FFN): each token goes to top_k of `experts` FFNs of
   // width moe_ffn, and to `shared` more every token uses. As Megatron-Core runs them (expert
   // tensor parallelism 1, sequence parallelism with a tensor split), each GPU of a tensor group
@@ -259,6 +262,7 @@ struct transformer_shape {
     heads_batch = b * heads / T;
     bh = static_cast<double>(heads_batch);
     L = split.stage_layers > 0 ? split.stage_layers : static_cast<double>(layers) / P;
+    offloaded = std::min(p.at("activation_offload_layers"), L);
     token_elements = static_cast<double>(tokens * h);
     experts = static_cast<i64>(p.at("moe_experts"));
     top_k = static_cast<i64>(p.at("moe_top_k"));
@@ -464,12 +468,24 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
            ? 0.0
            : (2.0 * act_bytes + 1.0) * bh * static_cast<double>(s * keys) * (relative ? 2.0 : 1.0));
   const double kept = recompute ? token_elements * act_bytes / replicated : per_layer;
+  // Of those, the inputs of linear layers (the two norms' outputs, the output projection's input,
+  // the second FFN GEMM's and the routed experts' inputs): what a stack that keeps their quantized
+  // copy for the weight-gradient GEMM stores narrower (memory.cpp). A checkpointed layer keeps
+  // only its input, no linear layer's.
+  const double linear_inputs =
+      recompute ? 0.0
+                : (2.0 * token_elements / replicated + t.q_share * token_elements / tp +
+                   t.ffn_elements() + (t.moe() ? t.routed_tokens * static_cast<double>(h) : 0.0)) *
+                      act_bytes;
   step.transient_bytes = recompute ? per_layer : 0;
+  // Offloaded layers' activations leave the GPU once saved and come back for the backward pass.
+  const double on_gpu = L - t.offloaded;
+  step.offloaded_activation_bytes = t.offloaded * kept;
   // 1F1B: the first stage holds min(stages, micro-batches) micro-batches' activations, the last
   // one (and the logits).
   const double in_flight = std::min<double>(P, std::max(1, split.micro_batches));
-  const double first_stage = L * kept * in_flight + token_elements * act_bytes;
-  double last_stage = L * kept + token_elements * act_bytes;
+  const double first_stage = on_gpu * kept * in_flight + token_elements * act_bytes;
+  double last_stage = on_gpu * kept + token_elements * act_bytes;
   if (image_size <= 0 && split.last_stage) {
     const double logits =
         std::round(static_cast<double>(tokens) * p.at("lm_head_fraction")) * softmax_vocab / tp;
@@ -480,8 +496,10 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
     last_stage += logits * (act_bytes + (fused_loss ? 0.0 : 4.0));
     step.transient_bytes = std::max(step.transient_bytes, logits * (fused_loss ? act_bytes : 8.0));
   }
+  const bool first_holds_most = P > 1 && first_stage >= last_stage;
   step.saved_activation_bytes =
       P > 1 ? std::max(first_stage, last_stage) : last_stage + token_elements * act_bytes;
+  step.saved_linear_input_bytes = on_gpu * linear_inputs * (first_holds_most ? in_flight : 1.0);
   step.largest_group_params = std::max(layer_params(t), vocab * static_cast<double>(h) / tp);
   // Megatron's tensor-parallel exchange: two allreduces of the layer's activations forward (after
   // the attention and FFN output projections) and two backward, two more when the forward is
@@ -587,7 +605,8 @@ const std::map<std::string, preset_info>& presets() {
                       {"moe_top_k", 0},
                       {"moe_ffn", 0},
                       {"moe_shared", 0},
-                      {"moe_imbalance", 1}},
+                      {"moe_imbalance", 1},
+                      {"activation_offload_layers", 0}},
                      transformer_flags,
                      ""};
     for (const auto& [k, v] : extra) info.numbers[k] = v;

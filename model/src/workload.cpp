@@ -44,7 +44,7 @@ void check_model_parallel(const workload& w, const json_reader& p) {
                            std::to_string(w.expert));
     }
   }
-  if (w.tensor == 1 && w.pipeline == 1 && !w.sequence_parallel) return;
+  if (w.tensor == 1 && w.pipeline == 1 && !w.sequence_parallel && !w.tensor_overlap) return;
   if (w.family != "transformer" || w.model.preset.empty()) {
     p.fail(w.tensor > 1     ? "tensor"
            : w.pipeline > 1 ? "pipeline"
@@ -74,6 +74,11 @@ void check_model_parallel(const workload& w, const json_reader& p) {
   }
   if (w.sequence_parallel && w.tensor == 1) {
     p.fail("sequence_parallel", "false without a tensor split (tensor > 1)");
+  }
+  if (w.tensor_overlap && !w.sequence_parallel) {
+    p.fail("tensor_overlap",
+           "false without sequence parallelism (Megatron-Core overlaps the "
+           "sequence-parallel all-gathers and reduce-scatters)");
   }
 }
 
@@ -163,6 +168,9 @@ model_spec parse_model(const json_reader& m, std::string& family, std::string& u
                   static_cast<std::int64_t>(spec.params.at("heads")) !=
               0) {
         m.fail("heads", "a divisor of hidden (or a head_dim)");
+      }
+      if (spec.params.at("activation_offload_layers") > spec.params.at("layers")) {
+        m.fail("activation_offload_layers", "at most layers");
       }
       const auto kv_heads = static_cast<std::int64_t>(spec.params.at("kv_heads"));
       if (kv_heads > 0 && static_cast<std::int64_t>(spec.params.at("heads")) % kv_heads != 0) {
@@ -528,7 +536,7 @@ workload parse_workload(const json& doc, const std::string& file) {
   if (root.has("parallel")) {
     const json_reader p = root.member("parallel");
     p.expect_object({"gpus", "nodes", "strategy", "tensor", "pipeline", "sequence_parallel",
-                     "expert", "virtual_pipeline", "context"});
+                     "tensor_overlap", "expert", "virtual_pipeline", "context"});
     if (auto g = p.find_int("gpus", 1, max_gpus_per_node)) w.gpus = static_cast<int>(*g);
     w.nodes = static_cast<int>(p.find_int("nodes", 1, max_nodes).value_or(1));
     if (auto s = p.find_string("strategy")) {
@@ -539,6 +547,7 @@ workload parse_workload(const json& doc, const std::string& file) {
     w.tensor = static_cast<int>(p.find_int("tensor", 1, max_gpus_per_node).value_or(1));
     w.pipeline = static_cast<int>(p.find_int("pipeline", 1, max_pipeline_stages).value_or(1));
     w.sequence_parallel = p.find_bool("sequence_parallel").value_or(false);
+    w.tensor_overlap = p.find_bool("tensor_overlap").value_or(false);
     w.expert = static_cast<int>(p.find_int("expert", 1, max_gpus_per_node * max_nodes).value_or(1));
     w.virtual_pipeline =
         static_cast<int>(p.find_int("virtual_pipeline", 1, max_pipeline_stages).value_or(1));
@@ -743,6 +752,7 @@ json to_json(const workload& w) {
               {"tensor", w.tensor},
               {"pipeline", w.pipeline},
               {"sequence_parallel", w.sequence_parallel},
+              {"tensor_overlap", w.tensor_overlap},
               {"expert", w.expert},
               {"virtual_pipeline", w.virtual_pipeline},
               {"context", w.context},

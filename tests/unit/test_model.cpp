@@ -1064,6 +1064,49 @@ TEST_CASE("GPU memory: the training state, saved activations and buffers, by han
 }
 
 TEST_CASE(
+    "Saved activations: Transformer Engine keeps the linear layers' inputs in their cast copy, "
+    "and offloaded layers wait in host memory and ride the host link, by hand",
+    "[unit][model]") {
+  constants c = load_constants();
+  c.framework_reserved_GiB = 0;
+  const hardware_profile hw = load_catalog("h100-sxm5-80gb");
+  json job = tiny_gpt();
+  job["stack"] = "megatron";
+  const auto activations = [&](const json& j) {
+    return memory_bytes(predict(hw, parse_workload(j, "tiny.json"), c), "activations");
+  };
+  // The tiny GPT's linear inputs per layer over its 2 x 32 tokens: the two norms' outputs
+  // (2 x 64 x 64), the output projection's input (64 x 64) and the second FFN GEMM's (64 x 256),
+  // 28,672 elements; 2 layers at 2 bytes, 114,688 bytes. fp8 keeps them in 1 byte, nvfp4 would
+  // in 0.5625.
+  const double bf16 = activations(job);
+  job["precision"] = "fp8";
+  CHECK(bf16 - activations(job) == Approx(114688.0 / 2));
+  // Eager PyTorch (torchao) keeps the 16-bit inputs.
+  json eager = job;
+  eager["stack"] = "pytorch";
+  CHECK(activations(eager) == Approx(bf16));
+
+  // One of the two layers offloaded: its saved activations (140,288 bytes a layer at bf16, as
+  // the by-hand case above counts them) leave the GPU and come back over the host link each
+  // micro-batch.
+  job["precision"] = "amp_bf16";
+  job["model"]["activation_offload_layers"] = 1;
+  const sizing offloaded = predict(hw, parse_workload(job, "tiny.json"), c);
+  const double layer = 140288.0;
+  CHECK(bf16 - memory_bytes(offloaded, "activations") == Approx(layer));
+  const component* link = nullptr;
+  for (const component& comp : offloaded.components) {
+    if (comp.name == component_id::pcie) link = &comp;
+  }
+  REQUIRE(link != nullptr);
+  REQUIRE(link->samples_per_s.has_value());
+  // 2 samples a step over the layer's bytes at the H100's host-to-GPU rate.
+  const double rate = *hw.value(fig::pcie_h2d) * 1e9;
+  CHECK(*link->samples_per_s == Approx(2 * rate / layer));
+}
+
+TEST_CASE(
     "Blackwell's block-scaled precisions: mxfp8 and nvfp4 run the linear layers at their own "
     "rates, cast with their scales, and only where the GPU has them",
     "[unit][model]") {
@@ -1648,6 +1691,19 @@ TEST_CASE("tensor and pipeline parallelism, by hand", "[unit][model]") {
   CHECK(pp.step.pipeline_bubble_s == Approx(0.25 * (busy + tensor_s + send_s)).epsilon(1e-9));
   CHECK(pp.step.gpu_step_s == Approx(busy + pp.step.communication_exposed_s +
                                      pp.step.tensor_parallel_s + pp.step.pipeline_bubble_s));
+
+  // Megatron's tp_comm_overlap: the tensor exchange hides under the step's GEMMs, all but the
+  // share a gradient exchange leaves exposed (1 - comm_overlap), here the larger part.
+  workload overlapped = split_gpt(2, 1, 1);
+  overlapped.sequence_parallel = true;
+  const sizing sp = predict(hw, overlapped, c, eight);
+  overlapped.tensor_overlap = true;
+  const sizing hidden = predict(hw, overlapped, c, eight);
+  const double exchange = sp.step.tensor_parallel_s;
+  REQUIRE(exchange > 0);
+  CHECK(hidden.step.tensor_parallel_s ==
+        Approx(std::max(exchange * (1 - c.comm_overlap), exchange - sp.step.compute_s)));
+  CHECK(hidden.step.compute_s == Approx(sp.step.compute_s));
 }
 
 TEST_CASE("tensor and pipeline splits that cannot be are refused, naming the field",
@@ -1671,6 +1727,16 @@ TEST_CASE("tensor and pipeline splits that cannot be are refused, naming the fie
   doc["parallel"] = {{"sequence_parallel", true}};
   CHECK_THROWS_WITH(parse_workload(doc, "bad.json"),
                     Catch::Contains("/parallel/sequence_parallel"));
+  doc["parallel"] = {{"tensor", 2}, {"tensor_overlap", true}};
+  CHECK_THROWS_WITH(parse_workload(doc, "bad.json"),
+                    Catch::Contains("/parallel/tensor_overlap") &&
+                        Catch::Contains("without sequence parallelism"));
+  doc["parallel"] = json::object();
+  doc["model"]["activation_offload_layers"] = 13;
+  CHECK_THROWS_WITH(
+      parse_workload(doc, "bad.json"),
+      Catch::Contains("/model/activation_offload_layers") && Catch::Contains("at most layers"));
+  doc["model"].erase("activation_offload_layers");
   json cnn = {{"schema", "gpubench.workload/1"},
               {"name", "cnn"},
               {"model", {{"preset", "resnet50"}}},

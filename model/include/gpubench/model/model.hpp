@@ -26,6 +26,9 @@ struct memory_layout {
   bool gradient_buckets = true;  // DDP's buckets, a second copy of the gradients
   // Transformer Engine's fp8 copy of each linear weight, kept from the forward to the backward.
   bool fp8_weight_copies = false;
+  // Transformer Engine keeps each linear layer's input in its quantized copy (the one the
+  // weight-gradient GEMM reads) for the backward pass, not the 16-bit tensor.
+  bool quantized_saved_inputs = false;
   // The strategy a workload of this stack gets when it names none (Megatron's distributed
   // optimizer is zero1); none: ddp.
   std::optional<parallel_strategy> default_strategy;

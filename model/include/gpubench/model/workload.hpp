@@ -72,6 +72,11 @@ struct step_ops {
   double saved_activation_bytes = -1;
   double transient_bytes = 0;
   double largest_group_params = 0;
+  // Of saved_activation_bytes, the linear layers' inputs, at the activation precision (Transformer
+  // Engine keeps its quantized copy instead: memory.cpp); and the saved activations of one
+  // micro-batch that go to host memory and back (activation_offload_layers), at that precision.
+  double saved_linear_input_bytes = 0;
+  double offloaded_activation_bytes = 0;
   // Model parallelism: the tensor group's allreduces per step and the bytes of each; the
   // activations one pipeline stage sends the next per micro-batch (and their gradient back).
   double tensor_allreduces = 0;
@@ -191,6 +196,9 @@ struct workload {
   int tensor = 1;
   int pipeline = 1;
   bool sequence_parallel = false;  // the norms and dropouts split over the tensor group too
+  // The tensor group's exchanges run pipelined with the GEMMs they feed (Megatron-Core's
+  // tp_comm_overlap, Transformer Engine's userbuffers): docs/model.md, "Model parallelism".
+  bool tensor_overlap = false;
   // Expert parallelism (a model with experts): each MoE layer's experts split over `expert` GPUs
   // of the data-parallel group, tokens exchanged by all-to-all.
   int expert = 1;
