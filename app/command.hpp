@@ -50,6 +50,11 @@ command add_help(CLI::App& app, const command_line& line);
 // mean 'size'?", for `gpubench siz` and `gpubench help siz`.
 [[nodiscard]] std::string not_a_command(const CLI::App& app, const std::string& word);
 
+// CLI11's Range for a number flag, refusing nan and infinities too (CLI::Range lets nan through:
+// every comparison with it is false): "a number from 0.05 to 3600"; `whole`: "a whole number"
+// (a count), so 2.5 is told the same way rather than by the conversion.
+[[nodiscard]] CLI::Validator finite_range(double min, double max, bool whole = false);
+
 // "a,b" "c" -> {"a", "b", "c"}: flags that take comma-separated lists and may repeat.
 [[nodiscard]] std::vector<std::string> split_commas(const std::vector<std::string>& items);
 

@@ -11,14 +11,33 @@
 #include <iostream>
 #include <optional>
 
+#include <cmath>
 #include "command.hpp"
+
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/format.hpp"
 #include "gpubench/core/suggest.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/harness/build_info.hpp"
 #include "standard_streams.hpp"
 
 namespace gpubench::app {
+
+CLI::Validator finite_range(double min, double max, bool whole) {
+  std::string range = std::string(whole ? "a whole number" : "a number") + " from " +
+                      format_number(min) + " to " + format_number(max);
+  return CLI::Validator(
+      [min, max, whole, range](std::string& text) -> std::string {
+        double value = 0;
+        const bool parsed = CLI::detail::lexical_cast(text, value);
+        if (!parsed || !std::isfinite(value) || value < min || value > max ||
+            (whole && value != std::floor(value))) {
+          return "expected " + range + ", got '" + text + "'";
+        }
+        return {};
+      },
+      "[" + format_number(min) + " - " + format_number(max) + "]");
+}
 
 std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   std::vector<std::string> out;

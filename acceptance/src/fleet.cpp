@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
+#include "gpubench/core/json.hpp"
 #include "gpubench/core/results.hpp"
 #include "gpubench/core/text.hpp"
 #include "outliers.hpp"
@@ -107,8 +107,13 @@ std::vector<fleet_input> read_fleet(const std::vector<std::string>& paths) {
       const std::size_t before = inputs.size();
       for (const std::string& file : found) {
         // A folder may hold other JSON (watch.json, a fleet's own output): only results count.
-        std::ifstream in(file);
-        const json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
+        // Read by the one reader, which refuses what it cannot parse or nests too deep to walk.
+        json doc;
+        try {
+          doc = read_json_file(file);
+        } catch (const input_error&) {
+          continue;
+        }
         if (doc.is_object() && doc.value("schema", "") == "gpubench.results/1") {
           inputs.push_back({file, parse_results(doc, file)});
         }

@@ -56,8 +56,9 @@ command add_compare(CLI::App& app, const command_line& /*line*/) {
   sub->add_option("--workload", args->workloads,
                   "workloads to size (default: configs/workloads/default.json)");
   sub->add_option("--nodes", args->options.nodes, "nodes of each machine")
-      ->check(CLI::Range(1, 100000));
-  sub->add_option("--gpus", args->options.gpus, "GPUs per node")->check(CLI::Range(1, 1024));
+      ->check(finite_range(1, 100000, true));
+  sub->add_option("--gpus", args->options.gpus, "GPUs per node")
+      ->check(finite_range(1, 1024, true));
   sub->add_option("--set", args->options.settings,
                   "KEY=VALUE for every machine, MACHINE:KEY=VALUE for one (a spot or reserved "
                   "price: catalog:aws-p5.48xlarge:price.usd_per_hour=40)");
@@ -78,7 +79,7 @@ command add_compare(CLI::App& app, const command_line& /*line*/) {
   }
   sub->add_option("--dataset-samples", args->options.dataset_samples,
                   "samples per epoch for --epochs (default: the workload's dataset)")
-      ->check(CLI::PositiveNumber)
+      ->check(finite_range(1, 1e15))
       ->needs(epochs);
   sub->add_option("--html", args->html, "self-contained HTML comparison to write");
   sub->add_flag("--json", args->as_json, "gpubench.compare/1 on stdout");

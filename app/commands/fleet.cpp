@@ -50,11 +50,11 @@ command add_fleet(CLI::App& app, const command_line& /*line*/) {
                   "spec name (configs/specs/) or file for every node; default: each node's own");
   sub->add_option("--min-deviation", args->settings.min_deviation,
                   "a figure closer to the fleet median than this share never stands out")
-      ->check(CLI::Range(0.0, 10.0))
+      ->check(finite_range(0.0, 10.0))
       ->capture_default_str();
   sub->add_option("--mad-multiple", args->settings.mad_multiple,
                   "robust standard deviations (1.4826 x MAD) from the median that stand out")
-      ->check(CLI::Range(0.0, 100.0))
+      ->check(finite_range(0.0, 100.0))
       ->capture_default_str();
   sub->add_option("--csv", args->csv, "also write one row per node and per outlier to this file");
   sub->add_option("--html", args->html, "also write the check as one self-contained page");

@@ -198,14 +198,14 @@ command add_run(CLI::App& app, const command_line& line) {
   sub->add_option(
          "--duration", s.duration_s,
          "seconds of sustained load for gpu.burn (default: the suite's; full 60, quick 10)")
-      ->check(CLI::Range(1, 604800));
+      ->check(finite_range(1, 604800));
   sub->add_flag("--skip-verify", s.skip_verify, "do not check the benchmarks' data");
   sub->add_option("--workload", args->workloads,
                   "workloads to size against the results (default: configs/workloads/"
                   "default.json)");
   sub->add_option("--timeout", s.timeout_s,
                   "seconds before a stuck collective is aborted and reported failed")
-      ->check(CLI::Range(1.0, 86400.0))
+      ->check(finite_range(1.0, 86400.0))
       ->capture_default_str();
   return {sub, [args] { return run(*args); }, /*stdout_is_a_summary=*/true};
 }

@@ -61,9 +61,9 @@ command add_size(CLI::App& app, const command_line& /*line*/) {
   sub->add_option("--hardware", args->hardware,
                   "catalog:NAME, a results.json or a gpubench.hardware/1 file")
       ->capture_default_str();
-  sub->add_option("--gpus", args->gpus, "GPUs per node")->check(CLI::Range(1, 1024));
-  sub->add_option("--nodes", args->nodes, "nodes")->check(CLI::Range(1, 100000));
-  sub->add_option("--batch", args->batch, "batch per GPU")->check(CLI::Range(1, 1 << 24));
+  sub->add_option("--gpus", args->gpus, "GPUs per node")->check(finite_range(1, 1024, true));
+  sub->add_option("--nodes", args->nodes, "nodes")->check(finite_range(1, 100000, true));
+  sub->add_option("--batch", args->batch, "batch per GPU")->check(finite_range(1, 1 << 24, true));
   sub->add_option("--precision", args->precision, join(model::precision_names(), ", "))
       ->check(CLI::IsMember(model::precision_names()));
   sub->add_option("--set", args->settings,

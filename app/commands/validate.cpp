@@ -64,7 +64,7 @@ command add_validate(CLI::App& app, const command_line& /*line*/) {
                   "results files of a fleet: flag figures worse than their median");
   sub->add_option("--baseline-tolerance", args->baseline_tolerance_pct,
                   "percent worse than the fleet median that fails")
-      ->check(CLI::Range(0.0, 100.0))
+      ->check(finite_range(0.0, 100.0))
       ->capture_default_str();
   sub->add_flag("--json", args->as_json, "gpubench.validation/1 on stdout");
   return {sub, [args] { return validate(*args); }};

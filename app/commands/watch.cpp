@@ -15,9 +15,9 @@ command add_watch(CLI::App& app, const command_line& /*line*/) {
                   "what the job trains (a workload name or file): gpubench size's rate for it "
                   "here, and with the watched limit lifted");
   sub->add_option("--interval", args->interval_s, "seconds between samples")
-      ->check(CLI::Range(0.05, 3600.0));
+      ->check(finite_range(0.05, 3600.0));
   sub->add_option("--duration", args->duration_s, "stop watching after this many seconds")
-      ->check(CLI::Range(0.05, 1e7));
+      ->check(finite_range(0.05, 1e7));
   sub->add_option("--out", args->out, "folder for watch.jsonl, watch.json and watch.html");
   sub->add_option("command", args->command, "the job: -- CMD ARGS...");
   sub->positionals_at_end();

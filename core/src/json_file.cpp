@@ -84,10 +84,52 @@ json read_json_file(const fs::path& path) {
   return parse_json_text(text, file);
 }
 
+namespace {
+
+// Every file gpubench reads is a few levels deep; a document nested far deeper would be parsed,
+// then overflow the stack of whatever walks it (copies, dumps, the readers): refused up front,
+// in one pass over the text that skips strings.
+constexpr int max_json_depth = 128;
+
+void check_json_depth(const std::string& content, const std::string& file) {
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (std::size_t i = 0; i < content.size(); ++i) {
+    const char ch = content[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (ch == '\\') {
+        escaped = true;
+      } else if (ch == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > max_json_depth) {
+        const auto line =
+            1 + std::count(content.begin(), content.begin() + static_cast<std::ptrdiff_t>(i), '\n');
+        throw bad_input(file, "",
+                        "JSON nested at most " + std::to_string(max_json_depth) +
+                            " levels deep (deeper at line " + std::to_string(line) + ")");
+      }
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+}
+
+}  // namespace
+
 json parse_json_text(const std::string& content, const std::string& file) {
   if (content.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw bad_input(file, "", "a JSON document (the file is empty)");
   }
+  check_json_depth(content, file);
   try {
     return json::parse(content);
   } catch (const json::parse_error& e) {

@@ -143,7 +143,8 @@ prepared_row prepare_row(const mapping& map, std::map<std::string, hardware_prof
   r.batch = e.node().contains("batch_per_gpu") && e.node().at("batch_per_gpu").is_null()
                 ? 0
                 : static_cast<int>(e.find_int("batch_per_gpu", 1, 1 << 24).value_or(0));
-  const double throughput = e.get_number("throughput", 0, 1e12);
+  // Every formula divides by it: a published rate of 0 is a broken row, not a prediction to grade.
+  const double throughput = e.get_number("throughput", 1e-9, 1e12);
   const std::string unit = e.get_string("unit");
   const std::string gpu = e.get_string("gpu");
   const std::string precision = e.get_string("precision");

@@ -176,6 +176,13 @@ model_spec parse_model(const json_reader& m, std::string& family, std::string& u
       if (kv_heads > 0 && static_cast<std::int64_t>(spec.params.at("heads")) % kv_heads != 0) {
         m.fail("kv_heads", "a divisor of heads (0: as many as heads)");
       }
+      if (spec.params.at("image_size") > 0) {
+        // ViT: the patches tile the image, and the classifier has classes to score.
+        if (spec.params.at("patch") < 1 || spec.params.at("patch") > spec.params.at("image_size")) {
+          m.fail("patch", "a patch side of 1 to image_size pixels");
+        }
+        if (spec.params.at("classes") < 1) m.fail("classes", "at least 1 class");
+      }
       if (m.has("experts")) {
         if (spec.params.at("image_size") > 0) {
           m.fail("experts", "no experts: a ViT preset has a dense FFN");

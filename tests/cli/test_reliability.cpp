@@ -65,6 +65,11 @@ std::vector<bad_case> cases() {
     c.push_back({flag + " file with broken JSON", args, "{\"schema\": ", "valid JSON"});
     c.push_back(
         {flag + " file with a number no double holds", args, "{\"a\": 1e999}", "too large"});
+    // 200,000 nested arrays (400 KB) under a field: parsed, it would overflow the stack of
+    // whatever walks it.
+    c.push_back({flag + " file nested 200,000 deep", args,
+                 "{\"a\": " + std::string(200000, '[') + std::string(200000, ']') + "}",
+                 "nested at most"});
   }
   const std::vector<std::string> size_w{"size", "--workload", "{f}"};
   c.push_back({"workload: wrong type", size_w, with_change(workload, "/batch_per_gpu", "big"),
@@ -83,6 +88,14 @@ std::vector<bad_case> cases() {
                with_change(workload, "/model/preset", "resnet5000"), "/model/preset"});
   c.push_back({"workload: unknown precision", size_w, with_change(workload, "/precision", "fp7"),
                "/precision"});
+  c.push_back({"workload: a ViT with patch 0", size_w,
+               json{{"schema", "gpubench.workload/1"},
+                    {"name", "vit"},
+                    {"model", {{"preset", "vit-b16"}, {"patch", 0}}},
+                    {"batch_per_gpu", 8},
+                    {"data", {{"source", "synthetic"}}}}
+                   .dump(),
+               "/model/patch"});
   c.push_back({"workload: no loader workers", size_w,
                with_change(workload, "/data/loader_workers_per_gpu", 0),
                "/data/loader_workers_per_gpu"});
@@ -160,6 +173,8 @@ std::vector<bad_case> cases() {
   c.push_back({"--gpus not a list of indices", {"run", "--gpus", "all-of-them"}, "", "--gpus"});
   c.push_back(
       {"size --batch 0", {"size", "--workload", "resnet50", "--batch", "0"}, "", "--batch"});
+  c.push_back(
+      {"size --batch 2.5", {"size", "--workload", "resnet50", "--batch", "2.5"}, "", "--batch"});
   c.push_back({"size --gpus 10^8",
                {"size", "--workload", "resnet50", "--gpus", "100000000"},
                "",
@@ -187,6 +202,22 @@ std::vector<bad_case> cases() {
                with_change(gpt_workload, "/parallel", json{{"tensor", 4}, {"pipeline", 4}}),
                "parallel.tensor x parallel.pipeline"});
   c.push_back({"watch --interval 0", {"watch", "--interval", "0", "--", "true"}, "", "--interval"});
+  // nan passes every range comparison: number flags refuse it and the infinities by name.
+  c.push_back(
+      {"watch --interval nan", {"watch", "--interval", "nan", "--", "true"}, "", "--interval"});
+  c.push_back(
+      {"watch --duration inf", {"watch", "--duration", "inf", "--", "true"}, "", "--duration"});
+  c.push_back({"compare --dataset-samples nan",
+               {"compare", ok_results, "--epochs", "1", "--dataset-samples", "nan"},
+               "",
+               "--dataset-samples"});
+  json calibration = json::parse(
+      read_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/calibration/calibration.json"));
+  calibration["rows"] = json::array({calibration["rows"][0]});
+  c.push_back({"calibration file: a published throughput of 0",
+               {"calibrate", "{f}"},
+               with_change(calibration, "/rows/0/throughput", 0),
+               "/rows/0/throughput"});
   c.push_back({"watch with no command", {"watch", "--"}, "", "--"});
   c.push_back(
       {"watch --pid of no process", {"watch", "--pid", "999999999"}, "", "no process 999999999"});
