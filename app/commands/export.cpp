@@ -35,7 +35,12 @@ std::optional<acceptance::validation> validation_of(const results_document& doc,
 
 int export_file(const export_args& args) {
   if (!args.prometheus) throw input_error("export: name a format (--prometheus)");
-  const json doc = read_json_file(args.input);
+  const json doc = read_json_file(args.input);  // a missing input is named first
+  if (args.out) {
+    std::vector<std::string> read{args.input};
+    if (args.spec) read.push_back(*args.spec);
+    check_output_files({{"--out", *args.out}}, input_files(read));
+  }
   const std::string schema = doc.is_object() ? doc.value("schema", "") : "";
   std::string text;
   if (schema == "gpubench.fleet/1") {

@@ -26,6 +26,14 @@ struct fleet_args {
 int fleet(const fleet_args& args) {
   const std::vector<acceptance::fleet_input> inputs = acceptance::read_fleet(args.paths);
   if (args.spec) (void)acceptance::load_spec(*args.spec);  // a bad --spec: exit 2 before reading
+  // Neither output may replace a results file it is made from, nor the other output.
+  std::vector<output_request> outputs;
+  if (args.csv) outputs.push_back({"--csv", *args.csv});
+  if (args.html) outputs.push_back({"--html", *args.html});
+  std::vector<std::string> read;
+  for (const acceptance::fleet_input& input : inputs) read.push_back(input.file);
+  if (args.spec) read.push_back(*args.spec);
+  check_output_files(outputs, input_files(read));
   const acceptance::fleet_report report = acceptance::check_fleet(inputs, args.spec, args.settings);
   if (args.csv) write_file_atomically(*args.csv, acceptance::to_csv(report));
   if (args.html) write_file_atomically(*args.html, reports::render_fleet_page(report));

@@ -214,6 +214,19 @@ std::vector<bad_case> cases() {
   json calibration = json::parse(
       read_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/calibration/calibration.json"));
   calibration["rows"] = json::array({calibration["rows"][0]});
+  // An output never replaces what it is made from, nor another output.
+  c.push_back({"export --out the results file it reads",
+               {"export", "--prometheus", "{f}", "--out", "{f}"},
+               results.dump(),
+               "expected a file other than the input"});
+  c.push_back({"fleet --csv the results file it reads",
+               {"fleet", "{f}", "--csv", "{f}"},
+               results.dump(),
+               "expected a file other than the input"});
+  c.push_back({"fleet --csv and --html the same file",
+               {"fleet", ok_results, "--csv", "{f}.out", "--html", "{f}.out"},
+               "",
+               "both would write the same file"});
   c.push_back({"calibration file: a published throughput of 0",
                {"calibrate", "{f}"},
                with_change(calibration, "/rows/0/throughput", 0),
