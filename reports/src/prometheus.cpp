@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "gpubench/reports/run_time.hpp"
@@ -40,6 +41,22 @@ std::string escape_value(std::string_view text) {
   return out;
 }
 
+// HELP text: backslash and line feed escaped (the format's rule for docstrings), so a name with a
+// line feed in a results file cannot start a line of its own.
+std::string escape_help(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string number(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
@@ -56,17 +73,26 @@ class exposition {
  public:
   void add(const std::string& name, const std::string& help, const labels& l, double value) {
     auto& m = metrics_[name];
-    if (m.help.empty()) m.help = help;
+    if (m.help.empty()) m.help = escape_help(help);
     std::string line = name;
     if (!l.empty()) {
       line += "{";
+      std::set<std::string> used;
       for (std::size_t i = 0; i < l.size(); ++i) {
         if (i > 0) line += ',';
-        line.append(sanitize(l[i].first)).append("=\"").append(escape_value(l[i].second));
+        // Each label once: a second of one name (two axes that sanitize alike) is numbered.
+        std::string label = sanitize(l[i].first);
+        for (int n = 2; !used.insert(label).second; ++n) {
+          label = sanitize(l[i].first) + "_" + std::to_string(n);
+        }
+        line.append(label).append("=\"").append(escape_value(l[i].second));
         line += '"';
       }
       line += "}";
     }
+    // One sample per label set, as the format requires: a case a results file holds twice is
+    // exported once, the first time.
+    if (!m.series.insert(line).second) return;
     line.append(" ").append(number(value));
     m.samples.push_back(std::move(line));
   }
@@ -85,6 +111,7 @@ class exposition {
   struct metric {
     std::string help;
     std::vector<std::string> samples;
+    std::set<std::string> series;  // the name and labels of each sample
   };
   std::map<std::string, metric> metrics_;
 };
@@ -153,7 +180,12 @@ std::string prometheus_text(const results_document& doc, const acceptance::valid
     }
     for (const auto& [axis, value] : r.axes.items()) {
       if (axis == "gpu") continue;
-      l.emplace_back(axis, value.is_string() ? value.get<std::string>() : value.dump());
+      // An axis may not pose as the labels gpubench sets, nor take a name the format reserves.
+      const std::string label = sanitize(axis);
+      const bool taken =
+          label == "host" || label == "gpu" || label == "uuid" || label.starts_with("__");
+      l.emplace_back(taken ? "axis_" + label : axis,
+                     value.is_string() ? value.get<std::string>() : value.dump());
     }
     for (const auto& [name, m] : r.metrics) {
       out.add("gpubench_" + sanitize(r.id) + "_" + sanitize(name),

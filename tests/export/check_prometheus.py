@@ -171,7 +171,45 @@ def main():
               for s in outliers), "the slow GPU's outlier is exported with its deviation and bus id")
     check_results_verdict(gpubench, source, out)
     check_fleet_verdicts(gpubench, source, out)
+    check_hostile_names(gpubench, source, out)
     return 1 if failures else 0
+
+
+def check_hostile_names(gpubench, source, out):
+    """A results file written to attack the exposition: a benchmark id and a metric name holding a
+    line feed and a sample of their own, axes named host, uuid and __name__, and a case held
+    twice. The output still parses, carries no injected sample, no reserved or repeated label and
+    no repeated series."""
+    doc = json.load(open(os.path.join(source, "tests", "data", "results-2gpu-fixture.json")))
+    ok = [r for r in doc["results"] if r["status"] == "ok" and r["metrics"]]
+    evil = json.loads(json.dumps(ok[0]))
+    evil["id"] = 'gemm\nnode_gpu_healthy{host="db-7"} 1'
+    evil["metrics"] = {'x\nnode_gpu_healthy{host="db-8"} 1': list(evil["metrics"].values())[0]}
+    named = json.loads(json.dumps(ok[0]))
+    named["axes"].update({"host": "fake-host", "uuid": "GPU-fake", "__name__": "up"})
+    doc["results"] += [evil, named, json.loads(json.dumps(ok[1]))]
+    path = os.path.join(out, "hostile.json")
+    json.dump(doc, open(path, "w"))
+    run = subprocess.run([gpubench, "export", "--prometheus", path], capture_output=True, text=True)
+    check(run.returncode == 0, "a hostile results file exports (exit %d: %s)" % (run.returncode,
+                                                                                run.stderr.strip()))
+    try:
+        fams = families(run.stdout)
+    except Exception as e:  # the parser's own refusal is the failure this case looks for
+        check(False, "the hostile file's exposition parses (%s)" % e)
+        return
+    check("node_gpu_healthy" not in fams and
+          not any(s.name.startswith("node_gpu") for f in fams.values() for s in f.samples),
+          "a line feed in a benchmark id or a metric name injects no sample")
+    check(all(s.labels.get("host") == doc["system"]["host"] for f in fams.values()
+              for s in f.samples if "host" in s.labels),
+          "an axis named host does not replace the host label")
+    check(not any(k.startswith("__") for f in fams.values() for s in f.samples for k in s.labels),
+          "no label takes a reserved name")
+    for f in fams.values():
+        keys = [(s.name, tuple(sorted(s.labels.items()))) for s in f.samples]
+        if len(keys) != len(set(keys)):
+            check(False, f.name + " repeats a series in the hostile file")
 
 
 def check_results_verdict(gpubench, source, out):
