@@ -1,6 +1,7 @@
 #include "rules.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/text.hpp"
@@ -52,6 +53,15 @@ rule_outcome against_floor(std::string rule, std::string subject, double measure
   if (beyond) {
     o.detail = format_number(100 * measured / e.value) + "% of expected, " +
                (lower ? "over the ceiling; " : "under the floor; ") + o.detail;
+  }
+  // Far better than any healthy unit measures is no pass: a broken timer, a case that did no
+  // work, or a results file edited by hand (docs/validate.md).
+  const double ratio = lower ? e.value / measured : measured / e.value;
+  if (!std::isfinite(measured) || !std::isfinite(ratio) || ratio > implausible_factor) {
+    o.status = rule_status::fail;
+    o.detail = "implausible: " + format_number(100 * ratio) + "% of expected, beyond what " +
+               "a healthy unit measures (more than " + format_number(implausible_factor) +
+               "x); a broken timer or an edited results file? " + e.source;
   }
   return o;
 }

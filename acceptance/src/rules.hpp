@@ -28,8 +28,12 @@ struct gpu_view {
 
 [[nodiscard]] std::string with_unit(double value, const std::string& unit);
 
+// More than this many times better than expected is not a measurement to accept.
+inline constexpr double implausible_factor = 4;
+
 // A measured figure against `floor` x the expected value, or where lower is better against the
-// ceiling expected / `floor`: pass, fail, or warn when the expectation is advisory.
+// ceiling expected / `floor`: pass, fail, or warn when the expectation is advisory; a figure
+// more than implausible_factor times better than expected (or not finite) fails.
 [[nodiscard]] rule_outcome against_floor(std::string rule, std::string subject, double measured,
                                          const expectation& e, double floor,
                                          const std::string& unit,

@@ -82,6 +82,7 @@ TEST_CASE("validate names each fault of the fixtures and exits 1", "[cli][valida
       {"thermal-throttle",
        {"throttling GPU 1", "sustained drop GPU 1", "sustained rate GPU 1", "sm clock GPU 1"}},
       {"hbm-low", {"hbm copy GPU 0"}},
+      {"hbm-implausible", {"hbm copy GPU 0"}},
       {"nvlink-missing", {"nvlink links GPU 1", "p2p copy uni GPUs 0>1", "p2p copy uni GPUs 1>0"}},
   };
   temp_dir dir;
