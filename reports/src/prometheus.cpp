@@ -25,29 +25,14 @@ std::string sanitize(std::string_view text) {
   return out;
 }
 
-// Label values: backslash, double quote and line feed escaped, as the format requires.
-std::string escape_value(std::string_view text) {
+// The format's escapes: backslash and line feed in HELP text (so a name with a line feed in a
+// results file cannot start a line of its own), and the double quote too in label values.
+std::string escaped(std::string_view text, bool quotes) {
   std::string out;
   for (const char c : text) {
-    if (c == '\\' || c == '"') {
+    if (c == '\\' || (quotes && c == '"')) {
       out += '\\';
       out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-// HELP text: backslash and line feed escaped (the format's rule for docstrings), so a name with a
-// line feed in a results file cannot start a line of its own.
-std::string escape_help(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '\\') {
-      out += "\\\\";
     } else if (c == '\n') {
       out += "\\n";
     } else {
@@ -73,7 +58,7 @@ class exposition {
  public:
   void add(const std::string& name, const std::string& help, const labels& l, double value) {
     auto& m = metrics_[name];
-    if (m.help.empty()) m.help = escape_help(help);
+    if (m.help.empty()) m.help = escaped(help, false);
     std::string line = name;
     if (!l.empty()) {
       line += "{";
@@ -85,7 +70,7 @@ class exposition {
         for (int n = 2; !used.insert(label).second; ++n) {
           label = sanitize(l[i].first) + "_" + std::to_string(n);
         }
-        line.append(label).append("=\"").append(escape_value(l[i].second));
+        line.append(label).append("=\"").append(escaped(l[i].second, true));
         line += '"';
       }
       line += "}";
