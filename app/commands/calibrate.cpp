@@ -36,13 +36,13 @@ int calibrate(const calibrate_args& args) {
       }
     }
     std::cerr << "fitted constants (put them in configs/model/constants.json):\n"
-              << json{{"constants", fitted}, {"stacks", stacks}}.dump(2) << "\n";
+              << json_text(json{{"constants", fitted}, {"stacks", stacks}}, 2) << "\n";
   }
   const model::calibration_report report = model::calibrate(sets, constants);
   if (args.bands) {
-    std::cout << model::to_json(report.bands).dump(2) << "\n";
+    std::cout << json_text(model::to_json(report.bands), 2) << "\n";
   } else if (args.as_json) {
-    std::cout << model::to_json(report).dump(2) << "\n";
+    std::cout << json_text(model::to_json(report), 2) << "\n";
   } else {
     std::cout << model::to_markdown(report);
   }

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "../command.hpp"
+#include "gpubench/core/json.hpp"
 #include "gpubench/core/output_file.hpp"
 #include "gpubench/core/results.hpp"
 #include "gpubench/reports/compare.hpp"
@@ -37,7 +38,7 @@ int compare(compare_args args) {
     write_file_atomically(args.html, reports::to_html(c));
   }
   if (args.as_json) {
-    std::cout << reports::to_json(c).dump(2) << "\n";
+    std::cout << json_text(reports::to_json(c), 2) << "\n";
   } else {
     std::cout << reports::to_text(c);
     if (!args.html.empty()) std::cout << "wrote " << args.html << "\n";

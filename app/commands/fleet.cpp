@@ -6,6 +6,7 @@
 #include "../command.hpp"
 #include "gpubench/acceptance/fleet.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/json.hpp"
 #include "gpubench/core/output_file.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/reports/fleet_page.hpp"
@@ -38,7 +39,7 @@ int fleet(const fleet_args& args) {
   if (args.csv) write_file_atomically(*args.csv, acceptance::to_csv(report));
   if (args.html) write_file_atomically(*args.html, reports::render_fleet_page(report));
   if (args.as_json) {
-    std::cout << acceptance::to_json(report).dump(2) << "\n";
+    std::cout << json_text(acceptance::to_json(report), 2) << "\n";
   } else {
     std::cout << acceptance::to_text(report);
   }

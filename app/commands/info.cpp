@@ -3,6 +3,7 @@
 
 #include "../command.hpp"
 #include "gpubench/core/format.hpp"
+#include "gpubench/core/json.hpp"
 #include "gpubench/harness/build_info.hpp"
 #include "gpubench/harness/discovery.hpp"
 
@@ -22,7 +23,7 @@ std::string or_unknown(const std::optional<T>& value, const std::string& unit = 
 int info(bool as_json) {
   const system_info info = discover_system();
   if (as_json) {
-    std::cout << json(info).dump(2) << "\n";
+    std::cout << json_text(json(info), 2) << "\n";
     return exit_ok;
   }
   std::cout << "host     " << info.host << " (" << info.os << ", " << info.kernel << ")\n";

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "../command.hpp"
+#include "gpubench/core/json.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/model/model.hpp"
 #include "gpubench/reports/summary.hpp"
@@ -42,7 +43,7 @@ int size(const size_args& args) {
       for (const model::layout& l : layouts) rows.push_back(model::to_json(l));
       out["layouts"] = std::move(rows);
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << json_text(out, 2) << "\n";
   } else {
     reports::print_sizing(std::cout, result);
     if (args.search && !layouts.empty()) reports::print_layouts(std::cout, layouts);

@@ -5,6 +5,7 @@
 #include "../command.hpp"
 #include "gpubench/acceptance/validate.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/json.hpp"
 #include "gpubench/core/results.hpp"
 #include "gpubench/core/text.hpp"
 
@@ -44,7 +45,7 @@ int validate(const validate_args& args) {
                                        args.baseline_tolerance_pct);
   }
   if (args.as_json) {
-    std::cout << acceptance::to_json(v).dump(2) << "\n";
+    std::cout << json_text(acceptance::to_json(v), 2) << "\n";
   } else {
     std::cout << acceptance::to_text(v);
   }

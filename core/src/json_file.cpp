@@ -42,6 +42,10 @@ std::string unreachable(const fs::path& path, int error) {
 
 }  // namespace
 
+std::string json_text(const json& doc, int indent) {
+  return doc.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
 json read_json_file(const fs::path& path) {
   const std::string file = path.string();
   struct stat st {};

@@ -1,4 +1,5 @@
 #include "gpubench/harness/runner.hpp"
+#include "gpubench/core/json.hpp"
 
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -280,10 +281,10 @@ void save_results(const std::filesystem::path& results_path, const results_docum
                   run_outcome& outcome) {
   try {
     const json doc = document;
-    std::string text = doc.dump(1) + "\n";
+    std::string text = json_text(doc, 1) + "\n";
     // Indented while it is small enough to read by eye; compact when indenting would take it
     // past what the readers accept.
-    if (text.size() > max_json_file_bytes) text = doc.dump() + "\n";
+    if (text.size() > max_json_file_bytes) text = json_text(doc) + "\n";
     if (text.size() > max_json_file_bytes) {
       throw std::runtime_error("the results take " + format_bytes(text.size()) +
                                ", more than the " + format_bytes(max_json_file_bytes) +

@@ -1,5 +1,6 @@
 // gpubench run, as the harness runs it (gpubench/session.hpp).
 #include "gpubench/harness/session.hpp"
+#include "gpubench/core/json.hpp"
 
 #include <benchmark/benchmark.h>
 #include <sys/stat.h>
@@ -197,7 +198,7 @@ std::string assign_this_rank_gpu(const job& the_job, const system_info& system,
     mine["gpus"].push_back(gpu.uuid.empty() ? "GPU index " + std::to_string(gpu.index) : gpu.uuid);
   }
   std::vector<std::vector<std::string>> node_lists;  // this node's ranks, in local-rank order
-  for (const std::string& text : the_job.all_gather(mine.dump())) {
+  for (const std::string& text : the_job.all_gather(json_text(mine))) {
     const json other = json::parse(text);
     if (other.at("node") == layout.node) {
       node_lists.push_back(other.at("gpus").get<std::vector<std::string>>());
@@ -221,7 +222,7 @@ std::string rank_report(const job_layout& layout, const results_document& doc) {
   json report{{"rank", layout.rank}, {"host", layout.node}, {"leader", layout.node_leader}};
   if (layout.node_leader) report["system"] = doc.system;
   report["results"] = doc.results;
-  return report.dump();
+  return json_text(report);
 }
 
 // Rank 0: every rank's results in rank order, each tagged with host and rank; one entry per node.

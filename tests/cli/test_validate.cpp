@@ -76,6 +76,17 @@ TEST_CASE("validate: a healthy machine passes every rule of its own spec, exit 0
   }
 }
 
+TEST_CASE("a results file whose name is not UTF-8 still gives valid --json, the byte replaced",
+          "[cli][validate]") {
+  // Paths are bytes: a Latin-1 name (0xE9) used to end --json with nlohmann's type_error.316.
+  temp_dir dir;
+  const std::string file = (dir.path / "r\xe9sultats.json").string();
+  std::filesystem::copy_file(std::string(GPUBENCH_TEST_DATA_DIR) + "/validate-healthy.json", file);
+  const json v = validate_json({file}, 0);
+  CHECK(v["passed"] == true);
+  CHECK_THAT(v.dump(), Catch::Contains("r\xef\xbf\xbdsultats.json"));  // U+FFFD in UTF-8
+}
+
 TEST_CASE("validate names each fault of the fixtures and exits 1", "[cli][validate]") {
   const std::map<std::string, std::set<std::string>> faults{
       {"pcie-gen3-x8", {"pcie link GPU 1", "pcie h2d GPU 1", "pcie d2h GPU 1"}},

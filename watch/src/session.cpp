@@ -2,6 +2,7 @@
 // outside each interval, and says what bounds it (docs/watch.md). The job is never harmed: if
 // the watcher fails, the job runs on and its exit code is still returned.
 #include "gpubench/watch/session.hpp"
+#include "gpubench/core/json.hpp"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -153,7 +154,7 @@ watched sample_job(const options& args, pid_t root, const watch_clock& clock, st
       snapshot current = sampler.take(clock.now_s());
       interval sample = interval_sample(previous, current, allowed);
       w.sampling_cpu_s += cpu_seconds_of_this_process() - cpu_before;
-      lines << json(sample).dump() << "\n" << std::flush;
+      lines << json_text(json(sample)) << "\n" << std::flush;
       if (live) std::cerr << "\r\033[K" << status_line(sample) << std::flush;
       w.samples.push_back(std::move(sample));
       previous = std::move(current);
@@ -236,7 +237,7 @@ int watch_job(const options& args) {
   if (workload) prediction = predict_for_job(*args.workload, *workload, machine, typical, v);
   const json doc = summary_document(args, w, clock.now_s(), limits, typical, v, prediction);
   try {
-    write_file_atomically(out / "watch.json", doc.dump(2) + "\n");
+    write_file_atomically(out / "watch.json", json_text(doc, 2) + "\n");
     write_file_atomically(out / "watch.html", render_page(doc, w.samples));
   } catch (const std::exception& e) {
     std::cerr << "gpubench: watch: " << e.what() << "\n";

@@ -24,6 +24,11 @@ inline constexpr std::uintmax_t max_json_file_bytes = std::uintmax_t{1} << 30;
 // The same for text already in memory; `file` names it in messages.
 [[nodiscard]] json parse_json_text(const std::string& content, const std::string& file);
 
+// JSON text of a document gpubench writes (files, --json): paths and names are bytes, and a byte
+// sequence that is not UTF-8 (a Latin-1 file name) is written as U+FFFD rather than making the
+// whole document fail (nlohmann's type_error.316) and lose what was measured.
+[[nodiscard]] std::string json_text(const json& doc, int indent = -1);
+
 // The JSON Pointer of an array element or object member, for error messages: "/benchmarks/3".
 [[nodiscard]] std::string json_path(const std::string& parent, const std::string& child);
 [[nodiscard]] std::string json_path(const std::string& parent, std::size_t index);
