@@ -56,7 +56,7 @@ std::string gpu_text(const fleet_outlier& o) {
 }  // namespace
 
 std::string failures_line(const fleet_node& n, bool names_only) {
-  std::vector<std::string> parts;
+  std::vector<std::string> parts = n.problems;
   for (const auto* list : {&n.failures, &n.warnings}) {
     for (const rule_outcome& o : *list) {
       parts.push_back(names_only ? o.rule + " " + named_subject(o) +
@@ -105,24 +105,34 @@ std::vector<fleet_input> read_fleet(const std::vector<std::string>& paths) {
       }
       std::sort(found.begin(), found.end());
       const std::size_t before = inputs.size();
+      bool any_results = false;
       for (const std::string& file : found) {
-        // A folder may hold other JSON (watch.json, a fleet's own output): only results count.
-        // Read by the one reader, which refuses what it cannot parse or nests too deep to walk.
-        json doc;
+        // Every .json of the folder is a node's results or a fault of the fleet's own: a
+        // truncated, unreadable or other-schema file is named and fails the fleet.
+        fleet_input input{file, {}, ""};
         try {
-          doc = read_json_file(file);
-        } catch (const input_error&) {
-          continue;
+          const json doc = read_json_file(file);
+          const std::string schema =
+              doc.is_object() && doc.contains("schema") && doc.at("schema").is_string()
+                  ? doc.at("schema").get<std::string>()
+                  : "";
+          if (schema != "gpubench.results/1") {
+            input.unusable = "not a gpubench.results/1 file (schema '" + schema + "')";
+          } else {
+            input.doc = parse_results(doc, file);
+            any_results = true;
+          }
+        } catch (const input_error& e) {
+          input.unusable = e.what();
         }
-        if (doc.is_object() && doc.value("schema", "") == "gpubench.results/1") {
-          inputs.push_back({file, parse_results(doc, file)});
-        }
+        inputs.push_back(std::move(input));
       }
-      if (inputs.size() == before) {
+      if (!any_results) {
+        inputs.resize(before);
         throw input_error(path + ": no gpubench.results/1 file in this folder");
       }
     } else if (fs::is_regular_file(path, ec)) {
-      inputs.push_back({path, read_results(path)});
+      inputs.push_back({path, read_results(path), ""});
     } else {
       throw input_error(path + ": no such results file or folder");
     }
@@ -201,7 +211,17 @@ fleet_report check_fleet(const std::vector<fleet_input>& inputs,
   report.settings = settings;
   std::map<std::string, acceptance::spec> specs;
   detail::figure_values figures;
-  for (const auto& [file, doc] : inputs) {
+  std::map<std::string, std::string> file_of_host;  // the first file each host name came from
+  for (const auto& [file, doc, unusable] : inputs) {
+    if (!unusable.empty()) {
+      fleet_node broken;
+      broken.host = file;
+      broken.file = file;
+      broken.verdict = vocabulary::verdict::fail;
+      broken.problems.push_back("not a readable results file: " + unusable);
+      report.nodes.push_back(std::move(broken));
+      continue;
+    }
     const std::vector<std::string> hosts = hosts_of(doc, file);
     std::vector<fleet_node> nodes(hosts.size());
     for (std::size_t i = 0; i < hosts.size(); ++i) {
@@ -222,6 +242,15 @@ fleet_report check_fleet(const std::vector<fleet_input>& inputs,
     } else {
       if (!specs.contains(*name)) specs.emplace(*name, load_spec(*name));
       add_outcomes(validate(doc, file, specs.at(*name)), nodes, report.families);
+    }
+    // Two files of one host name: one node measured twice, or two nodes named alike; either way
+    // the fleet cannot say which is which.
+    for (fleet_node& n : nodes) {
+      const auto [first, fresh] = file_of_host.emplace(n.host, file);
+      if (!fresh && first->second != file) {
+        n.verdict = vocabulary::verdict::fail;
+        n.problems.push_back("its host name is also " + first->second + "'s");
+      }
     }
     detail::add_measurements(doc, hosts.front(), figures);
     report.nodes.insert(report.nodes.end(), nodes.begin(), nodes.end());
@@ -276,7 +305,8 @@ json to_json(const fleet_report& f) {
                      {"failures", failures},
                      {"warnings", warnings},
                      {"findings", findings},
-                     {"missing", n.missing_rules}});
+                     {"missing", n.missing_rules},
+                     {"problems", n.problems}});
   }
   json outliers = json::array();
   for (const fleet_outlier& o : f.outliers) {
@@ -349,6 +379,7 @@ std::string to_text(const fleet_report& f) {
   // readable.
   std::vector<std::pair<const std::vector<std::string>*, std::vector<std::string>>> missing;
   for (const fleet_node& n : f.nodes) {
+    for (const std::string& problem : n.problems) out += n.host + ": " + problem + "\n";
     for (const auto* list : {&n.failures, &n.warnings}) {
       for (const rule_outcome& o : *list) out += n.host + ": " + outcome_text(o) + "\n";
     }

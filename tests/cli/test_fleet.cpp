@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "fixtures.hpp"
@@ -183,6 +184,45 @@ TEST_CASE("fleet: warnings are named and counted, nodes that fail or warn first"
     }
   }
   CHECK(outlier_named);
+}
+
+// An acceptance check that passed over a broken file would hide exactly the broken node: every
+// .json of the folder that is not a readable results file fails the fleet, named, as does a host
+// name two files share.
+TEST_CASE(
+    "fleet: a truncated, other-schema or duplicate-host file in a folder fails the fleet, "
+    "named",
+    "[cli][fleet]") {
+  temp_dir dir;
+  write_eight_gpu_fleet(dir.path, {"ok-1", "ok-2"});
+  const std::string whole = read_file((dir.path / "ok-1.json").string());
+  write_file(dir.path / "ok-3.json", whole.substr(0, whole.size() / 2));  // cut off mid-write
+  write_file(dir.path / "watch.json", R"({"schema": "gpubench.watch/1"})");
+  auto r = run_gpubench({"fleet", dir.path.string(), "--json"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  json f = json::parse(r.out);
+  CHECK(f.at("node_counts") == json({{"pass", 2}, {"warn", 0}, {"fail", 2}}));
+  std::map<std::string, std::string> problems;
+  for (const json& n : f.at("nodes")) {
+    if (!n.at("problems").empty()) problems[n.at("file")] = n.at("problems").at(0);
+  }
+  CHECK_THAT(problems[(dir.path / "ok-3.json").string()],
+             Catch::Contains("not a readable results file") && Catch::Contains("valid JSON"));
+  CHECK_THAT(problems[(dir.path / "watch.json").string()],
+             Catch::Contains("schema 'gpubench.watch/1'"));
+  r = run_gpubench({"fleet", dir.path.string()});
+  CHECK_THAT(r.out,
+             Catch::Contains((dir.path / "watch.json").string() + ": not a readable results file"));
+
+  // Two files of one host: both measured nodes stay, the second is failed and names the first.
+  std::filesystem::remove(dir.path / "ok-3.json");
+  std::filesystem::remove(dir.path / "watch.json");
+  std::filesystem::copy_file(dir.path / "ok-2.json", dir.path / "ok-2-again.json");
+  r = run_gpubench({"fleet", dir.path.string()});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("ok-2: its host name is also " +
+                                    (dir.path / "ok-2-again.json").string() + "'s"));
 }
 
 TEST_CASE("fleet: bad input is exit 2 with one line", "[cli][fleet]") {

@@ -26,7 +26,10 @@ struct fleet_node {
   std::vector<rule_outcome> failures;      // the rules it failed
   std::vector<rule_outcome> warnings;      // the rules that warned
   std::vector<std::string> missing_rules;  // rules without the measurement they need, as text
-  std::size_t outliers = 0;                // its figures that stand out from the fleet
+  // What fails the node before any rule: its file is not a readable results file, or its host
+  // name is another file's too.
+  std::vector<std::string> problems;
+  std::size_t outliers = 0;  // its figures that stand out from the fleet
 };
 
 // A node's failures and warnings on one line ("; " between them), each in full or by rule and
@@ -71,14 +74,19 @@ struct fleet_report {
   [[nodiscard]] std::size_t count(vocabulary::verdict v) const;  // nodes with this verdict
 };
 
-// One results file of the fleet, read.
+// One results file of the fleet, read; or a file of a fleet folder that is not a readable
+// results file, and why (`unusable`): it fails the fleet as a node would, named, since an
+// acceptance check that passes over a broken file hides exactly the broken node.
 struct fleet_input {
   std::string file;
   results_document doc;
+  std::string unusable;
 };
 
-// Results files, and folders of them (every *.json whose schema is gpubench.results/1, sorted),
-// each read once. Throws input_error for a path that is neither, or a file that does not parse.
+// Results files, and folders of them (every *.json, sorted), each read once. A folder's file
+// that is not a readable gpubench.results/1 document comes back with `unusable` set. Throws
+// input_error for a path that is neither, a folder without one results file, or a named file
+// that does not parse.
 [[nodiscard]] std::vector<fleet_input> read_fleet(const std::vector<std::string>& paths);
 
 // `spec`: a spec name or file for every node; else each node's own (spec_for).
