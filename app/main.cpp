@@ -5,15 +5,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <optional>
 
-#include <cmath>
 #include "command.hpp"
-
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/suggest.hpp"

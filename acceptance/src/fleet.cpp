@@ -104,7 +104,6 @@ std::vector<fleet_input> read_fleet(const std::vector<std::string>& paths) {
         }
       }
       std::sort(found.begin(), found.end());
-      const std::size_t before = inputs.size();
       bool any_results = false;
       for (const std::string& file : found) {
         // Every .json of the folder is a node's results or a fault of the fleet's own: a
@@ -128,7 +127,6 @@ std::vector<fleet_input> read_fleet(const std::vector<std::string>& paths) {
         inputs.push_back(std::move(input));
       }
       if (!any_results) {
-        inputs.resize(before);
         throw input_error(path + ": no gpubench.results/1 file in this folder");
       }
     } else if (fs::is_regular_file(path, ec)) {

@@ -55,8 +55,8 @@ struct type_set {
   cublasComputeType_t compute;
   std::size_t cd_bytes;
   double tolerance;  // of |D - ref| relative to sqrt(sum (a_k b_k)^2); see docs/methodology.md
-  // Block-scaled inputs: cuBLASLt's scale mode for A and B, and the byte that encodes a scale of 1.
-  bool block_scaled = false;
+  // Block-scaled inputs (gemm_dtype_traits::scale_block > 0): cuBLASLt's scale mode for A and B,
+  // and the byte that encodes a scale of 1.
   cublasLtMatmulMatrixScale_t scale_mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
   unsigned char unit_scale = 0;
 };
@@ -79,7 +79,6 @@ type_set types_of(gemm_dtype dtype) {
               CUBLAS_COMPUTE_32F,
               2,
               3e-2,
-              true,
               CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0,
               0x7f};
     case gemm_dtype::nvfp4:  // ue4m3 scale: 0 0111 000 is 1.0
@@ -88,7 +87,6 @@ type_set types_of(gemm_dtype dtype) {
               CUBLAS_COMPUTE_32F,
               2,
               3e-2,
-              true,
               CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3,
               0x38};
   }
@@ -97,6 +95,11 @@ type_set types_of(gemm_dtype dtype) {
 
 const gemm_dtype_traits& traits_of(gemm_dtype dtype) {
   return gemm_dtype_table.at(static_cast<std::size_t>(dtype));
+}
+
+// One scale per block of elements along K, the table says, rather than one per tensor.
+bool block_scaled(gemm_dtype dtype) {
+  return traits_of(dtype).scale_block > 0;
 }
 
 // Bytes of a matrix of `elements` in `dtype` (nvfp4 packs two per byte).
@@ -389,7 +392,7 @@ lt_gemm::lt_gemm(const cuda::stream& stream, gemm_dtype dtype, std::int64_t m, s
       compute_capability(stream.device()) < 100) {
     throw skip_case("fp8 below compute capability 10.0: cuBLASLt multiplies FP8 in TN only");
   }
-  if (types_of(dtype).block_scaled) {
+  if (block_scaled(dtype)) {
     // Scales run along K for both operands, so both are stored K-major (TN), and cuBLASLt wants
     // whole 16-byte rows of packed elements.
     if (layout != gemm_layout::tn) {
@@ -443,7 +446,7 @@ lt_gemm::lt_gemm(const cuda::stream& stream, gemm_dtype dtype, std::int64_t m, s
       fill<fp4_pair>(s.b.get(), s.b.size(), seed + 1, st);
       break;
   }
-  if (s.types.block_scaled) {
+  if (block_scaled(s.dtype)) {
     // Every scale 1: D is then the plain product of the stored elements, which the reference
     // recomputes; the tensor cores still read and apply every scale.
     const int block = traits_of(dtype).scale_block;
@@ -468,7 +471,7 @@ lt_gemm::lt_gemm(const cuda::stream& stream, gemm_dtype dtype, std::int64_t m, s
       lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
   GPUBENCH_LT_CHECK(
       lt.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
-  if (s.types.block_scaled) {
+  if (block_scaled(s.dtype)) {
     const cublasLtMatmulMatrixScale_t mode = s.types.scale_mode;
     const void* a_scale = s.a_scale.get();
     const void* b_scale = s.b_scale.get();

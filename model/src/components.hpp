@@ -235,13 +235,13 @@ struct input_pipeline {
 [[nodiscard]] input_pipeline input_ceilings(const hardware_profile& hw, const workload& w,
                                             const constants& c, int gpus_per_node, int nodes,
                                             std::vector<std::string>& assumed);
-// What would move a cpu, storage or pcie limit; `gpu_rate` is what the GPUs could take.
 // Saved activations offloaded to host memory (activation_offload_layers) ride each GPU's host
 // link, out in the forward pass and back in the backward: `bytes` per micro-batch each way, at
 // the link's host-to-GPU rate, sharing that direction with the input copies (docs/model.md,
 // "Activation offloading").
 void add_activation_offload(const hardware_profile& hw, double bytes, double samples_per_step,
                             input_pipeline& in, std::vector<std::string>& assumed);
+// What would move a cpu, storage or pcie limit; `gpu_rate` is what the GPUs could take.
 void advise_input(component_id limit, const input_pipeline& in, const hardware_profile& hw,
                   const workload& w, const constants& c, int gpus_per_node, int nodes,
                   double gpu_rate, std::vector<std::string>& advice);

@@ -66,10 +66,9 @@ class exposition {
       for (std::size_t i = 0; i < l.size(); ++i) {
         if (i > 0) line += ',';
         // Each label once: a second of one name (two axes that sanitize alike) is numbered.
-        std::string label = sanitize(l[i].first);
-        for (int n = 2; !used.insert(label).second; ++n) {
-          label = sanitize(l[i].first) + "_" + std::to_string(n);
-        }
+        const std::string base = sanitize(l[i].first);
+        std::string label = base;
+        for (int n = 2; !used.insert(label).second; ++n) label = base + "_" + std::to_string(n);
         line.append(label).append("=\"").append(escaped(l[i].second, true));
         line += '"';
       }
