@@ -80,8 +80,7 @@ struct fit_range {
 constexpr fit_range fit_ranges[] = {
     {"matmul_efficiency", 0.2, 1.0},     {"conv_efficiency", 0.1, 1.0},
     {"memory_efficiency", 0.1, 1.0},     {"comm_overlap", 0.0, 1.0},
-    {"memory_pass_fraction", 0.05, 1.0}, {"nchw_conv_passes", 0.0, 16.0},
-    {"kernel_overhead_us", 0.0, 40.0}};
+    {"memory_pass_fraction", 0.05, 1.0}, {"kernel_overhead_us", 0.0, 40.0}};
 
 const fit_range& range_of(const std::string& name) {
   for (const fit_range& r : fit_ranges) {

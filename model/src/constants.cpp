@@ -108,8 +108,7 @@ void check_improves(const constants& c, const constants::stack_entry& entry,
 
 const std::vector<std::string>& constants::fitted_names() {
   static const std::vector<std::string> names{"matmul_efficiency", "conv_efficiency",
-                                              "memory_efficiency", "nchw_conv_passes",
-                                              "kernel_overhead_us"};
+                                              "memory_efficiency", "kernel_overhead_us"};
   return names;
 }
 

@@ -50,6 +50,12 @@ constexpr double moe_token_passes = 8;
 // Its kernels beyond a dense layer's: the router's softmax and top-k, the permutation and its
 // inverse, the routing bookkeeping, forward and backward.
 constexpr double kernels_per_moe_layer = 16;
+// Megatron-Core's recompute_modules: "layernorm" reruns both norms' forward (2 passes each) in the
+// backward pass instead of keeping their outputs; "moe_act" reruns the routed experts' activation
+// (forward: 2 passes, 3 when gated) instead of keeping its output.
+constexpr double norm_forward_passes = 2;
+constexpr double norms_per_layer = 2;
+constexpr double ffn_activation_forward_passes = 2;
 // Kernel launches per transformer layer per step (forward ~14, backward ~26), and per
 // convolution with its BN and ReLU (forward 3, backward 4).
 constexpr double kernels_per_transformer_layer = 40;
@@ -201,6 +207,9 @@ struct transformer_shape {
   // their product with V) is recomputed in the backward pass instead of kept. FlashAttention
   // already does that, and full checkpointing recomputes everything.
   bool selective, recompute_core;
+  // Megatron-Core's recompute_modules "layernorm" and "moe_act" (no effect under full
+  // checkpointing, which recomputes everything).
+  bool recompute_norms, recompute_moe_act;
   // Megatron's split (Shoeybi et al. 2019): QKV and the FFN's input projection by columns, the
   // output projections by rows, the heads over the tensor group; the layers over the pipeline
   // stages. One GPU of the last stage, which also runs the vocabulary projection.
@@ -220,11 +229,14 @@ struct transformer_shape {
   i64 experts, top_k, moe_ffn, shared, E;
   double imbalance, routed_tokens;  // routed: this GPU's, top_k per token, under imbalance
   [[nodiscard]] bool moe() const { return experts > 0; }
+  // The routed experts' [tokens x width] elements on this GPU.
+  [[nodiscard]] double routed_ffn_elements() const {
+    return moe() ? routed_tokens * static_cast<double>(moe_ffn) : 0.0;
+  }
   // The FFN's [tokens x width] elements on this GPU, over which its activation and its saved
   // tensors run.
   [[nodiscard]] double ffn_elements() const {
-    return moe() ? routed_tokens * static_cast<double>(moe_ffn) +
-                       static_cast<double>(tokens * shared * moe_ffn) / tp
+    return moe() ? routed_ffn_elements() + static_cast<double>(tokens * shared * moe_ffn) / tp
                  : static_cast<double>(tokens * ffn) / tp;
   }
   transformer_shape(const std::map<std::string, double>& params,
@@ -256,6 +268,8 @@ struct transformer_shape {
     tied = f.at("tied_embeddings");
     selective = f.at("selective_checkpointing") && !recompute && !flash;
     recompute_core = recompute || selective;
+    recompute_norms = f.at("recompute_norms") && !recompute;
+    recompute_moe_act = f.at("recompute_moe_activation") && !recompute;
     T = split.tensor;
     P = split.pipeline;
     tp = static_cast<double>(T);
@@ -366,6 +380,14 @@ double layer_memory_bytes(const transformer_shape& t) {
     memory_bytes += t.L * passes * t.bh * static_cast<double>(t.s * t.keys) * t.act_bytes;
   }
   if (t.recompute) memory_bytes *= 1.3;  // the recomputed forward's elementwise kernels
+  if (t.recompute_norms) {
+    memory_bytes += t.L * norms_per_layer * norm_forward_passes * t.token_elements /
+                    (t.split.sequence_parallel ? t.tp : 1.0) * t.act_bytes;
+  }
+  if (t.recompute_moe_act) {
+    memory_bytes += t.L * ffn_activation_forward_passes * (t.gated ? 1.5 : 1.0) *
+                    t.routed_ffn_elements() * t.act_bytes;
+  }
   return memory_bytes;
 }
 
@@ -455,12 +477,15 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
   // only the fp32 log-sum-exp per row. A tensor split divides Q, K, V, the projection input and
   // the FFN's activations (their 24·s·b·h); the norm and FFN inputs and the masks (10·s·b·h) only
   // with sequence parallelism. Full activation checkpointing keeps each layer's input and
-  // recomputes one layer at a time during the backward pass.
+  // recomputes one layer at a time during the backward pass. Recomputing the norms drops their
+  // outputs (the QKV and FFN inputs); recomputing the experts' activation drops its output.
   const double replicated = split.sequence_parallel ? tp : 1.0;
+  const double norm_outputs = t.recompute_norms ? 0.0 : 2.0 * token_elements / replicated;
+  const double moe_act_outputs = t.recompute_moe_act ? t.routed_ffn_elements() : 0.0;
   const double per_layer =
       ((2.0 * t.q_share + 2.0 * kv_share * t.q_share) * token_elements / tp +
-       4.0 * token_elements / replicated + (gated ? 3.0 : 2.0) * t.ffn_elements() +
-       (t.moe() ? t.routed_tokens * static_cast<double>(h) : 0.0)) *
+       2.0 * token_elements / replicated + norm_outputs + (gated ? 3.0 : 2.0) * t.ffn_elements() -
+       moe_act_outputs + (t.moe() ? t.routed_tokens * static_cast<double>(h) : 0.0)) *
           act_bytes +
       (dropout ? 2.0 * token_elements / replicated : 0.0) +
       (flash ? 4.0 * bh * static_cast<double>(s)
@@ -474,8 +499,8 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
   // only its input, no linear layer's.
   const double linear_inputs =
       recompute ? 0.0
-                : (2.0 * token_elements / replicated + t.q_share * token_elements / tp +
-                   t.ffn_elements() + (t.moe() ? t.routed_tokens * static_cast<double>(h) : 0.0)) *
+                : (norm_outputs + t.q_share * token_elements / tp + t.ffn_elements() -
+                   moe_act_outputs + (t.moe() ? t.routed_tokens * static_cast<double>(h) : 0.0)) *
                       act_bytes;
   step.transient_bytes = recompute ? per_layer : 0;
   // Offloaded layers' activations leave the GPU once saved and come back for the backward pass.
@@ -532,7 +557,8 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
   step.param_groups = L + 1;  // FSDP wraps each layer; the embeddings and head form one more
   step.kernels = (kernels_per_transformer_layer + (relative ? kernels_per_relative_attention : 0) +
                   (T > 1 ? 4 : 0) + (selective ? kernels_per_attention_core : 0) +
-                  (t.moe() ? kernels_per_moe_layer + (t.E > 1 ? 4 : 0) : 0)) *
+                  (t.moe() ? kernels_per_moe_layer + (t.E > 1 ? 4 : 0) : 0) +
+                  (t.recompute_norms ? norms_per_layer : 0) + (t.recompute_moe_act ? 1 : 0)) *
                      L * (recompute ? 1.35 : 1.0) +
                  20;
   step.tokens_per_sample = static_cast<double>(t.seq);
@@ -580,6 +606,8 @@ const std::map<std::string, preset_info>& presets() {
                                                       {"tied_embeddings", true},
                                                       {"learned_positions", true},
                                                       {"selective_checkpointing", false},
+                                                      {"recompute_norms", false},
+                                                      {"recompute_moe_activation", false},
                                                       {"causal", false}};
   auto t = [&](double layers, double hidden, double heads, double ffn, double seq, double vocab,
                const std::map<std::string, double>& extra = {},

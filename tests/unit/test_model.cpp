@@ -1107,6 +1107,44 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "Megatron's recompute_modules: recomputing the norms drops their outputs, recomputing the "
+    "experts' activation drops its output, and each reruns its forward, by hand",
+    "[unit][model]") {
+  constants c = load_constants();
+  c.framework_reserved_GiB = 0;
+  const hardware_profile hw = load_catalog("h100-sxm5-80gb");
+  json job = tiny_gpt();
+  // Four experts of width 32, each token to two: 2 x 32 tokens x 2 = 128 routed tokens a layer.
+  job["model"]["experts"] = {{"count", 4}, {"top_k", 2}, {"ffn", 32}};
+  const auto at = [&](const json& j) { return predict(hw, parse_workload(j, "moe.json"), c); };
+  const sizing kept = at(job);
+  // The norms' outputs: 2 x 64 tokens x 64 elements per layer, 2 layers at 2 bytes.
+  json norms = job;
+  norms["model"]["recompute_norms"] = true;
+  const sizing n = at(norms);
+  CHECK(memory_bytes(kept, "activations") - memory_bytes(n, "activations") ==
+        Approx(2 * 2 * 64 * 64 * 2.0));
+  // Their forward again: 2 norms x 2 passes over 64 x 64 elements, 2 layers, 2 bytes.
+  CHECK(n.step.bytes - kept.step.bytes == Approx(2 * 2 * 64 * 64 * 2 * 2.0));
+  // The experts' activation output: 128 routed tokens x 32 per layer; its forward reruns over
+  // them, 2 passes (GELU: read, write).
+  json act = job;
+  act["model"]["recompute_moe_activation"] = true;
+  const sizing a = at(act);
+  CHECK(memory_bytes(kept, "activations") - memory_bytes(a, "activations") ==
+        Approx(2 * 128 * 32 * 2.0));
+  CHECK(a.step.bytes - kept.step.bytes == Approx(2 * 2 * 128 * 32 * 2.0));
+  // Full checkpointing already recomputes everything: the modules change nothing under it.
+  json full = job;
+  full["model"]["activation_checkpointing"] = true;
+  json full_modules = full;
+  full_modules["model"]["recompute_norms"] = true;
+  full_modules["model"]["recompute_moe_activation"] = true;
+  CHECK(memory_bytes(at(full_modules), "activations") ==
+        Approx(memory_bytes(at(full), "activations")));
+}
+
+TEST_CASE(
     "Blackwell's block-scaled precisions: mxfp8 and nvfp4 run the linear layers at their own "
     "rates, cast with their scales, and only where the GPU has them",
     "[unit][model]") {
