@@ -5,6 +5,7 @@
 #include "gpubench/core/json.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/model/model.hpp"
+#include "gpubench/model/serving.hpp"
 #include "gpubench/reports/summary.hpp"
 
 namespace gpubench::app {
@@ -21,9 +22,61 @@ struct size_args {
   std::vector<std::string> settings;  // --set KEY=VALUE
   bool as_json = false;
   bool search = false;
+  // size --serve (docs/serving.md)
+  bool serve = false;
+  int tensor = 1;
+  int pipeline = 1;
+  std::string weights = "bf16";
+  std::string kv_cache;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  bool max_throughput = false;
+  std::optional<double> concurrency;
+  std::optional<double> rate;
+  std::optional<double> ttft_ms;
+  std::optional<double> tpot_ms;
+  std::string stack = "vllm";
 };
 
+int serve(const size_args& args) {
+  const model::constants constants = model::load_constants();
+  const model::serving_constants serving = model::load_serving_constants();
+  const model::workload workload = model::load_workload(args.workload);
+  model::hardware_profile hardware = model::load_hardware(args.hardware);
+  for (const auto& setting : args.settings) model::apply_setting(hardware, setting);
+  model::serving_options options;
+  options.gpus = args.gpus;
+  options.tensor = args.tensor;
+  options.pipeline = args.pipeline;
+  options.weights = args.weights;
+  options.kv_cache = args.kv_cache;
+  options.input_tokens = args.input_tokens;
+  options.output_tokens = args.output_tokens;
+  options.ttft_ms = args.ttft_ms;
+  options.tpot_ms = args.tpot_ms;
+  options.stack = args.stack;
+  if (args.batch) {
+    options.load = model::serving_load::batch;
+    options.load_value = *args.batch;
+  } else if (args.concurrency) {
+    options.load = model::serving_load::concurrency;
+    options.load_value = *args.concurrency;
+  } else if (args.rate) {
+    options.load = model::serving_load::rate;
+    options.load_value = *args.rate;
+  }
+  const model::serving_result result =
+      model::predict_serving(hardware, workload, constants, serving, options);
+  if (args.as_json) {
+    std::cout << json_text(model::to_json(result), 2) << "\n";
+  } else {
+    reports::print_serving(std::cout, result);
+  }
+  return exit_ok;
+}
+
 int size(const size_args& args) {
+  if (args.serve) return serve(args);
   const model::constants constants = model::load_constants();
   const model::workload workload = model::load_workload(args.workload);
   model::hardware_profile hardware = model::load_hardware(args.hardware);
@@ -64,12 +117,52 @@ command add_size(CLI::App& app, const command_line& /*line*/) {
       ->capture_default_str();
   sub->add_option("--gpus", args->gpus, "GPUs per node")->check(finite_range(1, 1024, true));
   sub->add_option("--nodes", args->nodes, "nodes")->check(finite_range(1, 100000, true));
-  sub->add_option("--batch", args->batch, "batch per GPU")->check(finite_range(1, 1 << 24, true));
+  sub->add_option("--batch", args->batch, "batch per GPU; with --serve, requests started together")
+      ->check(finite_range(1, 1 << 24, true));
   sub->add_option("--precision", args->precision, join(model::precision_names(), ", "))
       ->check(CLI::IsMember(model::precision_names()));
   sub->add_option("--set", args->settings,
                   "KEY=VALUE what-if change to the hardware (docs/model.md), repeatable");
   sub->add_flag("--json", args->as_json, "gpubench.sizing/1 on stdout");
+  // Serving (docs/serving.md): the flags below take --serve.
+  CLI::Option* serve_flag =
+      sub->add_flag("--serve", args->serve,
+                    "size LLM serving instead of training: output tokens/s, time to first "
+                    "token, time per output token, the KV cache (docs/serving.md)");
+  const auto serving = [&](CLI::Option* option) { option->needs(serve_flag); };
+  serving(sub->add_option("--tensor", args->tensor, "tensor-parallel GPUs per replica")
+              ->check(finite_range(1, 1024, true)));
+  serving(sub->add_option("--pipeline", args->pipeline, "pipeline stages per replica")
+              ->check(finite_range(1, 1024, true)));
+  serving(sub->add_option("--weights", args->weights, join(model::serving_weight_names(), ", "))
+              ->check(CLI::IsMember(model::serving_weight_names()))
+              ->capture_default_str());
+  serving(sub->add_option("--kv-cache", args->kv_cache,
+                          join(model::serving_kv_names(), ", ") + " (default bf16)")
+              ->check(CLI::IsMember(model::serving_kv_names())));
+  serving(sub->add_option("--input-tokens", args->input_tokens, "prompt tokens per request")
+              ->check(finite_range(1, 1e8, true)));
+  serving(sub->add_option("--output-tokens", args->output_tokens, "generated tokens per request")
+              ->check(finite_range(1, 1e8, true)));
+  CLI::Option* max_tp = sub->add_flag(
+      "--max-throughput", args->max_throughput,
+      "as many requests in flight as the KV cache and the engine allow (the default load)");
+  CLI::Option* conc =
+      sub->add_option("--concurrency", args->concurrency, "requests always in flight (closed loop)")
+          ->check(finite_range(1, 1e9, true));
+  CLI::Option* rate = sub->add_option("--rate", args->rate, "Poisson arrivals, requests per second")
+                          ->check(finite_range(1e-9, 1e9));
+  for (CLI::Option* o : {max_tp, conc, rate}) serving(o);
+  max_tp->excludes(conc)->excludes(rate);
+  conc->excludes(rate);
+  serving(sub->add_option("--ttft-ms", args->ttft_ms, "time-to-first-token target (ms)")
+              ->check(finite_range(1e-6, 1e9)));
+  serving(sub->add_option("--tpot-ms", args->tpot_ms, "time-per-output-token target (ms)")
+              ->check(finite_range(1e-6, 1e9)));
+  serving(sub->add_option("--stack", args->stack,
+                          "the serving engine: tensorrt-llm, vllm, sglang, pytorch-compiled, "
+                          "pytorch (configs/model/serving.json)")
+              ->capture_default_str());
   sub->add_flag("--search", args->search,
                 "also rank every tensor x pipeline x data split, micro-batch, checkpointing and "
                 "strategy that keeps the batch per step (\"layouts\" in --json)");

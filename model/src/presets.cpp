@@ -662,6 +662,16 @@ const std::map<std::string, preset_info>& presets() {
     m["gpt2-large"] = t(36, 1280, 20, 5120, 1024, 50257, {}, decoder);
     m["llama2-7b"] = t(32, 4096, 32, 11008, 4096, 32000, {}, llama);
     m["llama3-8b"] = t(32, 4096, 32, 14336, 8192, 128256, {{"kv_heads", 8}}, llama);
+    // Model cards (config.json of each Hugging Face repository): Llama 2 70B, Llama 3.1 8B, 70B
+    // and 405B (grouped-query attention with 8 key/value heads, rope scaling aside, which costs
+    // nothing here), Mixtral 8x7B (8 experts of the 14336-wide FFN, 2 per token).
+    m["llama2-70b"] = t(80, 8192, 64, 28672, 4096, 32000, {{"kv_heads", 8}}, llama);
+    m["llama3.1-8b"] = t(32, 4096, 32, 14336, 8192, 128256, {{"kv_heads", 8}}, llama);
+    m["llama3.1-70b"] = t(80, 8192, 64, 28672, 8192, 128256, {{"kv_heads", 8}}, llama);
+    m["llama3.1-405b"] = t(126, 16384, 128, 53248, 8192, 128256, {{"kv_heads", 8}}, llama);
+    m["mixtral-8x7b"] =
+        t(32, 4096, 32, 14336, 4096, 32000,
+          {{"kv_heads", 8}, {"moe_experts", 8}, {"moe_top_k", 2}, {"moe_ffn", 14336}}, llama);
     m["vit-b16"] = t(12, 768, 12, 3072, 197, 0, {{"image_size", 224}, {"lm_head_fraction", 0}});
     m["vit-b16"].sample_unit = "image";
     // Transformer-XL base on WikiText-103: adaptive softmax touches ~32k of the 267,735 output
@@ -670,9 +680,11 @@ const std::map<std::string, preset_info>& presets() {
         t(16, 512, 8, 2048, 192, 267735, {{"memory_len", 192}, {"softmax_vocab", 32000}},
           {{"relative_position", true}, {"flash_attention", false}, {"causal", true}});
     // Decoder language models share the gpt family's calibration rows (GPT, MPT, Llama).
-    for (const char* name : {"gpt", "gpt2-small", "gpt2-large", "llama2-7b", "llama3-8b"}) {
+    for (const char* name : {"gpt", "gpt2-small", "gpt2-large", "llama2-7b", "llama3-8b",
+                             "llama2-70b", "llama3.1-8b", "llama3.1-70b", "llama3.1-405b"}) {
       m[name].calibration_family = "gpt";
     }
+    m["mixtral-8x7b"].calibration_family = "moe";
     m["resnet50"].calibration_family = "resnet50";
     m["bert-large"].calibration_family = "bert";
     m["transformer-xl-base"].calibration_family = "transformer-xl";

@@ -90,6 +90,62 @@ std::string noisy_line(const std::vector<result>& results) {
          ". Rerun them on an idle machine (--only) before trusting their figures.";
 }
 
+void print_serving(std::ostream& out, const model::serving_result& r) {
+  out << r.workload << " served on " << r.hardware << ": " << r.gpus << " GPU(s) as " << r.replicas
+      << " replica(s) of tensor " << r.tensor << " x pipeline " << r.pipeline << ", weights "
+      << r.weights << ", KV cache " << r.kv_cache << ", " << r.stack << "; " << r.input_tokens
+      << " tokens in, " << r.output_tokens << " out, " << to_string(r.load);
+  if (r.load != model::serving_load::max_throughput) out << " " << format_number(r.load_value);
+  out << "\n";
+  const std::string gb = " GB";
+  if (!r.fits) {
+    out << "predicted: none, the model does not fit (limited by " << r.limiting_component
+        << "): weights " << format_number(r.weights_GB_per_gpu) << gb << " per GPU of "
+        << format_number(r.capacity_GB_per_gpu) << gb << "\n";
+  } else if (r.over_capacity) {
+    out << "predicted: none, " << format_number(r.load_value)
+        << " requests/s is beyond what this deployment carries (at most "
+        << format_number(r.max_requests_per_s) << " requests/s); limited by "
+        << r.limiting_component << "\n";
+  } else {
+    out << "predicted " << format_number(r.output_tokens_per_s) << " output tokens/s ("
+        << format_number(r.output_tokens_per_s_per_gpu) << " per GPU), "
+        << format_number(r.requests_per_s) << " requests/s; limited by " << r.limiting_component
+        << "\n";
+    out << "time to first token " << format_number(r.ttft_ms) << " ms, time per output token "
+        << format_number(r.tpot_ms) << " ms, end to end " << format_number(r.e2e_latency_ms)
+        << " ms, " << format_number(r.concurrency) << " sequences in flight\n";
+  }
+  out << "GPU memory per GPU: weights " << format_number(r.weights_GB_per_gpu) << gb
+      << ", KV cache " << format_number(r.kv_cache_GB_per_gpu) << gb << " of "
+      << format_number(r.capacity_GB_per_gpu) << gb << "; the KV caches hold "
+      << format_number(r.max_concurrency) << " sequences of "
+      << format_number(static_cast<double>(r.input_tokens + r.output_tokens)) << " tokens ("
+      << format_number(r.kv_bytes_per_token / 1e6) << " MB per token)\n";
+  if (r.fits) {
+    text_table table(
+        {"phase", "step ms", "GEMMs", "attention", "communication", "overhead", "limited by"});
+    const auto row = [&](const char* name, const model::serving_phase& p) {
+      table.add_row({name, format_number(p.time_ms), format_number(p.gemm_ms),
+                     format_number(p.attention_ms), format_number(p.communication_ms),
+                     format_number(p.overhead_ms), std::string(to_string(p.limiting_component))});
+    };
+    row("prefill", r.prefill);
+    row("decode", r.decode);
+    out << "\n" << table.render();
+  }
+  if (r.ttft_met)
+    out << "time to first token target: " << (*r.ttft_met ? "met" : "NOT met") << "\n";
+  if (r.tpot_met)
+    out << "time per output token target: " << (*r.tpot_met ? "met" : "NOT met") << "\n";
+  if (!r.recommendations.empty()) {
+    out << "\n";
+    for (const auto& line : r.recommendations) out << "- " << line << "\n";
+  }
+  for (const auto& n : r.notes) out << "note: " << n << "\n";
+  if (!r.assumed.empty()) out << "assumed (not measured): " << join(r.assumed, ", ") << "\n";
+}
+
 void print_sizing(std::ostream& out, const model::sizing& s) {
   out << s.workload << " on " << s.hardware << ": " << s.gpus_per_node << " GPU(s) x " << s.nodes
       << " node(s), " << model::batch_text(s) << " per GPU, " << s.precision << ", " << s.stack

@@ -565,6 +565,89 @@ TEST_CASE("size rejects bad workload files and settings with exit 2 and one line
   check_one_line_error(run_gpubench({"size", "--workload", "resnet50", "--gpus", "0"}), "--gpus");
 }
 
+TEST_CASE(
+    "size --serve --json gives gpubench.serving/1 with rates, latencies, the KV cache and "
+    "each phase's split",
+    "[cli][model][serving]") {
+  const auto r = run_gpubench({"size", "--serve", "--workload", "llama3.1-70b", "--hardware",
+                               "catalog:dgx-h100", "--tensor", "4", "--weights", "fp8",
+                               "--input-tokens", "2048", "--output-tokens", "256", "--concurrency",
+                               "64", "--ttft-ms", "2000", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  CHECK(doc.at("schema") == "gpubench.serving/1");
+  CHECK(doc.at("replicas") == 2);
+  const json& s = doc.at("serving");
+  for (const char* key :
+       {"output_tokens_per_s", "output_tokens_per_s_per_gpu", "requests_per_s", "ttft_ms",
+        "tpot_ms", "e2e_latency_ms", "concurrency", "max_concurrency", "weights_GB_per_gpu",
+        "kv_cache_GB_per_gpu", "kv_bytes_per_token", "limiting_component"}) {
+    INFO(key);
+    CHECK(s.contains(key));
+  }
+  // 64 in flight over two replicas; 70B's K and V: 2 x 80 layers x 8 heads x 128 x 2 bytes (the
+  // KV cache stays bf16 unless --kv-cache says otherwise, as vLLM's "auto").
+  CHECK(s.at("concurrency").get<double>() == Approx(64).epsilon(0.01));
+  CHECK(s.at("kv_bytes_per_token") == 327680);
+  CHECK(s.at("output_tokens_per_s_per_gpu").get<double>() ==
+        Approx(s.at("output_tokens_per_s").get<double>() / 8));
+  CHECK(s.at("e2e_latency_ms").get<double>() ==
+        Approx(s.at("ttft_ms").get<double>() + 255 * s.at("tpot_ms").get<double>()));
+  for (const char* phase : {"prefill", "decode"}) {
+    for (const char* key : {"time_ms", "gemm_ms", "attention_ms", "communication_ms", "overhead_ms",
+                            "limiting_component"}) {
+      CHECK(s.at(phase).contains(key));
+    }
+  }
+  CHECK(s.at("ttft_met").is_boolean());
+  // The text answer names the limit.
+  const auto text =
+      run_gpubench({"size", "--serve", "--workload", "llama3.1-8b", "--hardware",
+                    "catalog:h100-sxm5-80gb", "--input-tokens", "128", "--output-tokens", "128"});
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("output tokens/s") && Catch::Contains("limited by") &&
+                           Catch::Contains("time to first token"));
+}
+
+TEST_CASE(
+    "size --serve: a model that does not fit is exit 0 with memory_capacity, bad input is "
+    "exit 2 naming the flag",
+    "[cli][model][serving]") {
+  const auto big = run_gpubench({"size", "--serve", "--workload", "llama3.1-70b", "--hardware",
+                                 "catalog:h100-sxm5-80gb", "--input-tokens", "2048",
+                                 "--output-tokens", "256", "--json"});
+  REQUIRE(big.exit_code == 0);
+  const json doc = json::parse(big.out);
+  CHECK(doc.at("serving").at("limiting_component") == "memory_capacity");
+  CHECK(doc.at("serving").at("output_tokens_per_s").is_null());
+  const std::vector<std::string> base = {"size",
+                                         "--serve",
+                                         "--workload",
+                                         "llama3.1-8b",
+                                         "--hardware",
+                                         "catalog:dgx-h100",
+                                         "--input-tokens",
+                                         "128",
+                                         "--output-tokens",
+                                         "128"};
+  const auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_gpubench(args);
+  };
+  check_one_line_error(with({"--tensor", "3"}), "--tensor 3");
+  check_one_line_error(with({"--weights", "fp4"}), "--weights fp4 needs nvfp4 GEMMs");
+  check_one_line_error(with({"--rate", "0"}), "--rate");
+  check_one_line_error(with({"--rate", "nan"}), "--rate");
+  check_one_line_error(with({"--concurrency", "4", "--rate", "2"}), "--rate");
+  check_one_line_error(with({"--stack", "tgi"}), "--stack tgi");
+  check_one_line_error(run_gpubench({"size", "--serve", "--workload", "llama3.1-8b",
+                                     "--input-tokens", "0", "--output-tokens", "8"}),
+                       "--input-tokens");
+  check_one_line_error(run_gpubench({"size", "--workload", "llama3.1-8b", "--tensor", "2"}),
+                       "--serve");
+}
+
 // The whole calibration (both sets, a held-out fit per source) runs once in CI, in the unit test
 // "calibration: both sets, ...", which also checks its Markdown against docs/model.md. Here the
 // command's own wiring on a few rows: the text and --json of one report.

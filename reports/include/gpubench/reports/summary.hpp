@@ -9,6 +9,7 @@
 
 #include "gpubench/core/results.hpp"
 #include "gpubench/model/model.hpp"
+#include "gpubench/model/serving.hpp"
 #include "gpubench/reports/report.hpp"
 
 namespace gpubench::reports {
@@ -29,6 +30,9 @@ void print_summary(std::ostream& out, const results_document& doc);
 [[nodiscard]] std::string noisy_line(const std::vector<result>& results);
 // gpubench size's text: the prediction, every component's ceiling, the advice, what was assumed.
 void print_sizing(std::ostream& out, const model::sizing& s);
+// size --serve's text: the rates and latencies, the KV cache, each phase's time split, the limit
+// and what would move it.
+void print_serving(std::ostream& out, const model::serving_result& r);
 // size --search: how many layouts fit, and the ten fastest of them.
 void print_layouts(std::ostream& out, const std::vector<model::layout>& layouts);
 // The sizing summary `run` prints for its workloads against what it just measured.

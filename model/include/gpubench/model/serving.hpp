@@ -1,0 +1,142 @@
+// Serving sizing (docs/serving.md): a decoder language model served on a machine -> output
+// tokens/s, time to first token, time per output token, the KV cache's capacity, the limiting
+// component and what would move it, from the machine's own figures (measured or catalog).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpubench/core/json.hpp"
+#include "gpubench/model/hardware.hpp"
+#include "gpubench/model/model.hpp"
+#include "gpubench/model/workload.hpp"
+
+namespace gpubench::model {
+
+inline constexpr const char* serving_schema = "gpubench.serving/1";
+
+// How requests arrive (size --serve's load flags): B requests started together, C always in
+// flight, Poisson arrivals at R requests/s, or as many in flight as the KV cache and the stack
+// allow (the offline benchmark of every engine).
+enum class serving_load { batch, concurrency, rate, max_throughput };
+[[nodiscard]] std::string_view to_string(serving_load load) noexcept;
+
+// A serving engine's traits (the "stacks" table of configs/model/serving.json), each sourced
+// there: what it keeps free, how it batches, what a step costs it beyond the kernels.
+struct serving_stack {
+  std::string name;
+  std::string about;
+  double memory_fraction = 0.9;   // of the GPU's memory the engine plans to fill
+  bool fraction_of_free = false;  // of the memory left after the weights (TensorRT-LLM's)
+  int max_sequences = 256;  // sequences a replica runs at once (0: only the KV cache bounds it)
+  int max_batched_tokens = 8192;  // tokens one step may carry (the prefill chunk budget)
+  int kv_block_tokens = 16;       // paged KV cache: a sequence takes whole blocks
+  bool cuda_graphs = true;        // decode steps replayed as CUDA graphs
+  bool continuous_batching = true;
+  double step_overhead_us = 0;      // the scheduler's and sampler's time per step the GPU waits on
+  double host_us_per_kernel = 0;    // without CUDA graphs: the framework's time to issue a kernel
+  double matmul_efficiency = 1;     // of the GEMM benchmark's rate, in the engine's GEMMs
+  double memory_efficiency = 1;     // of hbm.copy's rate, streaming weights and the KV cache
+  double runtime_reserved_GiB = 1;  // CUDA context, CUDA graphs, workspaces (outside the KV pool)
+  std::vector<std::pair<std::string, std::string>> sources;  // field -> where its value comes from
+};
+
+struct serving_constants {
+  // The time of one small-message allreduce of the tensor group when nothing measured it.
+  double allreduce_latency_us = 8;
+  // A weight-only quantised GEMM (int8/int4 weights, 16-bit activations) runs at this share of
+  // the 16-bit GEMM rate when compute-bound: the dequantisation in the main loop.
+  double weight_only_compute_fraction = 0.7;
+  // The GPU's gap between back-to-back kernels of a CUDA graph.
+  double graph_kernel_gap_us = 1.0;
+  std::vector<std::pair<std::string, std::string>> sources;
+  std::vector<serving_stack> stacks;
+  [[nodiscard]] const serving_stack& stack_named(const std::string& name) const;
+  [[nodiscard]] std::vector<std::string> stack_names() const;
+};
+[[nodiscard]] serving_constants load_serving_constants();  // configs/model/serving.json
+[[nodiscard]] serving_constants parse_serving_constants(const json& doc, const std::string& file);
+
+// The weight and KV-cache precisions (one table each, in serving.cpp).
+[[nodiscard]] const std::vector<std::string>& serving_weight_names();
+[[nodiscard]] const std::vector<std::string>& serving_kv_names();
+
+struct serving_options {
+  std::optional<int> gpus;  // all GPUs (default: the machine's, or T x P)
+  int tensor = 1;
+  int pipeline = 1;
+  std::string weights = "bf16";
+  std::string kv_cache;  // "" = the weights' 16-bit type, or bf16 under quantised weights
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  serving_load load = serving_load::max_throughput;
+  double load_value = 0;          // B, C or R
+  std::optional<double> ttft_ms;  // targets: met or not, said in the answer
+  std::optional<double> tpot_ms;
+  std::string stack = "vllm";
+};
+
+// One phase's time split (per step of that phase, on the slowest GPU of a replica).
+struct serving_phase {
+  double time_ms = 0;
+  double gemm_ms = 0;
+  double attention_ms = 0;
+  double communication_ms = 0;
+  double overhead_ms = 0;   // launches, the scheduler's step, issuing kernels
+  double weight_bytes = 0;  // streamed from GPU memory per step
+  double kv_bytes = 0;
+  double flops = 0;
+  double tokens = 0;  // tokens the step computes (prefill: the chunk; decode: the sequences)
+  component_id limiting_component = component_id::gpu_memory;
+};
+
+struct serving_result {
+  std::string workload;
+  std::string hardware;
+  std::string stack;
+  std::string weights;
+  std::string kv_cache;
+  int gpus = 1;
+  int tensor = 1;
+  int pipeline = 1;
+  int replicas = 1;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  serving_load load = serving_load::max_throughput;
+  double load_value = 0;
+  bool fits = true;
+  bool over_capacity = false;     // --rate beyond what the replicas can carry
+  double max_requests_per_s = 0;  // what they carry at most (max-throughput)
+  double output_tokens_per_s = 0;
+  double output_tokens_per_s_per_gpu = 0;
+  double requests_per_s = 0;
+  double ttft_ms = 0;
+  double tpot_ms = 0;
+  double e2e_latency_ms = 0;
+  double concurrency = 0;      // sequences in flight, all replicas
+  double max_concurrency = 0;  // what the KV caches hold at I + O, all replicas
+  double weights_GB_per_gpu = 0;
+  double kv_cache_GB_per_gpu = 0;
+  double kv_bytes_per_token = 0;  // the whole model's, one token
+  double capacity_GB_per_gpu = 0;
+  component_id limiting_component = component_id::gpu_memory;
+  serving_phase prefill;
+  serving_phase decode;
+  std::optional<bool> ttft_met;
+  std::optional<bool> tpot_met;
+  std::vector<std::string> recommendations;
+  std::vector<std::string> notes;
+  std::vector<std::string> assumed;
+};
+
+// Throws input_error naming the flag for input the model cannot take (a tensor split that does
+// not divide the heads, zero tokens, a rate <= 0, a precision the GPU lacks, a model that is not a
+// decoder).
+[[nodiscard]] serving_result predict_serving(const hardware_profile& hardware, const workload& w,
+                                             const constants& c, const serving_constants& sc,
+                                             const serving_options& options);
+[[nodiscard]] json to_json(const serving_result& r);
+
+}  // namespace gpubench::model
