@@ -793,8 +793,15 @@ serving_result predict_serving(const hardware_profile& hw, const workload& w, co
                           " tokens): the rest wait in the queue");
       }
       st = closed_loop(m, s, std::min(asked, per_replica_max), I, O);
+      if (asked > per_replica_max && st.requests_per_s > 0) {
+        // The requests the cache cannot hold wait their turn: (C - max) / lambda (Little's law
+        // on the queue), before their first token.
+        const double queued = (asked - per_replica_max) / st.requests_per_s;
+        st.ttft_s += queued;
+        st.e2e_s += queued;
+      }
     }
-    in_flight = st.requests_per_s * st.e2e_s;
+    in_flight = std::min(st.requests_per_s * st.e2e_s, per_replica_max);
   }
   if (r.max_requests_per_s == 0) r.max_requests_per_s = st.requests_per_s * replicas;
 
