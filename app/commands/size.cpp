@@ -27,6 +27,7 @@ struct size_args {
   int tensor = 1;
   int pipeline = 1;
   std::string weights = "bf16";
+  bool weights_given = false;  // --weights on the command line: --search tries only it
   std::string kv_cache;
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
@@ -67,10 +68,26 @@ int serve(const size_args& args) {
   }
   const model::serving_result result =
       model::predict_serving(hardware, workload, constants, serving, options);
+  std::vector<model::serving_layout> layouts;
+  if (args.search) {
+    // The precisions to try: the one asked for, or every 16-bit and narrower type the GPU runs
+    // natively (weight-only int8/int4 change the model's accuracy: only when asked).
+    const std::vector<std::string> weights = args.weights_given
+                                                 ? std::vector<std::string>{args.weights}
+                                                 : std::vector<std::string>{"bf16", "fp8", "fp4"};
+    layouts = model::search_serving(hardware, workload, constants, serving, options, weights);
+  }
   if (args.as_json) {
-    std::cout << json_text(model::to_json(result), 2) << "\n";
+    json out = model::to_json(result);
+    if (args.search) {
+      json rows = json::array();
+      for (const model::serving_layout& l : layouts) rows.push_back(model::to_json(l));
+      out["layouts"] = std::move(rows);
+    }
+    std::cout << json_text(out, 2) << "\n";
   } else {
     reports::print_serving(std::cout, result);
+    if (args.search) reports::print_serving_layouts(std::cout, layouts);
   }
   return exit_ok;
 }
@@ -136,6 +153,7 @@ command add_size(CLI::App& app, const command_line& /*line*/) {
               ->check(finite_range(1, 1024, true)));
   serving(sub->add_option("--weights", args->weights, join(model::serving_weight_names(), ", "))
               ->check(CLI::IsMember(model::serving_weight_names()))
+              ->each([args](const std::string&) { args->weights_given = true; })
               ->capture_default_str());
   serving(sub->add_option("--kv-cache", args->kv_cache,
                           join(model::serving_kv_names(), ", ") + " (default bf16)")
@@ -165,7 +183,9 @@ command add_size(CLI::App& app, const command_line& /*line*/) {
               ->capture_default_str());
   sub->add_flag("--search", args->search,
                 "also rank every tensor x pipeline x data split, micro-batch, checkpointing and "
-                "strategy that keeps the batch per step (\"layouts\" in --json)");
+                "strategy that keeps the batch per step (\"layouts\" in --json); with --serve, "
+                "every split, precision and load by output tokens/s per GPU within the targets, "
+                "or with --rate the fewest GPUs that carry it");
   return {sub, [args] { return size(*args); }};
 }
 

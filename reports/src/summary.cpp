@@ -146,6 +146,27 @@ void print_serving(std::ostream& out, const model::serving_result& r) {
   if (!r.assumed.empty()) out << "assumed (not measured): " << join(r.assumed, ", ") << "\n";
 }
 
+void print_serving_layouts(std::ostream& out, const std::vector<model::serving_layout>& layouts) {
+  const auto meeting =
+      std::count_if(layouts.begin(), layouts.end(),
+                    [](const model::serving_layout& l) { return l.meets_targets; });
+  out << "\n"
+      << layouts.size() << " layouts, " << meeting
+      << " within capacity and the targets; the best ten:\n";
+  text_table table({"GPUs", "tensor", "pipeline", "replicas", "weights", "in flight",
+                    "tokens/s per GPU", "TTFT ms", "TPOT ms", "limited by", "targets"});
+  for (std::size_t i = 0; i < layouts.size() && i < 10; ++i) {
+    const model::serving_layout& l = layouts[i];
+    const auto number = [&](double v) { return l.fits ? format_number(v) : std::string("-"); };
+    table.add_row({std::to_string(l.gpus), std::to_string(l.tensor), std::to_string(l.pipeline),
+                   std::to_string(l.replicas), l.weights, number(l.concurrency),
+                   number(l.output_tokens_per_s_per_gpu), number(l.ttft_ms), number(l.tpot_ms),
+                   std::string(to_string(l.limiting_component)),
+                   l.meets_targets ? "met" : (l.fits ? "not met" : "does not fit")});
+  }
+  out << table.render();
+}
+
 void print_sizing(std::ostream& out, const model::sizing& s) {
   out << s.workload << " on " << s.hardware << ": " << s.gpus_per_node << " GPU(s) x " << s.nodes
       << " node(s), " << model::batch_text(s) << " per GPU, " << s.precision << ", " << s.stack

@@ -609,6 +609,60 @@ TEST_CASE(
                            Catch::Contains("time to first token"));
 }
 
+TEST_CASE("size --serve --search ranks splits, precisions and loads within the latency targets",
+          "[cli][model][serving]") {
+  const std::vector<std::string> base = {
+      "size",           "--serve", "--workload",      "llama3.1-70b",
+      "--input-tokens", "2048",    "--output-tokens", "256",
+      "--ttft-ms",      "1000",    "--tpot-ms",       "50",
+      "--search",       "--json"};
+  const auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_gpubench(args);
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out).at("layouts");
+  };
+  // On one DGX H100: the most output tokens/s per GPU within the targets first.
+  const json layouts = with({"--hardware", "catalog:dgx-h100"});
+  REQUIRE(layouts.size() > 20);
+  bool meeting = true;
+  double previous = 1e300;
+  std::set<std::string> precisions;
+  for (const json& l : layouts) {
+    INFO(l.dump());
+    const int t = l.at("tensor");
+    CHECK(t * l.at("pipeline").get<int>() * l.at("replicas").get<int>() == 8);
+    CHECK(64 % t == 0);  // Llama 3.1 70B's heads
+    const bool meets = l.at("meets_targets");
+    CHECK((meeting || !meets));
+    if (meets) {
+      CHECK(l.at("ttft_ms").get<double>() <= 1000);
+      CHECK(l.at("tpot_ms").get<double>() <= 50);
+      CHECK(l.at("output_tokens_per_s_per_gpu").get<double>() <= previous);
+      previous = l.at("output_tokens_per_s_per_gpu");
+      precisions.insert(l.at("weights").get<std::string>());
+    }
+    meeting = meets;
+  }
+  // The H100 runs bf16 and fp8, not fp4; --weights keeps the search to one.
+  CHECK(precisions == std::set<std::string>{"bf16", "fp8"});
+  for (const json& l : with({"--hardware", "catalog:dgx-h100", "--weights", "bf16"})) {
+    CHECK(l.at("weights") == "bf16");
+  }
+  // With a rate: the fewest GPUs that carry it within the targets, first.
+  const json by_rate = with({"--hardware", "catalog:h100-sxm5-80gb", "--rate", "50"});
+  REQUIRE(by_rate.size() > 4);
+  REQUIRE(by_rate.at(0).at("meets_targets").get<bool>());
+  int fewest = 0;
+  for (const json& l : by_rate) {
+    if (!l.at("meets_targets").get<bool>()) break;
+    CHECK(l.at("gpus").get<int>() >= fewest);
+    fewest = l.at("gpus");
+    CHECK(l.at("requests_per_s").get<double>() == Approx(50));
+  }
+}
+
 TEST_CASE(
     "size --serve: a model that does not fit is exit 0 with memory_capacity, bad input is "
     "exit 2 naming the flag",

@@ -139,4 +139,34 @@ struct serving_result {
                                              const serving_options& options);
 [[nodiscard]] json to_json(const serving_result& r);
 
+// One way to serve the model on the machine (size --serve --search): the split, the weights'
+// precision, the replicas and the sequences in flight, with what they give.
+struct serving_layout {
+  int tensor = 1;
+  int pipeline = 1;
+  int replicas = 1;
+  int gpus = 1;
+  std::string weights;
+  double concurrency = 0;  // all replicas
+  bool fits = false;
+  bool meets_targets = false;  // fits, within capacity and every target given
+  double output_tokens_per_s = 0;
+  double output_tokens_per_s_per_gpu = 0;
+  double requests_per_s = 0;
+  double ttft_ms = 0;
+  double tpot_ms = 0;
+  component_id limiting_component = component_id::gpu_memory;
+};
+// Every tensor x pipeline split (powers of two that divide the heads, a tensor group in a node),
+// every precision in `weights` the GPU has, and the sequences in flight (powers of two up to what
+// the KV cache holds). Without --rate: on the job's GPUs, those meeting the targets first, the
+// most output tokens/s per GPU first. With --rate: for each split and precision the fewest
+// replicas that carry the rate within the targets, the fewest GPUs first.
+[[nodiscard]] std::vector<serving_layout> search_serving(const hardware_profile& hardware,
+                                                         const workload& w, const constants& c,
+                                                         const serving_constants& sc,
+                                                         const serving_options& options,
+                                                         const std::vector<std::string>& weights);
+[[nodiscard]] json to_json(const serving_layout& l);
+
 }  // namespace gpubench::model

@@ -33,6 +33,8 @@ void print_sizing(std::ostream& out, const model::sizing& s);
 // size --serve's text: the rates and latencies, the KV cache, each phase's time split, the limit
 // and what would move it.
 void print_serving(std::ostream& out, const model::serving_result& r);
+// size --serve --search: how many layouts meet the targets, and the ten best.
+void print_serving_layouts(std::ostream& out, const std::vector<model::serving_layout>& layouts);
 // size --search: how many layouts fit, and the ten fastest of them.
 void print_layouts(std::ostream& out, const std::vector<model::layout>& layouts);
 // The sizing summary `run` prints for its workloads against what it just measured.
