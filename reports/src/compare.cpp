@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "compare_parts.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/suggest.hpp"
@@ -140,6 +141,8 @@ std::optional<double> budget_samples(const training_budget& b, const model::work
   return std::nullopt;
 }
 
+}  // namespace
+
 // The machines within tie_share of the best value (highest, or lowest when `lower`).
 std::vector<std::size_t> ties(const std::vector<std::optional<double>>& values, bool lower) {
   std::optional<double> best;
@@ -152,8 +155,6 @@ std::vector<std::size_t> ties(const std::vector<std::optional<double>>& values, 
   }
   return out;
 }
-
-}  // namespace
 
 training_budget parse_budget(std::string_view unit, const std::string& text) {
   training_budget b;
@@ -202,6 +203,10 @@ comparison compare_machines(const std::vector<std::string>& specs,
     for (const auto& [key, fig] : m.hw.figures) keys.insert(key);
   }
   c.figure_keys.assign(keys.begin(), keys.end());
+  if (options.serve) {
+    c.serving = compare_serving(c.machines, workloads, options);
+    return c;
+  }
   if (workloads.empty()) workloads = model::default_workloads();
   const model::constants constants = model::load_constants();
   model::run_options run;
@@ -369,9 +374,11 @@ json to_json(const comparison& c) {
             {"tokens", for_all(tokens_unit)},
             {"epochs", for_all(budget_units[2])},
             {"budgets", budgets},
-            {"dataset_samples", opt_num(o.dataset_samples)}}},
+            {"dataset_samples", opt_num(o.dataset_samples)},
+            {"serve", o.serve ? serving_question_json(*o.serve) : json(nullptr)}}},
           {"machines", machines},
           {"workloads", workloads},
+          {"serving", serving_json(c)},
           {"figures", figures}};
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "compare_parts.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
 #include "gpubench/model/workload.hpp"
@@ -72,6 +73,7 @@ std::string to_text(const comparison& c) {
     }
     out += t.render() + "\n";
   }
+  out += serving_text(c);
   const bool budget = !c.options.budgets.empty();
   for (const auto& w : c.workloads) {
     out += w.name +
@@ -131,6 +133,7 @@ std::string to_html(const comparison& c) {
     }
     page.raw(t.render());
   }
+  page.raw(serving_html(c));
   for (const auto& w : c.workloads) {
     page.raw("<h3>" + escape_html(w.name) + "</h3>");
     html_table t({"machine", "nodes x GPUs", "predicted", "limited by", "$ per M samples",

@@ -980,6 +980,55 @@ TEST_CASE("report: a missing results file or a bad --set is a one-line error, ex
   CHECK_THAT(bad.err, Catch::Contains("nosuchgpu"));
 }
 
+TEST_CASE(
+    "compare --serve: each machine's best serving layout within the targets, $ per million "
+    "output tokens, the fastest and the cheapest",
+    "[cli][serving]") {
+  temp_dir dir;
+  const std::string html = (dir.path / "serve.html").string();
+  const auto r = run_gpubench({"compare", "catalog:dgx-h100", "catalog:dgx-b200",
+                               "catalog:aws-p5.48xlarge", "--serve", "--workload", "llama3.1-70b",
+                               "--input-tokens", "2048", "--output-tokens", "256", "--ttft-ms",
+                               "1000", "--tpot-ms", "50", "--json", "--html", html});
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  CHECK(doc.at("workloads").empty());  // serving replaces the training sizing
+  CHECK(doc.at("options").at("serve").at("input_tokens") == 2048);
+  const json& served = doc.at("serving").at(0);
+  CHECK(served.at("workload") == "llama3.1-70b");
+  const json& machines = served.at("machines");
+  REQUIRE(machines.size() == 3);
+  for (const json& m : machines) {
+    INFO(m.dump());
+    const json& best = m.at("best");
+    REQUIRE(best.is_object());
+    CHECK(best.at("meets_targets") == true);
+    CHECK(best.at("ttft_ms").get<double>() <= 1000);
+    CHECK(best.at("tpot_ms").get<double>() <= 50);
+    CHECK(best.at("gpus") == 8);
+  }
+  // The same DGX H100 box rented as p5.48xlarge sizes alike; only the rental has a price:
+  // $/hour / (output tokens/s x 3600) x 10^6.
+  CHECK(machines.at(0).at("best").at("output_tokens_per_s") ==
+        machines.at(2).at("best").at("output_tokens_per_s"));
+  CHECK(machines.at(0).at("usd_per_million_output_tokens").is_null());
+  const double rate = machines.at(2).at("best").at("output_tokens_per_s");
+  const double usd_per_hour = doc.at("machines").at(2).at("usd_per_hour");
+  CHECK(machines.at(2).at("usd_per_million_output_tokens").get<double>() ==
+        Approx(usd_per_hour / (rate * 3600) * 1e6));
+  CHECK(served.at("cheapest") == 2);
+  CHECK(served.at("fastest") == 1);  // B200 at fp4
+  const std::string page = read_file(html);
+  CHECK_THAT(page, Catch::Contains("llama3.1-70b served") &&
+                       Catch::Contains("$ per million output tokens"));
+  // Without tokens or a model: exit 2, one line.
+  check_one_line_error(
+      run_gpubench({"compare", "catalog:dgx-h100", "--serve", "--workload", "llama3.1-70b"}),
+      "--input-tokens and --output-tokens are required");
+  check_one_line_error(run_gpubench({"compare", "catalog:dgx-h100", "--input-tokens", "10"}),
+                       "--serve");
+}
+
 TEST_CASE("compare: ratios, cost per million samples, epoch time and the best choice",
           "[cli][report]") {
   const auto r = run_gpubench({"compare", "catalog:aws-p4d.24xlarge", "catalog:aws-p5.48xlarge",

@@ -11,6 +11,7 @@
 #include "gpubench/core/json.hpp"
 #include "gpubench/model/hardware.hpp"
 #include "gpubench/model/model.hpp"
+#include "gpubench/model/serving.hpp"
 
 namespace gpubench::reports {
 
@@ -28,6 +29,16 @@ inline constexpr std::string_view budget_units[] = {"tokens", "samples", "epochs
 // Throws input_error naming the flag.
 [[nodiscard]] training_budget parse_budget(std::string_view unit, const std::string& text);
 
+// compare --serve: the serving question for each machine (docs/serving.md, "Search").
+struct serving_question {
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::optional<double> ttft_ms;
+  std::optional<double> tpot_ms;
+  std::string stack = "vllm";
+  std::vector<std::string> weights;  // the precisions to try (empty: bf16, fp8, fp4)
+};
+
 // The rental question: how many nodes of each, what they cost, and what a training budget takes.
 struct compare_options {
   std::optional<int> nodes;           // per machine
@@ -36,6 +47,7 @@ struct compare_options {
   // At most one without a workload; at most one per workload, which it takes over that one.
   std::vector<training_budget> budgets;
   std::optional<double> dataset_samples;  // an epoch's samples (else the workload's dataset)
+  std::optional<serving_question> serve;  // compare serving instead of training
 };
 
 struct compared_machine {
@@ -72,6 +84,23 @@ struct compared_workload {
   std::string budget_note;                // why there is none, when a budget was given
 };
 
+// One model served on each machine: its best layout within the targets (size --serve --search
+// on all of the machine's GPUs) and what a million output tokens cost there.
+struct compared_serving_cell {
+  std::optional<model::serving_layout> best;  // none: no layout fits or meets the targets
+  std::string error;                          // why there is none
+  int gpus = 0;
+  std::optional<double> usd_per_million_output_tokens;
+};
+struct compared_serving {
+  std::string name;
+  std::vector<compared_serving_cell> cells;  // one per machine
+  std::optional<std::size_t> fastest;        // the most output tokens/s
+  std::optional<std::size_t> cheapest;       // the lowest $ per million output tokens
+  std::vector<std::size_t> fastest_ties;
+  std::vector<std::size_t> cheapest_ties;
+};
+
 // Closer than this share to the best is a tie: the model's own error is larger.
 inline constexpr double tie_share = 0.02;
 
@@ -80,6 +109,7 @@ struct comparison {
   std::vector<compared_machine> machines;
   std::vector<std::string> figure_keys;  // every figure any machine has
   std::vector<compared_workload> workloads;
+  std::vector<compared_serving> serving;  // with compare_options::serve, in place of workloads
 };
 
 // Throws input_error for a machine or workload that cannot be read, and for a budget that names
