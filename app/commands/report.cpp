@@ -2,8 +2,10 @@
 #include <iostream>
 
 #include "../command.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/core/output_file.hpp"
 #include "gpubench/core/results.hpp"
+#include "gpubench/model/serving.hpp"
 #include "gpubench/reports/report.hpp"
 
 namespace gpubench::app {
@@ -17,6 +19,10 @@ struct report_args {
   std::string csv;
   std::vector<std::string> workloads;
   std::vector<std::string> settings;  // --set KEY=VALUE
+  // report --serve MODEL (docs/serving.md): a serving section with its curve.
+  std::string serve;
+  model::serving_options serving;
+  std::vector<std::string> weights;
 };
 
 int report(const report_args& args) {
@@ -29,8 +35,17 @@ int report(const report_args& args) {
   inputs.push_back(args.results);
   const results_document doc = read_results(args.results);  // a missing input is named first
   check_output_files(outputs, input_files(inputs));
-  const reports::machine_report report =
+  reports::machine_report report =
       reports::make_report(doc, args.results, split_commas(args.workloads), args.settings);
+  if (!args.serve.empty()) {
+    if (args.serving.input_tokens < 1 || args.serving.output_tokens < 1) {
+      throw input_error("report --serve: --input-tokens and --output-tokens are required");
+    }
+    const std::vector<std::string> weights = split_commas(args.weights);
+    reports::add_serving(
+        report, args.serve, args.serving,
+        weights.empty() ? std::vector<std::string>{"bf16", "fp8", "fp4"} : weights);
+  }
   const reports::html_writer html;
   const reports::markdown_writer markdown;
   const reports::csv_writer csv;
@@ -63,6 +78,28 @@ command add_report(CLI::App& app, const command_line& /*line*/) {
   sub->add_option("--set", args->settings,
                   "KEY=VALUE what-if change to the measured profile (docs/model.md), e.g. "
                   "gpu.model=h100-sxm5-80gb on a machine without a GPU");
+  CLI::Option* serve = sub->add_option(
+      "--serve", args->serve,
+      "MODEL: also size serving it (docs/serving.md) and draw the throughput-latency curve");
+  sub->add_option("--input-tokens", args->serving.input_tokens, "prompt tokens per request")
+      ->check(finite_range(1, 1e8, true))
+      ->needs(serve);
+  sub->add_option("--output-tokens", args->serving.output_tokens, "generated tokens per request")
+      ->check(finite_range(1, 1e8, true))
+      ->needs(serve);
+  sub->add_option("--ttft-ms", args->serving.ttft_ms, "time-to-first-token target (ms)")
+      ->check(finite_range(1e-6, 1e9))
+      ->needs(serve);
+  sub->add_option("--tpot-ms", args->serving.tpot_ms, "time-per-output-token target (ms)")
+      ->check(finite_range(1e-6, 1e9))
+      ->needs(serve);
+  sub->add_option("--stack", args->serving.stack, "the serving engine (configs/model/serving.json)")
+      ->capture_default_str()
+      ->needs(serve);
+  sub->add_option("--weights", args->weights,
+                  "precisions to try, comma-separated (default bf16, fp8, fp4 where the GPU has "
+                  "them)")
+      ->needs(serve);
   return {sub, [args] { return report(*args); }};
 }
 

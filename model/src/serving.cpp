@@ -112,6 +112,7 @@ struct llm_shape {
 };
 
 llm_shape shape_of(const workload& w, const serving_options& o) {
+  check_decoder(w);
   const auto& p = w.model.params;
   const auto number = [&](const char* key) {
     const auto it = p.find(key);
@@ -121,12 +122,6 @@ llm_shape shape_of(const workload& w, const serving_options& o) {
     const auto it = w.model.flags.find(key);
     return it != w.model.flags.end() && it->second;
   };
-  if (w.family != "transformer" || !flag("causal") || number("image_size") > 0 ||
-      number("vocab") <= 0) {
-    throw input_error("--workload " + w.name +
-                      ": size --serve takes a decoder language model (a transformer preset with "
-                      "causal attention and a vocabulary, as llama3.1-8b)");
-  }
   llm_shape s;
   s.L = number("layers");
   s.h = number("hidden");
@@ -468,6 +463,20 @@ steady_state closed_loop(const machine& m, const llm_shape& s, double in_flight,
 }
 
 }  // namespace
+
+void check_decoder(const workload& w) {
+  const auto number = [&](const char* key) {
+    const auto it = w.model.params.find(key);
+    return it == w.model.params.end() ? 0.0 : it->second;
+  };
+  const auto causal = w.model.flags.find("causal");
+  if (w.family != "transformer" || causal == w.model.flags.end() || !causal->second ||
+      number("image_size") > 0 || number("vocab") <= 0) {
+    throw input_error("--workload " + w.name +
+                      ": size --serve takes a decoder language model (a transformer preset with "
+                      "causal attention and a vocabulary, as llama3.1-8b)");
+  }
+}
 
 std::string_view to_string(serving_load load) noexcept {
   switch (load) {

@@ -41,6 +41,7 @@ std::vector<serving_layout> search_serving(const hardware_profile& hw, const wor
                                            const constants& c, const serving_constants& sc,
                                            const serving_options& options,
                                            const std::vector<std::string>& weights) {
+  check_decoder(w);  // every layout would refuse it: say so once, as the error it is
   const int per_node = hw.scalable ? max_split : hw.gpus_per_node;
   const int gpus = options.gpus.value_or(per_node);
   const bool by_rate = options.load == serving_load::rate;

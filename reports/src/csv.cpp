@@ -9,6 +9,7 @@
 #include "gpubench/core/format.hpp"
 #include "gpubench/reports/report.hpp"
 #include "gpubench/vocabulary/units.hpp"
+#include "serving_section.hpp"
 
 namespace gpubench::reports {
 namespace {
@@ -29,6 +30,11 @@ void line(std::ostream& out, const std::vector<std::string>& fields) {
 void csv_writer::write(std::ostream& out, const machine_report& report) const {
   line(out, {"section", "name", "configuration", "metric", "value", "unit", "percent_of_peak", "cv",
              "n", "verified", "basis", "note"});
+  if (report.serving) {
+    for (const auto& f : serving_csv_rows(*report.serving)) {
+      line(out, {f[0], f[1], f[2], f[3], f[4], f[5], "", "", "", "", "", f[6]});
+    }
+  }
   for (const auto& w : report.workloads) {
     if (!w.sizing) {
       line(out, {"sizing", w.workload, "", "predicted_samples_per_s", "", "", "", "", "", "", "",

@@ -14,6 +14,7 @@
 #include "gpubench/reports/svg.hpp"
 #include "gpubench/vocabulary/measurements.hpp"
 #include "gpubench/vocabulary/units.hpp"
+#include "serving_section.hpp"
 
 namespace gpubench::reports {
 namespace {
@@ -356,6 +357,7 @@ void html_writer::write(std::ostream& out, const machine_report& report) const {
   page.raw(link_heat_map(report));
   page.raw(roofline_chart(report));
   page.raw("</section>\n");
+  if (report.serving) page.raw(serving_html(*report.serving));
 
   page.raw("<section id=\"figures\"><h2>Measured figures</h2>");
   {

@@ -5,6 +5,7 @@
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/reports/report.hpp"
+#include "serving_section.hpp"
 
 namespace gpubench::reports {
 namespace {
@@ -129,6 +130,12 @@ void markdown_writer::write(std::ostream& out, const machine_report& report) con
   verdict_section(out, report);
   will_do_section(out, report);
   acceptance_section(out, report);
+  if (report.serving) {
+    out << serving_markdown_intro(*report.serving);
+    if (report.serving->error.empty()) {
+      table(out, serving_header(), serving_rows(*report.serving));
+    }
+  }
 
   out << "## Measured figures\n\n";
   std::vector<std::vector<std::string>> rows;

@@ -1029,6 +1029,36 @@ TEST_CASE(
                        "--serve");
 }
 
+TEST_CASE("report --serve adds the serving section: the throughput-latency curve, the best "
+          "layouts, their figures in the CSV",
+          "[cli][serving]") {
+  temp_dir dir;
+  const std::string html = (dir.path / "r.html").string();
+  const std::string md = (dir.path / "r.md").string();
+  const std::string csv = (dir.path / "r.csv").string();
+  const std::string results = std::string(GPUBENCH_SOURCE_DIR) + "/tests/data/validate-8gpu.json";
+  const auto r = run_gpubench({"report", results, "--html", html, "--md", md, "--csv", csv,
+                               "--serve", "llama3.1-70b", "--input-tokens", "2048",
+                               "--output-tokens", "256", "--tpot-ms", "50"});
+  REQUIRE(r.exit_code == 0);
+  const std::string page = read_file(html);
+  CHECK_THAT(page, Catch::Contains("id=\"serving\"") && Catch::Contains("id=\"chart-serving\"") &&
+                       Catch::Contains("time per output token (ms)"));
+  CHECK_THAT(page, !Catch::Contains("nan"));
+  const std::string markdown = read_file(md);
+  CHECK_THAT(markdown, Catch::Contains("## Serving") &&
+                           Catch::Contains("llama3.1-70b: 2048 tokens in, 256 out, vllm"));
+  const std::string table = read_file(csv);
+  CHECK_THAT(table, Catch::Contains("serving,llama3.1-70b,") &&
+                        Catch::Contains(",output_tokens_per_s_per_gpu,") &&
+                        Catch::Contains(",tpot_ms,"));
+  check_one_line_error(run_gpubench({"report", results, "--serve", "llama3.1-70b"}),
+                       "--input-tokens and --output-tokens are required");
+  check_one_line_error(run_gpubench({"report", results, "--serve", "bert-large",
+                                     "--input-tokens", "8", "--output-tokens", "8"}),
+                       "decoder language model");
+}
+
 TEST_CASE("compare: ratios, cost per million samples, epoch time and the best choice",
           "[cli][report]") {
   const auto r = run_gpubench({"compare", "catalog:aws-p4d.24xlarge", "catalog:aws-p5.48xlarge",

@@ -131,6 +131,10 @@ struct serving_result {
   std::vector<std::string> assumed;
 };
 
+// Throws input_error unless the workload is a decoder language model (a transformer preset with
+// causal attention and a vocabulary): the one thing no layout of the search can change.
+void check_decoder(const workload& w);
+
 // Throws input_error naming the flag for input the model cannot take (a tensor split that does
 // not divide the heads, zero tokens, a rate <= 0, a precision the GPU lacks, a model that is not a
 // decoder).

@@ -15,6 +15,7 @@
 #include "gpubench/core/results.hpp"
 #include "gpubench/model/hardware.hpp"
 #include "gpubench/model/model.hpp"
+#include "gpubench/model/serving.hpp"
 
 namespace gpubench::reports {
 
@@ -67,6 +68,16 @@ struct workload_row {
   std::optional<double> usd_per_million_samples;
 };
 
+// report --serve: a model served on the machine, every layout of size --serve --search on its
+// GPUs (docs/serving.md), drawn as the throughput-latency curve.
+struct serving_section {
+  std::string workload;
+  model::serving_options question;             // the lengths, the targets, the engine
+  std::vector<std::string> weights;            // the precisions tried
+  std::vector<model::serving_layout> layouts;  // best first
+  std::string error;                           // why there are none
+};
+
 struct machine_report {
   std::string source;   // the results file as named on the command line (its file name)
   std::string summary;  // the machine in one line
@@ -78,6 +89,7 @@ struct machine_report {
   std::vector<time_row> time_spent;   // longest first; empty for a file without case times
   std::optional<double> run_seconds;  // how long the run took (meta.started to finished)
   std::vector<workload_row> workloads;
+  std::optional<serving_section> serving;  // report --serve
   std::vector<std::pair<std::string, std::string>> environment;
   std::optional<model::hardware_profile> profile;  // absent when the file gives none
   std::string profile_error;                       // why not
@@ -90,6 +102,11 @@ struct machine_report {
 [[nodiscard]] machine_report make_report(const results_document& doc, const std::string& file,
                                          std::vector<std::string> workloads,
                                          const std::vector<std::string>& settings = {});
+
+// Sizes serving `workload` on the report's profile (report --serve); a profile that cannot serve
+// it leaves the reason in the section. Throws input_error for a workload that is not a decoder.
+void add_serving(machine_report& report, const std::string& workload,
+                 const model::serving_options& question, const std::vector<std::string>& weights);
 
 // One interface for every output format.
 class report_writer {
