@@ -2,9 +2,11 @@
 #include <iostream>
 
 #include "../command.hpp"
+#include "gpubench/core/config_paths.hpp"
 #include "gpubench/core/json.hpp"
 #include "gpubench/model/calibration.hpp"
 #include "gpubench/model/model.hpp"
+#include "gpubench/model/serving.hpp"
 
 namespace gpubench::app {
 
@@ -15,9 +17,25 @@ struct calibrate_args {
   bool fit = false;
   bool as_json = false;
   bool bands = false;
+  bool serve = false;  // the serving model against configs/calibration/serving.json
 };
 
+int calibrate_serving(const calibrate_args& args) {
+  const std::string file = args.files.empty()
+                               ? (config_dir() / "calibration" / "serving.json").string()
+                               : args.files.front();
+  const model::serving_check check = model::check_serving(
+      read_json_file(file), file, model::load_constants(), model::load_serving_constants());
+  if (args.as_json) {
+    std::cout << json_text(model::to_json(check), 2) << "\n";
+  } else {
+    std::cout << model::to_markdown(check);
+  }
+  return exit_ok;
+}
+
 int calibrate(const calibrate_args& args) {
+  if (args.serve) return calibrate_serving(args);
   model::constants constants = model::load_constants();
   std::vector<model::calibration_set> sets;
   if (args.files.empty()) {
@@ -61,6 +79,10 @@ command add_calibrate(CLI::App& app, const command_line& /*line*/) {
   sub->add_flag("--fit", args->fit,
                 "fit the model's named constants first and print them on stderr");
   sub->add_flag("--json", args->as_json, "machine-readable output");
+  sub->add_flag("--serve", args->serve,
+                "the serving model against published serving figures (a gpubench.serving-rows/1 "
+                "file; default configs/calibration/serving.json; docs/serving.md)")
+      ->excludes("--fit");
   sub->add_flag("--bands", args->bands,
                 "print the error bands (configs/model/error_bands.json) instead")
       ->excludes("--json");

@@ -219,6 +219,8 @@ def main():
         analyse(report, results, mean_of(before, after) if torch_ok else None, args.gpu)
         if torch_ok:
             header.append(f"torch {before['torch']} (CUDA {before['cuda']}) on {before['gpu']}")
+        if torch_ok and os.path.exists(results_path):
+            serving(report, binaries, env, results_path, args.out_dir, gpu_name)
 
     text = report.text(header)
     print(text, end="")
@@ -231,6 +233,23 @@ def main():
             f.write(text)
     passed, counted = report.tally()
     return 0 if passed == counted else 1
+
+
+def serving(report, binaries, env, results_path, out_dir, gpu_name):
+    """size --serve on this run's figures beside an eager PyTorch decoder of Llama 3.1 8B's shapes
+    (docs/validation/serving_vs_torch.py): its table goes into the notes and a file of its own."""
+    path = os.path.join(out_dir, f"serving_vs_torch-{slug(gpu_name)}.md")
+    rc, out, err = run([sys.executable, os.path.join(HERE, "serving_vs_torch.py"), "--gpubench",
+                        binaries["gpubench"], "--hardware", results_path, "--out", path],
+                       env=env, timeout=900)
+    report.check("serving: eager PyTorch decoder beside size --serve", rc == 0,
+                 "" if rc == 0 else (err.strip().splitlines() or [f"exit {rc}"])[-1])
+    report.notes.append("## serving (docs/validation/serving_vs_torch.py)")
+    report.notes.extend("  " + line for line in out.strip().splitlines())
+    if os.environ.get("OUT") and os.path.exists(path):
+        with open(path) as f, open(os.path.join(os.environ["OUT"], os.path.basename(path)),
+                                   "w") as copy:
+            copy.write(f.read())
 
 
 def analyse(report, results, torch, gpu):

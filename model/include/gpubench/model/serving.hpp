@@ -3,9 +3,11 @@
 // component and what would move it, from the machine's own figures (measured or catalog).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "gpubench/core/json.hpp"
@@ -172,5 +174,30 @@ struct serving_layout {
                                                          const serving_options& options,
                                                          const std::vector<std::string>& weights);
 [[nodiscard]] json to_json(const serving_layout& l);
+
+// calibrate --serve (docs/serving.md, "Held to published figures"): every row of
+// configs/calibration/serving.json sized as published, each published figure beside the model's.
+struct serving_check_row {
+  int id = 0;
+  std::string source_group;
+  std::string what;  // "llama3.1-70b on 4 x h100-sxm5-80gb, tp 4, fp8, 2048/128, rate 8"
+  // figure (a key of the serving JSON: output_tokens_per_s, ttft_ms, ...) -> published,
+  // predicted (NaN: the model gives none: does not fit, or over capacity).
+  std::vector<std::tuple<std::string, double, double>> figures;
+  std::optional<double> naive_output_tokens_per_s;  // offline rows: the naive roofline
+};
+struct serving_check {
+  std::vector<serving_check_row> rows;
+  // figure -> (rows, median |predicted/published - 1|); the same per source group.
+  std::map<std::string, std::pair<int, double>> by_figure;
+  std::map<std::pair<std::string, std::string>, std::pair<int, double>> by_group;
+  std::pair<int, double> naive;  // offline output tokens/s of the naive roofline
+};
+// Reads the rows (a gpubench.serving-rows/1 document) and sizes each; throws input_error naming
+// the row for one the model cannot take.
+[[nodiscard]] serving_check check_serving(const json& rows, const std::string& file,
+                                          const constants& c, const serving_constants& sc);
+[[nodiscard]] json to_json(const serving_check& check);
+[[nodiscard]] std::string to_markdown(const serving_check& check);
 
 }  // namespace gpubench::model

@@ -1,0 +1,207 @@
+// calibrate --serve: the serving model against the published serving figures it was never fitted
+// on (configs/calibration/serving.json; docs/serving.md, "Held to published figures").
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "components.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/json_reader.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/model/serving.hpp"
+
+namespace gpubench::model {
+
+namespace {
+
+using detail::fmt;
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The naive roofline of an offline row (issue 42's yardstick): per request its prompt's FLOPs
+// (2 per parameter per token) at the datasheet peak, then O decode steps each reading the
+// weights once at the datasheet bandwidth, shared by the sequences the KV cache holds.
+std::optional<double> naive_offline(const hardware_profile& hw, const serving_result& r,
+                                    const std::string& dtype, double bytes_per_weight) {
+  const auto peak = hw.value(fig::peak_tflops, dtype);
+  const auto bandwidth = hw.value(fig::hbm_peak);
+  if (!peak || !bandwidth || !r.fits || r.max_concurrency <= 0) return std::nullopt;
+  const double group = r.tensor * r.pipeline;
+  const double weights = r.weights_GB_per_gpu * 1e9 * group;
+  const double params = weights / bytes_per_weight;
+  const double prefill =
+      2 * params * static_cast<double>(r.input_tokens) / (*peak * detail::tera * group);
+  const double batch = std::max(1.0, r.max_concurrency / r.replicas);
+  const double decode =
+      static_cast<double>(r.output_tokens) * weights / (*bandwidth * detail::giga * group) / batch;
+  return r.replicas * static_cast<double>(r.output_tokens) / (prefill + decode);
+}
+
+}  // namespace
+
+serving_check check_serving(const json& doc, const std::string& file, const constants& c,
+                            const serving_constants& sc) {
+  const json_reader root(doc, file);
+  root.expect_object({"schema", "about", "rows", "left_out"});
+  if (root.get_string("schema") != "gpubench.serving-rows/1") {
+    root.fail("schema", "\"gpubench.serving-rows/1\"");
+  }
+  serving_check out;
+  std::map<std::string, std::vector<double>> errors;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> group_errors;
+  std::vector<double> naive_errors;
+  for (const json_reader& row : root.elements("rows", 1)) {
+    row.expect_object({"id", "source", "source_group", "model", "preset", "engine", "stack", "gpu",
+                       "catalog", "gpus", "tensor", "pipeline", "weights", "kv_cache",
+                       "input_tokens", "output_tokens", "load", "published", "notes"});
+    serving_check_row result;
+    result.id = static_cast<int>(row.get_int("id", 0, 1 << 30));
+    result.source_group = row.get_string("source_group");
+    const hardware_profile hw = load_catalog(row.get_string("catalog"));
+    const workload w = load_workload(row.get_string("preset"));
+    serving_options o;
+    o.gpus = static_cast<int>(row.get_int("gpus", 1, 1 << 20));
+    o.tensor = static_cast<int>(row.get_int("tensor", 1, 1024));
+    o.pipeline = static_cast<int>(row.get_int("pipeline", 1, 1024));
+    o.weights = row.get_string("weights");
+    o.kv_cache = row.get_string("kv_cache");
+    o.input_tokens = row.get_int("input_tokens", 1, 1 << 30);
+    o.output_tokens = row.get_int("output_tokens", 1, 1 << 30);
+    o.stack = row.get_string("stack");
+    const json_reader load = row.member("load");
+    load.expect_object({"kind", "value"});
+    const std::string kind = load.get_string("kind");
+    if (kind == "batch") {
+      o.load = serving_load::batch;
+    } else if (kind == "concurrency") {
+      o.load = serving_load::concurrency;
+    } else if (kind == "rate") {
+      o.load = serving_load::rate;
+    } else if (kind != "max_throughput") {
+      load.fail("kind", "batch, concurrency, rate or max_throughput");
+    }
+    if (o.load != serving_load::max_throughput) o.load_value = load.get_number("value", 1e-9, 1e9);
+    serving_result r;
+    try {
+      r = predict_serving(hw, w, c, sc, o);
+    } catch (const input_error& e) {
+      throw input_error(file + ": row " + std::to_string(result.id) + ": " + e.what());
+    }
+    result.what = w.name + " on " + std::to_string(r.gpus) + " x " + hw.name + ", tp " +
+                  std::to_string(o.tensor) + ", " + o.weights + ", " +
+                  std::to_string(o.input_tokens) + "/" + std::to_string(o.output_tokens) + ", " +
+                  kind + (o.load == serving_load::max_throughput ? "" : " " + fmt(o.load_value)) +
+                  ", " + o.stack;
+    // Each published figure beside the model's figure of the same name: the serving JSON's.
+    const json predicted = to_json(r).at("serving");
+    const json_reader published = row.member("published");
+    for (const auto& item : published.node().items()) {
+      if (!predicted.contains(item.key())) published.fail(item.key(), "a figure of size --serve");
+      const double value = published.get_number(item.key(), 1e-12, 1e15);
+      const json& model_value = predicted.at(item.key());
+      const double mine = model_value.is_number() ? model_value.get<double>()
+                                                  : std::numeric_limits<double>::quiet_NaN();
+      result.figures.emplace_back(item.key(), value, mine);
+      // No figure where one was published counts as wholly wrong.
+      const double error = std::isfinite(mine) ? std::abs(mine / value - 1) : 1.0;
+      errors[item.key()].push_back(error);
+      group_errors[{result.source_group, item.key()}].push_back(error);
+      if (item.key() == "output_tokens_per_s" && o.load == serving_load::max_throughput) {
+        const std::string dtype = o.weights == "fp4"    ? "nvfp4"
+                                  : o.weights == "fp8"  ? "fp8"
+                                  : o.weights == "fp16" ? "fp16"
+                                                        : "bf16";
+        const double bytes = o.weights == "fp4" ? 0.5 + 1.0 / 16 : o.weights == "fp8" ? 1 : 2;
+        result.naive_output_tokens_per_s = naive_offline(hw, r, dtype, bytes);
+        if (result.naive_output_tokens_per_s) {
+          naive_errors.push_back(std::abs(*result.naive_output_tokens_per_s / value - 1));
+        }
+      }
+    }
+    out.rows.push_back(std::move(result));
+  }
+  for (const auto& [figure, e] : errors) {
+    out.by_figure[figure] = {static_cast<int>(e.size()), median_of(e)};
+  }
+  for (const auto& [key, e] : group_errors) {
+    out.by_group[key] = {static_cast<int>(e.size()), median_of(e)};
+  }
+  out.naive = {static_cast<int>(naive_errors.size()), median_of(naive_errors)};
+  return out;
+}
+
+json to_json(const serving_check& check) {
+  json rows = json::array();
+  for (const serving_check_row& r : check.rows) {
+    json figures = json::object();
+    for (const auto& [name, published, predicted] : r.figures) {
+      figures[name] = {{"published", published},
+                       {"predicted", std::isfinite(predicted) ? json(predicted) : json(nullptr)}};
+    }
+    rows.push_back(
+        {{"id", r.id},
+         {"source_group", r.source_group},
+         {"what", r.what},
+         {"figures", std::move(figures)},
+         {"naive_output_tokens_per_s",
+          r.naive_output_tokens_per_s ? json(*r.naive_output_tokens_per_s) : json(nullptr)}});
+  }
+  json figures = json::object();
+  for (const auto& [name, v] : check.by_figure) {
+    figures[name] = {{"rows", v.first}, {"median_abs_error", v.second}};
+  }
+  json groups = json::array();
+  for (const auto& [key, v] : check.by_group) {
+    groups.push_back({{"source_group", key.first},
+                      {"figure", key.second},
+                      {"rows", v.first},
+                      {"median_abs_error", v.second}});
+  }
+  return json{
+      {"schema", "gpubench.serving-calibration/1"},
+      {"figures", std::move(figures)},
+      {"naive_offline", {{"rows", check.naive.first}, {"median_abs_error", check.naive.second}}},
+      {"source_groups", std::move(groups)},
+      {"rows", std::move(rows)}};
+}
+
+std::string to_markdown(const serving_check& check) {
+  const auto percent = [](double v) { return std::isfinite(v) ? fmt(v * 100) + "%" : "-"; };
+  std::string out =
+      "Serving: size --serve against published figures (configs/calibration/serving.json). No "
+      "serving constant is fitted on them: every row is out of sample. Median |predicted / "
+      "published - 1|; a figure the model does not give (does not fit, over capacity) counts "
+      "as 100%.\n\n| figure | rows | median |\n|---|---|---|\n";
+  for (const auto& [name, v] : check.by_figure) {
+    out += "| " + name + " | " + std::to_string(v.first) + " | " + percent(v.second) + " |\n";
+  }
+  out += "| naive roofline, offline output_tokens_per_s | " + std::to_string(check.naive.first) +
+         " | " + percent(check.naive.second) +
+         " |\n\n| source group | figure | rows | median |\n"
+         "|---|---|---|---|\n";
+  for (const auto& [key, v] : check.by_group) {
+    out += "| " + key.first + " | " + key.second + " | " + std::to_string(v.first) + " | " +
+           percent(v.second) + " |\n";
+  }
+  out += "\n| row | source group | what | published -> predicted |\n|---|---|---|---|\n";
+  for (const serving_check_row& r : check.rows) {
+    std::vector<std::string> parts;
+    for (const auto& [name, published, predicted] : r.figures) {
+      parts.push_back(name + " " + fmt(published) + " -> " +
+                      (std::isfinite(predicted)
+                           ? fmt(predicted) + " (" + (predicted >= published ? "+" : "") +
+                                 fmt((predicted / published - 1) * 100) + "%)"
+                           : std::string("none")));
+    }
+    out += "| " + std::to_string(r.id) + " | " + r.source_group + " | " + r.what + " | " +
+           join(parts, "; ") + " |\n";
+  }
+  return out;
+}
+
+}  // namespace gpubench::model
