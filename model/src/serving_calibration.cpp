@@ -23,23 +23,30 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// The naive roofline of an offline row (issue 42's yardstick): per request its prompt's FLOPs
-// (2 per parameter per token) at the datasheet peak, then O decode steps each reading the
-// weights once at the datasheet bandwidth, shared by the sequences the KV cache holds.
-std::optional<double> naive_offline(const hardware_profile& hw, const serving_result& r,
-                                    const std::string& dtype, double bytes_per_weight) {
+// The naive roofline (issue 42's yardstick) for the figures it gives: a prompt's FLOPs (2 per
+// parameter per token) at the datasheet peak for the time to first token; the weights read once
+// at the datasheet bandwidth for a decode step; offline, per request the first plus O decode
+// steps each shared by the sequences the KV cache holds.
+std::map<std::string, double> naive_figures(const hardware_profile& hw, const serving_result& r,
+                                            const std::string& dtype, double bytes_per_weight) {
+  std::map<std::string, double> out;
   const auto peak = hw.value(fig::peak_tflops, dtype);
   const auto bandwidth = hw.value(fig::hbm_peak);
-  if (!peak || !bandwidth || !r.fits || r.max_concurrency <= 0) return std::nullopt;
+  if (!peak || !bandwidth || !r.fits) return out;
   const double group = r.tensor * r.pipeline;
   const double weights = r.weights_GB_per_gpu * 1e9 * group;
   const double params = weights / bytes_per_weight;
   const double prefill =
       2 * params * static_cast<double>(r.input_tokens) / (*peak * detail::tera * group);
-  const double batch = std::max(1.0, r.max_concurrency / r.replicas);
-  const double decode =
-      static_cast<double>(r.output_tokens) * weights / (*bandwidth * detail::giga * group) / batch;
-  return r.replicas * static_cast<double>(r.output_tokens) / (prefill + decode);
+  const double step = weights / (*bandwidth * detail::giga * group);
+  out["ttft_ms"] = prefill * 1e3;
+  out["tpot_ms"] = step * 1e3;
+  if (r.max_concurrency > 0) {
+    const double batch = std::max(1.0, r.max_concurrency / r.replicas);
+    out["output_tokens_per_s"] = r.replicas * static_cast<double>(r.output_tokens) /
+                                 (prefill + static_cast<double>(r.output_tokens) * step / batch);
+  }
+  return out;
 }
 
 }  // namespace
@@ -54,7 +61,7 @@ serving_check check_serving(const json& doc, const std::string& file, const cons
   serving_check out;
   std::map<std::string, std::vector<double>> errors;
   std::map<std::pair<std::string, std::string>, std::vector<double>> group_errors;
-  std::vector<double> naive_errors;
+  std::map<std::string, std::vector<double>> naive_errors;
   for (const json_reader& row : root.elements("rows", 1)) {
     row.expect_object({"id", "source", "source_group", "model", "preset", "engine", "stack", "gpu",
                        "catalog", "gpus", "tensor", "pipeline", "weights", "kv_cache",
@@ -97,6 +104,12 @@ serving_check check_serving(const json& doc, const std::string& file, const cons
                   std::to_string(o.input_tokens) + "/" + std::to_string(o.output_tokens) + ", " +
                   kind + (o.load == serving_load::max_throughput ? "" : " " + fmt(o.load_value)) +
                   ", " + o.stack;
+    const std::string dtype = o.weights == "fp4"    ? "nvfp4"
+                              : o.weights == "fp8"  ? "fp8"
+                              : o.weights == "fp16" ? "fp16"
+                                                    : "bf16";
+    const double bytes = o.weights == "fp4" ? 0.5 + 1.0 / 16 : o.weights == "fp8" ? 1 : 2;
+    const std::map<std::string, double> all_naive = naive_figures(hw, r, dtype, bytes);
     // Each published figure beside the model's figure of the same name: the serving JSON's.
     const json predicted = to_json(r).at("serving");
     const json_reader published = row.member("published");
@@ -111,16 +124,13 @@ serving_check check_serving(const json& doc, const std::string& file, const cons
       const double error = std::isfinite(mine) ? std::abs(mine / value - 1) : 1.0;
       errors[item.key()].push_back(error);
       group_errors[{result.source_group, item.key()}].push_back(error);
-      if (item.key() == "output_tokens_per_s" && o.load == serving_load::max_throughput) {
-        const std::string dtype = o.weights == "fp4"    ? "nvfp4"
-                                  : o.weights == "fp8"  ? "fp8"
-                                  : o.weights == "fp16" ? "fp16"
-                                                        : "bf16";
-        const double bytes = o.weights == "fp4" ? 0.5 + 1.0 / 16 : o.weights == "fp8" ? 1 : 2;
-        result.naive_output_tokens_per_s = naive_offline(hw, r, dtype, bytes);
-        if (result.naive_output_tokens_per_s) {
-          naive_errors.push_back(std::abs(*result.naive_output_tokens_per_s / value - 1));
-        }
+      // The naive roofline's throughput is the offline one: it knows no load.
+      const bool naive_applies =
+          item.key() != "output_tokens_per_s" || o.load == serving_load::max_throughput;
+      if (const auto naive = all_naive.find(item.key());
+          naive_applies && naive != all_naive.end()) {
+        result.naive[item.key()] = naive->second;
+        naive_errors[item.key()].push_back(std::abs(naive->second / value - 1));
       }
     }
     out.rows.push_back(std::move(result));
@@ -131,7 +141,9 @@ serving_check check_serving(const json& doc, const std::string& file, const cons
   for (const auto& [key, e] : group_errors) {
     out.by_group[key] = {static_cast<int>(e.size()), median_of(e)};
   }
-  out.naive = {static_cast<int>(naive_errors.size()), median_of(naive_errors)};
+  for (const auto& [figure, e] : naive_errors) {
+    out.naive[figure] = {static_cast<int>(e.size()), median_of(e)};
+  }
   return out;
 }
 
@@ -143,13 +155,11 @@ json to_json(const serving_check& check) {
       figures[name] = {{"published", published},
                        {"predicted", std::isfinite(predicted) ? json(predicted) : json(nullptr)}};
     }
-    rows.push_back(
-        {{"id", r.id},
-         {"source_group", r.source_group},
-         {"what", r.what},
-         {"figures", std::move(figures)},
-         {"naive_output_tokens_per_s",
-          r.naive_output_tokens_per_s ? json(*r.naive_output_tokens_per_s) : json(nullptr)}});
+    rows.push_back({{"id", r.id},
+                    {"source_group", r.source_group},
+                    {"what", r.what},
+                    {"figures", std::move(figures)},
+                    {"naive", r.naive}});
   }
   json figures = json::object();
   for (const auto& [name, v] : check.by_figure) {
@@ -162,12 +172,15 @@ json to_json(const serving_check& check) {
                       {"rows", v.first},
                       {"median_abs_error", v.second}});
   }
-  return json{
-      {"schema", "gpubench.serving-calibration/1"},
-      {"figures", std::move(figures)},
-      {"naive_offline", {{"rows", check.naive.first}, {"median_abs_error", check.naive.second}}},
-      {"source_groups", std::move(groups)},
-      {"rows", std::move(rows)}};
+  json naive = json::object();
+  for (const auto& [name, v] : check.naive) {
+    naive[name] = {{"rows", v.first}, {"median_abs_error", v.second}};
+  }
+  return json{{"schema", "gpubench.serving-calibration/1"},
+              {"figures", std::move(figures)},
+              {"naive", std::move(naive)},
+              {"source_groups", std::move(groups)},
+              {"rows", std::move(rows)}};
 }
 
 std::string to_markdown(const serving_check& check) {
@@ -176,14 +189,18 @@ std::string to_markdown(const serving_check& check) {
       "Serving: size --serve against published figures (configs/calibration/serving.json). No "
       "serving constant is fitted on them: every row is out of sample. Median |predicted / "
       "published - 1|; a figure the model does not give (does not fit, over capacity) counts "
-      "as 100%.\n\n| figure | rows | median |\n|---|---|---|\n";
+      "as 100%. The naive roofline: a prompt's FLOPs at the datasheet peak (TTFT), the weights "
+      "at the datasheet bandwidth (TPOT), both for the offline output tokens/s.\n\n| figure | "
+      "rows | median | naive roofline |\n|---|---|---|---|\n";
   for (const auto& [name, v] : check.by_figure) {
-    out += "| " + name + " | " + std::to_string(v.first) + " | " + percent(v.second) + " |\n";
+    const auto naive = check.naive.find(name);
+    out += "| " + name + " | " + std::to_string(v.first) + " | " + percent(v.second) + " | " +
+           (naive == check.naive.end() ? std::string("-")
+                                       : percent(naive->second.second) + " (" +
+                                             std::to_string(naive->second.first) + " rows)") +
+           " |\n";
   }
-  out += "| naive roofline, offline output_tokens_per_s | " + std::to_string(check.naive.first) +
-         " | " + percent(check.naive.second) +
-         " |\n\n| source group | figure | rows | median |\n"
-         "|---|---|---|---|\n";
+  out += "\n| source group | figure | rows | median |\n|---|---|---|---|\n";
   for (const auto& [key, v] : check.by_group) {
     out += "| " + key.first + " | " + key.second + " | " + std::to_string(v.first) + " | " +
            percent(v.second) + " |\n";

@@ -184,14 +184,17 @@ struct serving_check_row {
   // figure (a key of the serving JSON: output_tokens_per_s, ttft_ms, ...) -> published,
   // predicted (NaN: the model gives none: does not fit, or over capacity).
   std::vector<std::tuple<std::string, double, double>> figures;
-  std::optional<double> naive_output_tokens_per_s;  // offline rows: the naive roofline
+  // The naive roofline's value of each figure it gives (figure -> value): offline output
+  // tokens/s, TTFT (the prompt's FLOPs at the datasheet peak), TPOT (the weights at the
+  // datasheet bandwidth).
+  std::map<std::string, double> naive;
 };
 struct serving_check {
   std::vector<serving_check_row> rows;
   // figure -> (rows, median |predicted/published - 1|); the same per source group.
   std::map<std::string, std::pair<int, double>> by_figure;
   std::map<std::pair<std::string, std::string>, std::pair<int, double>> by_group;
-  std::pair<int, double> naive;  // offline output tokens/s of the naive roofline
+  std::map<std::string, std::pair<int, double>> naive;  // figure -> the naive roofline's
 };
 // Reads the rows (a gpubench.serving-rows/1 document) and sizes each; throws input_error naming
 // the row for one the model cannot take.
