@@ -46,7 +46,7 @@ std::vector<serving_layout> search_serving(const hardware_profile& hw, const wor
   const int gpus = options.gpus.value_or(per_node);
   const bool by_rate = options.load == serving_load::rate;
   std::vector<serving_layout> out;
-  const auto attempt = [&](serving_options o) -> std::optional<serving_result> {
+  const auto attempt = [&](const serving_options& o) -> std::optional<serving_result> {
     try {
       return predict_serving(hw, w, c, sc, o);
     } catch (const input_error&) {

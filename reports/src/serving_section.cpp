@@ -7,6 +7,7 @@
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
+#include "gpubench/reports/html_page.hpp"
 #include "gpubench/reports/svg.hpp"
 
 namespace gpubench::reports {
