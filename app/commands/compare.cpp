@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "../command.hpp"
+#include "../serving_flags.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/json.hpp"
 #include "gpubench/core/output_file.hpp"
@@ -21,16 +22,12 @@ struct compare_args {
   // [WORKLOAD=]N of --tokens, --samples and --epochs, in the order of reports::budget_units.
   std::vector<std::string> budgets[std::size(reports::budget_units)];
   bool serve = false;  // compare --serve: serving instead of training
-  reports::serving_question serving;
-  std::vector<std::string> weights;
+  model::serving_question serving;
 };
 
 int compare(compare_args args) {
   if (args.serve) {
-    if (args.serving.input_tokens < 1 || args.serving.output_tokens < 1) {
-      throw input_error("compare --serve: --input-tokens and --output-tokens are required");
-    }
-    args.serving.weights = split_commas(args.weights);
+    require_tokens(args.serving, "compare");
     args.options.serve = args.serving;
   }
   for (std::size_t u = 0; u < std::size(reports::budget_units); ++u) {
@@ -98,25 +95,7 @@ command add_compare(CLI::App& app, const command_line& /*line*/) {
       "--serve", args->serve,
       "compare serving the --workload model: each machine's best layout within the targets "
       "and $ per million output tokens");
-  sub->add_option("--input-tokens", args->serving.input_tokens, "prompt tokens per request")
-      ->check(finite_range(1, 1e8, true))
-      ->needs(serve);
-  sub->add_option("--output-tokens", args->serving.output_tokens, "generated tokens per request")
-      ->check(finite_range(1, 1e8, true))
-      ->needs(serve);
-  sub->add_option("--ttft-ms", args->serving.ttft_ms, "time-to-first-token target (ms)")
-      ->check(finite_range(1e-6, 1e9))
-      ->needs(serve);
-  sub->add_option("--tpot-ms", args->serving.tpot_ms, "time-per-output-token target (ms)")
-      ->check(finite_range(1e-6, 1e9))
-      ->needs(serve);
-  sub->add_option("--stack", args->serving.stack, "the serving engine (configs/model/serving.json)")
-      ->capture_default_str()
-      ->needs(serve);
-  sub->add_option("--weights", args->weights,
-                  "precisions to try, comma-separated (default bf16, fp8, fp4 where the GPU has "
-                  "them)")
-      ->needs(serve);
+  add_serving_flags(sub, args->serving, serve, true);
   sub->add_option("--html", args->html, "self-contained HTML comparison to write");
   sub->add_flag("--json", args->as_json, "gpubench.compare/1 on stdout");
   return {sub, [args] { return compare(*args); }};

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "../command.hpp"
+#include "../serving_flags.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/output_file.hpp"
 #include "gpubench/core/results.hpp"
@@ -21,8 +22,7 @@ struct report_args {
   std::vector<std::string> settings;  // --set KEY=VALUE
   // report --serve MODEL (docs/serving.md): a serving section with its curve.
   std::string serve;
-  model::serving_options serving;
-  std::vector<std::string> weights;
+  model::serving_question serving;
 };
 
 int report(const report_args& args) {
@@ -38,13 +38,8 @@ int report(const report_args& args) {
   reports::machine_report report =
       reports::make_report(doc, args.results, split_commas(args.workloads), args.settings);
   if (!args.serve.empty()) {
-    if (args.serving.input_tokens < 1 || args.serving.output_tokens < 1) {
-      throw input_error("report --serve: --input-tokens and --output-tokens are required");
-    }
-    const std::vector<std::string> weights = split_commas(args.weights);
-    reports::add_serving(
-        report, args.serve, args.serving,
-        weights.empty() ? std::vector<std::string>{"bf16", "fp8", "fp4"} : weights);
+    require_tokens(args.serving, "report");
+    reports::add_serving(report, args.serve, args.serving);
   }
   const reports::html_writer html;
   const reports::markdown_writer markdown;
@@ -81,25 +76,7 @@ command add_report(CLI::App& app, const command_line& /*line*/) {
   CLI::Option* serve = sub->add_option(
       "--serve", args->serve,
       "MODEL: also size serving it (docs/serving.md) and draw the throughput-latency curve");
-  sub->add_option("--input-tokens", args->serving.input_tokens, "prompt tokens per request")
-      ->check(finite_range(1, 1e8, true))
-      ->needs(serve);
-  sub->add_option("--output-tokens", args->serving.output_tokens, "generated tokens per request")
-      ->check(finite_range(1, 1e8, true))
-      ->needs(serve);
-  sub->add_option("--ttft-ms", args->serving.ttft_ms, "time-to-first-token target (ms)")
-      ->check(finite_range(1e-6, 1e9))
-      ->needs(serve);
-  sub->add_option("--tpot-ms", args->serving.tpot_ms, "time-per-output-token target (ms)")
-      ->check(finite_range(1e-6, 1e9))
-      ->needs(serve);
-  sub->add_option("--stack", args->serving.stack, "the serving engine (configs/model/serving.json)")
-      ->capture_default_str()
-      ->needs(serve);
-  sub->add_option("--weights", args->weights,
-                  "precisions to try, comma-separated (default bf16, fp8, fp4 where the GPU has "
-                  "them)")
-      ->needs(serve);
+  add_serving_flags(sub, args->serving, serve, true);
   return {sub, [args] { return report(*args); }};
 }
 

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "../command.hpp"
+#include "../serving_flags.hpp"
 #include "gpubench/core/json.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/model/model.hpp"
@@ -29,14 +30,10 @@ struct size_args {
   std::string weights = "bf16";
   bool weights_given = false;  // --weights on the command line: --search tries only it
   std::string kv_cache;
-  std::int64_t input_tokens = 0;
-  std::int64_t output_tokens = 0;
   bool max_throughput = false;
   std::optional<double> concurrency;
   std::optional<double> rate;
-  std::optional<double> ttft_ms;
-  std::optional<double> tpot_ms;
-  std::string stack = "vllm";
+  model::serving_question serving;  // the lengths, the targets, the engine
 };
 
 int serve(const size_args& args) {
@@ -45,17 +42,12 @@ int serve(const size_args& args) {
   const model::workload workload = model::load_workload(args.workload);
   model::hardware_profile hardware = model::load_hardware(args.hardware);
   for (const auto& setting : args.settings) model::apply_setting(hardware, setting);
-  model::serving_options options;
+  model::serving_options options = args.serving.options;
   options.gpus = args.gpus;
   options.tensor = args.tensor;
   options.pipeline = args.pipeline;
   options.weights = args.weights;
   options.kv_cache = args.kv_cache;
-  options.input_tokens = args.input_tokens;
-  options.output_tokens = args.output_tokens;
-  options.ttft_ms = args.ttft_ms;
-  options.tpot_ms = args.tpot_ms;
-  options.stack = args.stack;
   if (args.batch) {
     options.load = model::serving_load::batch;
     options.load_value = *args.batch;
@@ -70,11 +62,10 @@ int serve(const size_args& args) {
       model::predict_serving(hardware, workload, constants, serving, options);
   std::vector<model::serving_layout> layouts;
   if (args.search) {
-    // The precisions to try: the one asked for, or every 16-bit and narrower type the GPU runs
-    // natively (weight-only int8/int4 change the model's accuracy: only when asked).
-    const std::vector<std::string> weights = args.weights_given
-                                                 ? std::vector<std::string>{args.weights}
-                                                 : std::vector<std::string>{"bf16", "fp8", "fp4"};
+    // The precisions to try: the one asked for, or the native ones (serving_question).
+    model::serving_question question = args.serving;
+    if (args.weights_given) question.weights = {args.weights};
+    const std::vector<std::string> weights = question.weights_to_try();
     layouts = model::search_serving(hardware, workload, constants, serving, options, weights);
   }
   if (args.as_json) {
@@ -158,10 +149,6 @@ command add_size(CLI::App& app, const command_line& /*line*/) {
   serving(sub->add_option("--kv-cache", args->kv_cache,
                           join(model::serving_kv_names(), ", ") + " (default bf16)")
               ->check(CLI::IsMember(model::serving_kv_names())));
-  serving(sub->add_option("--input-tokens", args->input_tokens, "prompt tokens per request")
-              ->check(finite_range(1, 1e8, true)));
-  serving(sub->add_option("--output-tokens", args->output_tokens, "generated tokens per request")
-              ->check(finite_range(1, 1e8, true)));
   CLI::Option* max_tp = sub->add_flag(
       "--max-throughput", args->max_throughput,
       "as many requests in flight as the KV cache and the engine allow (the default load)");
@@ -173,14 +160,7 @@ command add_size(CLI::App& app, const command_line& /*line*/) {
   for (CLI::Option* o : {max_tp, conc, rate}) serving(o);
   max_tp->excludes(conc)->excludes(rate);
   conc->excludes(rate);
-  serving(sub->add_option("--ttft-ms", args->ttft_ms, "time-to-first-token target (ms)")
-              ->check(finite_range(1e-6, 1e9)));
-  serving(sub->add_option("--tpot-ms", args->tpot_ms, "time-per-output-token target (ms)")
-              ->check(finite_range(1e-6, 1e9)));
-  serving(sub->add_option("--stack", args->stack,
-                          "the serving engine: tensorrt-llm, vllm, sglang, pytorch-compiled, "
-                          "pytorch (configs/model/serving.json)")
-              ->capture_default_str());
+  add_serving_flags(sub, args->serving, serve_flag, false);
   sub->add_flag("--search", args->search,
                 "also rank every tensor x pipeline x data split, micro-batch, checkpointing and "
                 "strategy that keeps the batch per step (\"layouts\" in --json); with --serve, "

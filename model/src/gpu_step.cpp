@@ -104,8 +104,11 @@ double gemm_rates::tflops(std::int64_t m, std::int64_t n, std::int64_t k, std::i
   // Wave quantisation: a launch with fewer output tiles than SMs leaves SMs idle, unless the
   // library splits K (cuBLAS/cuDNN do for deep, narrow products such as weight gradients); a
   // split keeps at least gemm_min_split_k of K.
-  const auto tiles_along = [](std::int64_t size) { return (size + gemm_tile - 1) / gemm_tile; };
-  const double output_tiles = static_cast<double>(tiles_along(m) * tiles_along(n) * batched);
+  // In double: a serving step of many sequences multiplies past what int64 holds.
+  const auto tiles_along = [](std::int64_t size) {
+    return static_cast<double>((size + gemm_tile - 1) / gemm_tile);
+  };
+  const double output_tiles = tiles_along(m) * tiles_along(n) * static_cast<double>(batched);
   const double max_splits = std::max(1.0, std::floor(static_cast<double>(k) / gemm_min_split_k));
   const double splits = std::clamp(std::ceil(sms_ / output_tiles), 1.0, max_splits);
   const double tiles = output_tiles * splits;

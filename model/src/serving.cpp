@@ -48,6 +48,8 @@ constexpr double ffn_passes_plain = 2;
 // and the FFN's gate and up outputs; the sampled tokens' fp32 logits.
 constexpr double live_hidden_vectors = 4;
 constexpr double logits_bytes = 4;
+// More sequences in flight on one replica than any KV cache holds: a load with no steady state.
+constexpr double max_sequences_in_flight = 1e7;
 
 struct weight_precision {
   std::string_view name;
@@ -423,6 +425,12 @@ steady_state at_rate(const machine& m, const llm_shape& s, double lambda, double
     st.decode = decode_step(m, s, std::max(decoding, 1.0), I + O / 2);
     t_it = st.decode.seconds / (1 - rho);
     const double next = O > 1 ? std::max(1.0, lambda * (O - 1) * t_it) : 0.0;
+    // Near rho = 1 the decode phase grows without bound: no steady state (the bisection of a
+    // closed loop then looks lower, and a rate is over capacity).
+    if (next > max_sequences_in_flight) {
+      st.stable = false;
+      return st;
+    }
     if (std::abs(next - decoding) <= 1e-9 * std::max(next, 1.0)) {
       decoding = next;
       break;

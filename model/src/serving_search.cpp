@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/format.hpp"
 #include "gpubench/model/serving.hpp"
 
 namespace gpubench::model {
@@ -36,6 +37,28 @@ serving_layout layout_of(const serving_result& r) {
 }
 
 }  // namespace
+
+std::vector<std::string> serving_question::weights_to_try() const {
+  return weights.empty() ? std::vector<std::string>{"bf16", "fp8", "fp4"} : weights;
+}
+
+std::string serving_question::describe() const {
+  std::string out = std::to_string(options.input_tokens) + " tokens in, " +
+                    std::to_string(options.output_tokens) + " out, " + options.stack;
+  if (options.ttft_ms) out += ", TTFT <= " + format_number(*options.ttft_ms) + " ms";
+  if (options.tpot_ms) out += ", TPOT <= " + format_number(*options.tpot_ms) + " ms";
+  return out;
+}
+
+json to_json(const serving_question& q) {
+  const auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  return json{{"input_tokens", q.options.input_tokens},
+              {"output_tokens", q.options.output_tokens},
+              {"ttft_ms", opt(q.options.ttft_ms)},
+              {"tpot_ms", opt(q.options.tpot_ms)},
+              {"stack", q.options.stack},
+              {"weights", q.weights}};
+}
 
 std::vector<serving_layout> search_serving(const hardware_profile& hw, const workload& w,
                                            const constants& c, const serving_constants& sc,

@@ -156,6 +156,18 @@ std::vector<std::size_t> ties(const std::vector<std::optional<double>>& values, 
   return out;
 }
 
+best_machines pick_best(const std::vector<std::optional<double>>& rates,
+                        const std::vector<std::optional<double>>& costs) {
+  best_machines best;
+  for (std::size_t i = 0; i < rates.size(); ++i) {
+    if (rates[i] && (!best.fastest || *rates[i] > *rates[*best.fastest])) best.fastest = i;
+    if (costs[i] && (!best.cheapest || *costs[i] < *costs[*best.cheapest])) best.cheapest = i;
+  }
+  best.fastest_ties = ties(rates, false);
+  best.cheapest_ties = ties(costs, true);
+  return best;
+}
+
 training_budget parse_budget(std::string_view unit, const std::string& text) {
   training_budget b;
   b.unit = std::string(unit);
@@ -267,12 +279,7 @@ comparison compare_machines(const std::vector<std::string>& specs,
       }
       cw.cells.push_back(std::move(cell));
     }
-    for (std::size_t i = 0; i < rates.size(); ++i) {
-      if (rates[i] && (!cw.fastest || *rates[i] > *rates[*cw.fastest])) cw.fastest = i;
-      if (costs[i] && (!cw.cheapest || *costs[i] < *costs[*cw.cheapest])) cw.cheapest = i;
-    }
-    cw.fastest_ties = ties(rates, false);
-    cw.cheapest_ties = ties(costs, true);
+    set_best(cw, rates, costs);
     if (cw.unit.empty()) cw.unit = "samples/s";
     c.workloads.push_back(std::move(cw));
   }
@@ -375,7 +382,7 @@ json to_json(const comparison& c) {
             {"epochs", for_all(budget_units[2])},
             {"budgets", budgets},
             {"dataset_samples", opt_num(o.dataset_samples)},
-            {"serve", o.serve ? serving_question_json(*o.serve) : json(nullptr)}}},
+            {"serve", o.serve ? model::to_json(*o.serve) : json(nullptr)}}},
           {"machines", machines},
           {"workloads", workloads},
           {"serving", serving_json(c)},

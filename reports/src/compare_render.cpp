@@ -26,18 +26,6 @@ std::string basis_letter(const model::figure* f) {
   return f == nullptr ? "" : " (" + std::string(to_string(f->from)) + ")";
 }
 
-// "fastest", "cheapest", both or neither for machine i on workload w; "(tie)" when another
-// machine is within tie_share of it.
-std::string best_label(const compared_workload& w, std::size_t i) {
-  const auto label = [i](const std::vector<std::size_t>& tied, const char* what) -> std::string {
-    if (std::find(tied.begin(), tied.end(), i) == tied.end()) return "";
-    return std::string(what) + (tied.size() > 1 ? " (tie)" : "");
-  };
-  const std::string fastest = label(w.fastest_ties, "fastest");
-  const std::string cheapest = label(w.cheapest_ties, "cheapest");
-  return fastest.empty() || cheapest.empty() ? fastest + cheapest : fastest + ", " + cheapest;
-}
-
 std::string network_text(const compared_machine& m) {
   return m.network_Gbps ? format_number(*m.network_Gbps) + " Gb/s (" +
                               std::string(to_string(m.network_basis)) + ")"
@@ -62,6 +50,17 @@ std::string budget_text(const compared_cell& cell) {
 }
 
 }  // namespace
+
+std::string best_label(const std::vector<std::size_t>& fastest_ties,
+                       const std::vector<std::size_t>& cheapest_ties, std::size_t i) {
+  const auto label = [i](const std::vector<std::size_t>& tied, const char* what) -> std::string {
+    if (std::find(tied.begin(), tied.end(), i) == tied.end()) return "";
+    return std::string(what) + (tied.size() > 1 ? " (tie)" : "");
+  };
+  const std::string fastest = label(fastest_ties, "fastest");
+  const std::string cheapest = label(cheapest_ties, "cheapest");
+  return fastest.empty() || cheapest.empty() ? fastest + cheapest : fastest + ", " + cheapest;
+}
 
 std::string to_text(const comparison& c) {
   std::string out;
@@ -110,7 +109,7 @@ std::string to_text(const comparison& c) {
       if (tokens) row.push_back(money(cell.usd_per_million_tokens));
       row.push_back(cell.epoch_hours ? hours_text(*cell.epoch_hours) : "-");
       if (budget) row.push_back(budget_text(cell));
-      row.push_back(best_label(w, i));
+      row.push_back(best_label(w.fastest_ties, w.cheapest_ties, i));
       t.add_row(row);
     }
     out += t.render() + "\n";
@@ -146,7 +145,7 @@ std::string to_html(const comparison& c) {
         continue;
       }
       const model::sizing& s = *cell.sizing;
-      const std::string best = best_label(w, i);
+      const std::string best = best_label(w.fastest_ties, w.cheapest_ties, i);
       t.row({c.machines[i].name, std::to_string(s.nodes) + " x " + std::to_string(s.gpus_per_node),
              predicted_text(s, w.unit), std::string(to_string(s.limiting_component)),
              money(cell.usd_per_million_samples), money(cell.usd_per_million_tokens),

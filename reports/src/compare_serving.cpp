@@ -23,30 +23,12 @@ std::string layout_text(const model::serving_layout& l) {
          " in flight";
 }
 
-std::string best_label(const compared_serving& w, std::size_t i) {
-  const auto label = [i](const std::vector<std::size_t>& tied, const char* what) -> std::string {
-    if (std::find(tied.begin(), tied.end(), i) == tied.end()) return "";
-    return std::string(what) + (tied.size() > 1 ? " (tie)" : "");
-  };
-  const std::string fastest = label(w.fastest_ties, "fastest");
-  const std::string cheapest = label(w.cheapest_ties, "cheapest");
-  return fastest.empty() || cheapest.empty() ? fastest + cheapest : fastest + ", " + cheapest;
-}
-
-std::string targets_text(const serving_question& q) {
-  std::string out = std::to_string(q.input_tokens) + " tokens in, " +
-                    std::to_string(q.output_tokens) + " out, " + q.stack;
-  if (q.ttft_ms) out += ", TTFT <= " + format_number(*q.ttft_ms) + " ms";
-  if (q.tpot_ms) out += ", TPOT <= " + format_number(*q.tpot_ms) + " ms";
-  return out;
-}
-
 }  // namespace
 
 std::vector<compared_serving> compare_serving(const std::vector<compared_machine>& machines,
                                               const std::vector<std::string>& workloads,
                                               const compare_options& options) {
-  const serving_question& q = *options.serve;
+  const model::serving_question& q = *options.serve;
   if (workloads.empty()) {
     throw input_error(
         "compare --serve: --workload names the model to serve (a decoder, as "
@@ -54,8 +36,7 @@ std::vector<compared_serving> compare_serving(const std::vector<compared_machine
   }
   const model::constants constants = model::load_constants();
   const model::serving_constants engines = model::load_serving_constants();
-  const std::vector<std::string> weights =
-      q.weights.empty() ? std::vector<std::string>{"bf16", "fp8", "fp4"} : q.weights;
+  const std::vector<std::string> weights = q.weights_to_try();
   std::vector<compared_serving> out;
   for (const std::string& name : workloads) {
     const model::workload w = model::load_workload(name);
@@ -67,13 +48,8 @@ std::vector<compared_serving> compare_serving(const std::vector<compared_machine
       compared_serving_cell cell;
       const int nodes = options.nodes.value_or(1);
       cell.gpus = options.gpus.value_or(m.hw.scalable ? 1 : m.hw.gpus_per_node) * nodes;
-      model::serving_options o;
+      model::serving_options o = q.options;
       o.gpus = cell.gpus;
-      o.input_tokens = q.input_tokens;
-      o.output_tokens = q.output_tokens;
-      o.ttft_ms = q.ttft_ms;
-      o.tpot_ms = q.tpot_ms;
-      o.stack = q.stack;
       const std::vector<model::serving_layout> layouts =
           model::search_serving(m.hw, w, constants, engines, o, weights);
       // The search on one machine throws only for input no layout could take (a model that is
@@ -94,25 +70,10 @@ std::vector<compared_serving> compare_serving(const std::vector<compared_machine
       costs.push_back(cell.usd_per_million_output_tokens);
       cw.cells.push_back(std::move(cell));
     }
-    for (std::size_t i = 0; i < rates.size(); ++i) {
-      if (rates[i] && (!cw.fastest || *rates[i] > *rates[*cw.fastest])) cw.fastest = i;
-      if (costs[i] && (!cw.cheapest || *costs[i] < *costs[*cw.cheapest])) cw.cheapest = i;
-    }
-    cw.fastest_ties = ties(rates, false);
-    cw.cheapest_ties = ties(costs, true);
+    set_best(cw, rates, costs);
     out.push_back(std::move(cw));
   }
   return out;
-}
-
-json serving_question_json(const serving_question& q) {
-  const auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
-  return json{{"input_tokens", q.input_tokens},
-              {"output_tokens", q.output_tokens},
-              {"ttft_ms", opt(q.ttft_ms)},
-              {"tpot_ms", opt(q.tpot_ms)},
-              {"stack", q.stack},
-              {"weights", q.weights}};
 }
 
 json serving_json(const comparison& c) {
@@ -144,7 +105,7 @@ std::string serving_text(const comparison& c) {
   if (!c.options.serve) return "";
   std::string out;
   for (const compared_serving& w : c.serving) {
-    out += w.name + " served (" + targets_text(*c.options.serve) + "):\n";
+    out += w.name + " served (" + c.options.serve->describe() + "):\n";
     text_table t({"machine", "GPUs", "best layout", "output tokens/s", "per GPU", "TTFT ms",
                   "TPOT ms", "limited by", "$ per M output tokens", "best"});
     for (std::size_t i = 0; i < c.machines.size(); ++i) {
@@ -159,7 +120,8 @@ std::string serving_text(const comparison& c) {
                  format_number(l.output_tokens_per_s), format_number(l.output_tokens_per_s_per_gpu),
                  format_number(l.ttft_ms), format_number(l.tpot_ms),
                  std::string(to_string(l.limiting_component)),
-                 money(cell.usd_per_million_output_tokens), best_label(w, i)});
+                 money(cell.usd_per_million_output_tokens),
+                 best_label(w.fastest_ties, w.cheapest_ties, i)});
     }
     out += t.render() + "\n";
   }
@@ -171,8 +133,8 @@ std::string serving_html(const comparison& c) {
   std::string out;
   int index = 0;
   for (const compared_serving& w : c.serving) {
-    out += "<h3>" + escape_html(w.name) + " served (" +
-           escape_html(targets_text(*c.options.serve)) + ")</h3>";
+    out += "<h3>" + escape_html(w.name) + " served (" + escape_html(c.options.serve->describe()) +
+           ")</h3>";
     html_table t({"machine", "GPUs", "best layout", "output tokens/s", "per GPU", "TTFT ms",
                   "TPOT ms", "limited by", "$ per M output tokens", "best"},
                  "serving-" + w.name);
@@ -186,7 +148,7 @@ std::string serving_html(const comparison& c) {
         continue;
       }
       const model::serving_layout& l = *cell.best;
-      const std::string best = best_label(w, i);
+      const std::string best = best_label(w.fastest_ties, w.cheapest_ties, i);
       t.row({c.machines[i].name, std::to_string(cell.gpus), layout_text(l),
              format_number(l.output_tokens_per_s), format_number(l.output_tokens_per_s_per_gpu),
              format_number(l.ttft_ms), format_number(l.tpot_ms),

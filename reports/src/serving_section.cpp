@@ -20,16 +20,11 @@ constexpr std::size_t curve_families = 6;
 constexpr std::size_t table_rows = 10;
 
 std::string family_name(const model::serving_layout& l) {
-  return "TP " + std::to_string(l.tensor) + ", PP " + std::to_string(l.pipeline) + ", " +
-         l.weights;
+  return "TP " + std::to_string(l.tensor) + ", PP " + std::to_string(l.pipeline) + ", " + l.weights;
 }
 
 std::string question_text(const serving_section& s) {
-  std::string out = s.workload + ": " + std::to_string(s.question.input_tokens) + " tokens in, " +
-                    std::to_string(s.question.output_tokens) + " out, " + s.question.stack;
-  if (s.question.ttft_ms) out += ", TTFT <= " + format_number(*s.question.ttft_ms) + " ms";
-  if (s.question.tpot_ms) out += ", TPOT <= " + format_number(*s.question.tpot_ms) + " ms";
-  return out;
+  return s.workload + ": " + s.question.describe();
 }
 
 std::vector<std::string> row_of(const model::serving_layout& l) {
@@ -54,10 +49,9 @@ const std::vector<std::string> header{"GPUs",    "tensor",     "pipeline",      
 }  // namespace
 
 void add_serving(machine_report& report, const std::string& workload,
-                 const model::serving_options& question, const std::vector<std::string>& weights) {
+                 const model::serving_question& question) {
   serving_section s;
   s.question = question;
-  s.weights = weights;
   const model::workload w = model::load_workload(workload);
   model::check_decoder(w);  // the user's error, not the machine's: exit 2
   s.workload = w.name;
@@ -68,7 +62,8 @@ void add_serving(machine_report& report, const std::string& workload,
     // section says so and the rest of the report stands.
     try {
       s.layouts = model::search_serving(*report.profile, w, model::load_constants(),
-                                        model::load_serving_constants(), question, weights);
+                                        model::load_serving_constants(), question.options,
+                                        question.weights_to_try());
       if (s.layouts.empty()) s.error = "no layout of the model runs on this machine";
     } catch (const input_error& e) {
       s.error = e.what();
@@ -131,8 +126,8 @@ std::vector<std::vector<std::string>> serving_csv_rows(const serving_section& s)
   const std::string config = std::to_string(l.gpus) + " GPU(s), " + std::to_string(l.replicas) +
                              " x (tensor " + std::to_string(l.tensor) + " x pipeline " +
                              std::to_string(l.pipeline) + "), " + l.weights + ", " +
-                             std::to_string(s.question.input_tokens) + " in / " +
-                             std::to_string(s.question.output_tokens) + " out";
+                             std::to_string(s.question.options.input_tokens) + " in / " +
+                             std::to_string(s.question.options.output_tokens) + " out";
   const std::string limit = "limited by " + std::string(to_string(l.limiting_component));
   for (const auto& [metric, value, unit] :
        {std::tuple{"output_tokens_per_s", l.output_tokens_per_s, "tokens/s"},

@@ -80,6 +80,19 @@ struct serving_options {
   std::string stack = "vllm";
 };
 
+// What compare --serve and report --serve ask: the requests, the targets, the engine, and the
+// weight precisions the search may choose among.
+struct serving_question {
+  serving_options options;
+  std::vector<std::string> weights;  // empty: bf16, fp8 and fp4, where the GPU runs them
+  // The precisions to search: `weights`, or the native ones (weight-only int8/int4 change the
+  // model's accuracy, so only when named).
+  [[nodiscard]] std::vector<std::string> weights_to_try() const;
+  // "2048 tokens in, 256 out, vllm, TTFT <= 1000 ms, TPOT <= 50 ms"
+  [[nodiscard]] std::string describe() const;
+};
+[[nodiscard]] json to_json(const serving_question& q);
+
 // One phase's time split (per step of that phase, on the slowest GPU of a replica).
 struct serving_phase {
   double time_ms = 0;

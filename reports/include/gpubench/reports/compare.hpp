@@ -29,16 +29,6 @@ inline constexpr std::string_view budget_units[] = {"tokens", "samples", "epochs
 // Throws input_error naming the flag.
 [[nodiscard]] training_budget parse_budget(std::string_view unit, const std::string& text);
 
-// compare --serve: the serving question for each machine (docs/serving.md, "Search").
-struct serving_question {
-  std::int64_t input_tokens = 0;
-  std::int64_t output_tokens = 0;
-  std::optional<double> ttft_ms;
-  std::optional<double> tpot_ms;
-  std::string stack = "vllm";
-  std::vector<std::string> weights;  // the precisions to try (empty: bf16, fp8, fp4)
-};
-
 // The rental question: how many nodes of each, what they cost, and what a training budget takes.
 struct compare_options {
   std::optional<int> nodes;           // per machine
@@ -46,8 +36,8 @@ struct compare_options {
   std::vector<std::string> settings;  // KEY=VALUE for every machine, MACHINE:KEY=VALUE for one
   // At most one without a workload; at most one per workload, which it takes over that one.
   std::vector<training_budget> budgets;
-  std::optional<double> dataset_samples;  // an epoch's samples (else the workload's dataset)
-  std::optional<serving_question> serve;  // compare serving instead of training
+  std::optional<double> dataset_samples;         // an epoch's samples (else the workload's dataset)
+  std::optional<model::serving_question> serve;  // compare serving instead of training
 };
 
 struct compared_machine {

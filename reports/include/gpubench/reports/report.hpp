@@ -72,8 +72,7 @@ struct workload_row {
 // GPUs (docs/serving.md), drawn as the throughput-latency curve.
 struct serving_section {
   std::string workload;
-  model::serving_options question;             // the lengths, the targets, the engine
-  std::vector<std::string> weights;            // the precisions tried
+  model::serving_question question;            // the lengths, the targets, the engine
   std::vector<model::serving_layout> layouts;  // best first
   std::string error;                           // why there are none
 };
@@ -106,7 +105,7 @@ struct machine_report {
 // Sizes serving `workload` on the report's profile (report --serve); a profile that cannot serve
 // it leaves the reason in the section. Throws input_error for a workload that is not a decoder.
 void add_serving(machine_report& report, const std::string& workload,
-                 const model::serving_options& question, const std::vector<std::string>& weights);
+                 const model::serving_question& question);
 
 // One interface for every output format.
 class report_writer {
