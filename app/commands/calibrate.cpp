@@ -24,8 +24,30 @@ int calibrate_serving(const calibrate_args& args) {
   const std::string file = args.files.empty()
                                ? (config_dir() / "calibration" / "serving.json").string()
                                : args.files.front();
-  const model::serving_check check = model::check_serving(
-      read_json_file(file), file, model::load_constants(), model::load_serving_constants());
+  const json rows = read_json_file(file);
+  const model::constants constants = model::load_constants();
+  const model::serving_constants engines = model::load_serving_constants();
+  if (args.fit) {
+    // The fit and, per source group, the rows predicted by a fit made without them.
+    const model::serving_fit fit = model::fit_serving(rows, file, constants, engines);
+    json values = json::object();
+    for (const auto& [name, value] : fit.values) values[name] = value;
+    std::cerr << "fitted serving constants (configs/model/serving.json):\n"
+              << json_text(values, 2) << "\n";
+    if (args.as_json) {
+      std::cout << json_text(json{{"in_fit", model::to_json(fit.in_fit)},
+                                  {"held_out", model::to_json(fit.held_out)}},
+                             2)
+                << "\n";
+    } else {
+      std::cout << "# Fitted on every row\n\n"
+                << model::to_markdown(fit.in_fit)
+                << "\n# Held out: each source group by the constants fitted without it\n\n"
+                << model::to_markdown(fit.held_out);
+    }
+    return exit_ok;
+  }
+  const model::serving_check check = model::check_serving(rows, file, constants, engines);
   if (args.as_json) {
     std::cout << json_text(model::to_json(check), 2) << "\n";
   } else {
@@ -81,8 +103,8 @@ command add_calibrate(CLI::App& app, const command_line& /*line*/) {
   sub->add_flag("--json", args->as_json, "machine-readable output");
   sub->add_flag("--serve", args->serve,
                 "the serving model against published serving figures (a gpubench.serving-rows/1 "
-                "file; default configs/calibration/serving.json; docs/serving.md)")
-      ->excludes("--fit");
+                "file; default configs/calibration/serving.json; docs/serving.md); with --fit, the "
+                "engines' constants fitted and each source group held out");
   sub->add_flag("--bands", args->bands,
                 "print the error bands (configs/model/error_bands.json) instead")
       ->excludes("--json");

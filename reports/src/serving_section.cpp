@@ -42,9 +42,9 @@ std::vector<std::string> row_of(const model::serving_layout& l) {
           l.meets_targets ? "met" : (l.fits ? "not met" : "does not fit")};
 }
 
-const std::vector<std::string> header{"GPUs",    "tensor",     "pipeline",         "replicas",
-                                      "weights", "in flight",  "tokens/s per GPU", "TTFT ms",
-                                      "TPOT ms", "limited by", "targets"};
+const std::vector<std::string> layout_columns{
+    "GPUs",    "tensor",  "pipeline",   "replicas", "weights", "in flight", "tokens/s per GPU",
+    "TTFT ms", "TPOT ms", "limited by", "targets"};
 
 }  // namespace
 
@@ -98,7 +98,7 @@ std::string serving_html(const serving_section& s) {
     out += line_chart("chart-serving", s.workload + ": output tokens/s per GPU against TPOT", lines,
                       "time per output token (ms)", "output tokens/s per GPU", x_scale::linear);
   }
-  html_table t(header, "serving-layouts");
+  html_table t(layout_columns, "serving-layouts");
   for (std::size_t i = 0; i < s.layouts.size() && i < table_rows; ++i) t.row(row_of(s.layouts[i]));
   return out + t.render() + "</section>\n";
 }
@@ -108,7 +108,7 @@ std::string serving_markdown_intro(const serving_section& s) {
 }
 
 const std::vector<std::string>& serving_header() {
-  return header;
+  return layout_columns;
 }
 
 std::vector<std::vector<std::string>> serving_rows(const serving_section& s) {

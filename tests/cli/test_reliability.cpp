@@ -179,6 +179,46 @@ std::vector<bad_case> cases() {
                {"size", "--workload", "resnet50", "--gpus", "100000000"},
                "",
                "--gpus"});
+  // size --serve (docs/serving.md): every flag a user can get wrong, one line naming it.
+  const std::vector<std::string> serve{
+      "size",           "--serve", "--workload",      "llama3.1-8b",
+      "--input-tokens", "128",     "--output-tokens", "128"};
+  const auto serve_with = [&serve](std::vector<std::string> extra) {
+    std::vector<std::string> args = serve;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  c.push_back({"size --serve --tensor 3 (not a divisor of the heads)",
+               serve_with({"--tensor", "3"}), "", "--tensor 3"});
+  c.push_back({"size --serve --weights fp4 on a GPU without fp4 GEMMs",
+               serve_with({"--hardware", "catalog:h100-sxm5-80gb", "--weights", "fp4"}), "",
+               "--weights fp4"});
+  c.push_back({"size --serve --rate 0", serve_with({"--rate", "0"}), "", "--rate"});
+  c.push_back({"size --serve --rate on an engine of static batches",
+               serve_with({"--rate", "2", "--stack", "pytorch"}), "", "--rate needs"});
+  c.push_back({"size --serve --output-tokens 0",
+               {"size", "--serve", "--workload", "llama3.1-8b", "--input-tokens", "8",
+                "--output-tokens", "0"},
+               "",
+               "--output-tokens"});
+  c.push_back({"size --serve of a model that is not a decoder",
+               {"size", "--serve", "--workload", "bert-large", "--input-tokens", "8",
+                "--output-tokens", "8"},
+               "",
+               "decoder language model"});
+  c.push_back({"size --tensor without --serve",
+               {"size", "--workload", "llama3.1-8b", "--tensor", "2"},
+               "",
+               "--serve"});
+  c.push_back({"compare --serve without the lengths",
+               {"compare", "catalog:dgx-h100", "--serve", "--workload", "llama3.1-8b"},
+               "",
+               "--input-tokens and --output-tokens are required"});
+  c.push_back({"report --serve with an unknown --weights",
+               {"report", std::string(GPUBENCH_TEST_DATA_DIR) + "/validate-8gpu.json", "--serve",
+                "llama3.1-8b", "--input-tokens", "8", "--output-tokens", "8", "--weights", "fp6"},
+               "",
+               "--weights"});
   const json gpt_workload = config("workloads/gpt2-large.json");
   c.push_back({"workload: a tensor split that does not divide the heads",
                {"size", "--workload", "{f}"},

@@ -216,4 +216,17 @@ struct serving_check {
 [[nodiscard]] json to_json(const serving_check& check);
 [[nodiscard]] std::string to_markdown(const serving_check& check);
 
+// calibrate --serve --fit: each engine's step_overhead_us, matmul_efficiency and
+// memory_efficiency and the allreduce latency, fitted on the rows (the mean over source group and
+// figure of the median |log(predicted / published)|), and the rows of each source group predicted
+// by constants fitted without it.
+struct serving_fit {
+  serving_constants fitted;
+  std::vector<std::pair<std::string, double>> values;  // "tensorrt-llm.step_overhead_us" -> value
+  serving_check in_fit;
+  serving_check held_out;  // each row by constants fitted without its source group
+};
+[[nodiscard]] serving_fit fit_serving(const json& rows, const std::string& file,
+                                      const constants& c, const serving_constants& sc);
+
 }  // namespace gpubench::model
