@@ -46,9 +46,10 @@ constexpr int grid_points = 7;
 constexpr int refinements = 2;
 constexpr double missing_log_error = 0.6931;  // log 2: a figure the model does not give
 
-// The mean over (source group, figure) cells of each cell's median |log(predicted/published)|:
-// one source's rows share its harness, so they speak as one voice (as the training fit).
-double objective(const serving_check& check) {
+}  // namespace
+
+// One source's rows share its harness, so they speak as one voice (as the training fit).
+double fit_objective(const serving_check& check) {
   std::map<std::pair<std::string, std::string>, std::vector<double>> cells;
   for (const serving_check_row& row : check.rows) {
     for (const auto& [name, published, predicted] : row.figures) {
@@ -65,6 +66,8 @@ double objective(const serving_check& check) {
   return cells.empty() ? 0 : total / static_cast<double>(cells.size());
 }
 
+namespace {
+
 json rows_without(const json& doc, const std::string& group, bool keep) {
   json out = doc;
   out["rows"] = json::array();
@@ -78,7 +81,7 @@ json rows_without(const json& doc, const std::string& group, bool keep) {
 // around it.
 serving_constants fit_on(const json& doc, const std::string& file, const constants& c,
                          serving_constants sc, const std::vector<knob>& knobs) {
-  double best = objective(check_serving(doc, file, c, sc));
+  double best = fit_objective(check_serving(doc, file, c, sc));
   for (int pass = 0; pass <= refinements; ++pass) {
     for (const knob& k : knobs) {
       double* value = k.at(sc, k.stack);
@@ -90,7 +93,7 @@ serving_constants fit_on(const json& doc, const std::string& file, const constan
       double chosen = start;
       for (int i = 0; i < grid_points; ++i) {
         *value = lo + (hi - lo) * i / (grid_points - 1);
-        const double score = objective(check_serving(doc, file, c, sc));
+        const double score = fit_objective(check_serving(doc, file, c, sc));
         if (score < best - 1e-12) {
           best = score;
           chosen = *value;

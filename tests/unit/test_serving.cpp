@@ -231,3 +231,27 @@ TEST_CASE("size --serve refuses what it cannot size, naming the flag", "[unit][s
   CHECK_THROWS_WITH(predict_serving(h100, load_workload("bert-large"), c, sc, o),
                     Catch::Contains("decoder language model"));
 }
+
+TEST_CASE(
+    "calibrate --serve --fit: the fit ends no worse than it starts, and every source group is "
+    "predicted by a fit made without it",
+    "[unit][serving]") {
+  // Four published rows of two source groups (configs/calibration/serving.json).
+  json doc = read_json_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/calibration/serving.json");
+  json rows = json::array();
+  for (const json& row : doc.at("rows")) {
+    const int id = row.at("id");
+    if (id == 2 || id == 6 || id == 28 || id == 29) rows.push_back(row);
+  }
+  REQUIRE(rows.size() == 4);
+  doc["rows"] = rows;
+  const constants c = load_constants();
+  const serving_constants sc = load_serving_constants();
+  const serving_check start = check_serving(doc, "four.json", c, sc);
+  const serving_fit fit = fit_serving(doc, "four.json", c, sc);
+  REQUIRE_FALSE(fit.values.empty());
+  // A coordinate search keeps a value only where it lowers the objective.
+  CHECK(fit_objective(fit.in_fit) <= fit_objective(start) + 1e-12);
+  CHECK(fit.held_out.rows.size() == 4);
+  for (const serving_check_row& row : fit.held_out.rows) CHECK_FALSE(row.figures.empty());
+}

@@ -226,7 +226,10 @@ struct serving_fit {
   serving_check in_fit;
   serving_check held_out;  // each row by constants fitted without its source group
 };
-[[nodiscard]] serving_fit fit_serving(const json& rows, const std::string& file,
-                                      const constants& c, const serving_constants& sc);
+[[nodiscard]] serving_fit fit_serving(const json& rows, const std::string& file, const constants& c,
+                                      const serving_constants& sc);
+// What the fit minimises: the mean over (source group, figure) cells of each cell's median
+// |log(predicted / published)|, a figure the model does not give counting as log 2.
+[[nodiscard]] double fit_objective(const serving_check& check);
 
 }  // namespace gpubench::model
