@@ -48,7 +48,9 @@ int calibrate_serving(const calibrate_args& args) {
     return exit_ok;
   }
   const model::serving_check check = model::check_serving(rows, file, constants, engines);
-  if (args.as_json) {
+  if (args.bands) {
+    std::cout << json_text(model::to_json(model::serving_bands(check)), 2) << "\n";
+  } else if (args.as_json) {
     std::cout << json_text(model::to_json(check), 2) << "\n";
   } else {
     std::cout << model::to_markdown(check);

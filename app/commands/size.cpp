@@ -58,8 +58,9 @@ int serve(const size_args& args) {
     options.load = model::serving_load::rate;
     options.load_value = *args.rate;
   }
-  const model::serving_result result =
+  model::serving_result result =
       model::predict_serving(hardware, workload, constants, serving, options);
+  model::apply_serving_bands(result, model::load_serving_bands());
   std::vector<model::serving_layout> layouts;
   if (args.search) {
     // The precisions to try: the one asked for, or the native ones (serving_question).

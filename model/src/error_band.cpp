@@ -56,9 +56,8 @@ std::pair<double, double> band_of(const std::vector<sample>& samples, auto keep,
   for (const sample& s : samples) {
     if (keep(s)) ratios.push_back(s.ratio);
   }
-  std::sort(ratios.begin(), ratios.end());
   kept = static_cast<int>(ratios.size());
-  return {quantile(ratios, (1 - band_coverage) / 2), quantile(ratios, (1 + band_coverage) / 2)};
+  return ratio_band(std::move(ratios));
 }
 
 // The family's band, or every family's where it has too few rows; `left_out` a source group the
@@ -73,6 +72,11 @@ std::pair<double, double> family_band(const std::vector<sample>& samples, const 
 }
 
 }  // namespace
+
+std::pair<double, double> ratio_band(std::vector<double> ratios) {
+  std::sort(ratios.begin(), ratios.end());
+  return {quantile(ratios, (1 - band_coverage) / 2), quantile(ratios, (1 + band_coverage) / 2)};
+}
 
 std::vector<error_band> error_bands(const std::vector<calibration_row>& rows) {
   std::vector<error_band> out;

@@ -14,6 +14,7 @@
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/json_reader.hpp"
 #include "gpubench/core/text.hpp"
+#include "gpubench/model/calibration.hpp"
 #include "presets.hpp"
 
 namespace gpubench::model {
@@ -944,6 +945,13 @@ json to_json(const serving_result& r) {
   if (r.fits) {
     serving["prefill"] = phase(r.prefill);
     serving["decode"] = phase(r.decode);
+  }
+  if (!r.interval.empty()) {
+    json interval = {{"coverage", band_coverage}, {"basis", r.interval_basis}};
+    for (const auto& [figure, range] : r.interval) {
+      interval[figure] = {{"low", range.first}, {"high", range.second}};
+    }
+    serving["interval"] = std::move(interval);
   }
   if (r.ttft_met) serving["ttft_met"] = *r.ttft_met;
   if (r.tpot_met) serving["tpot_met"] = *r.tpot_met;

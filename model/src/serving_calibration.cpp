@@ -5,9 +5,11 @@
 #include <limits>
 
 #include "components.hpp"
+#include "gpubench/core/config_paths.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/json_reader.hpp"
 #include "gpubench/core/text.hpp"
+#include "gpubench/model/calibration.hpp"
 #include "gpubench/model/serving.hpp"
 
 namespace gpubench::model {
@@ -219,6 +221,116 @@ std::string to_markdown(const serving_check& check) {
            join(parts, "; ") + " |\n";
   }
   return out;
+}
+
+// The figures a serving answer carries a band for.
+constexpr const char* banded_figures[] = {"output_tokens_per_s", "ttft_ms", "tpot_ms"};
+constexpr const char* serving_bands_schema = "gpubench.serving-bands/1";
+
+std::vector<serving_band> serving_bands(const serving_check& check) {
+  std::vector<serving_band> out;
+  for (const char* figure : banded_figures) {
+    struct sample {
+      double ratio;
+      const std::string* group;
+    };
+    std::vector<sample> samples;
+    for (const serving_check_row& row : check.rows) {
+      for (const auto& [name, published, predicted] : row.figures) {
+        if (name == figure && std::isfinite(predicted) && predicted > 0) {
+          samples.push_back({published / predicted, &row.source_group});
+        }
+      }
+    }
+    serving_band b;
+    b.figure = figure;
+    b.rows = static_cast<int>(samples.size());
+    if (samples.empty()) continue;
+    std::vector<double> all;
+    for (const sample& s : samples) all.push_back(s.ratio);
+    std::tie(b.low, b.high) = ratio_band(all);
+    // Held out by source: each row against the band its own source group had no part in.
+    int inside = 0;
+    int counted = 0;
+    for (const sample& s : samples) {
+      std::vector<double> others;
+      for (const sample& o : samples) {
+        if (*o.group != *s.group) others.push_back(o.ratio);
+      }
+      if (others.empty()) continue;
+      const auto [low, high] = ratio_band(others);
+      ++counted;
+      inside += s.ratio >= low && s.ratio <= high ? 1 : 0;
+    }
+    b.held_out_coverage = counted > 0 ? static_cast<double>(inside) / counted : 0;
+    out.push_back(b);
+  }
+  return out;
+}
+
+json to_json(const std::vector<serving_band>& bands) {
+  json list = json::array();
+  for (const serving_band& b : bands) {
+    list.push_back({{"figure", b.figure},
+                    {"rows", b.rows},
+                    {"low", b.low},
+                    {"high", b.high},
+                    {"held_out_coverage", b.held_out_coverage}});
+  }
+  return json{{"schema", serving_bands_schema},
+              {"about",
+               "gpubench calibrate --serve --bands: per figure, published / predicted over the "
+               "published serving rows (configs/calibration/serving.json, none fitted on), the "
+               "quantiles that hold `coverage` of them between, and how often a band built "
+               "without a source group held that group's rows (docs/serving.md, 'Error band')"},
+              {"coverage", band_coverage},
+              {"bands", std::move(list)}};
+}
+
+std::vector<serving_band> parse_serving_bands(const json& doc, const std::string& file) {
+  const json_reader root(doc, file);
+  root.expect_object({"schema", "about", "coverage", "bands"});
+  if (root.get_string("schema") != serving_bands_schema) {
+    root.fail("schema", std::string("\"") + serving_bands_schema + "\"");
+  }
+  std::vector<serving_band> out;
+  for (const json_reader& e : root.elements("bands", 0)) {
+    e.expect_object({"figure", "rows", "low", "high", "held_out_coverage"});
+    serving_band b;
+    b.figure = e.get_string("figure");
+    b.rows = static_cast<int>(e.get_int("rows", 1, 1 << 30));
+    b.low = e.get_number("low", 1e-6, 1e6);
+    b.high = e.get_number("high", b.low, 1e6);
+    b.held_out_coverage = e.get_number("held_out_coverage", 0, 1);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+std::vector<serving_band> load_serving_bands() {
+  const auto path = config_dir() / "model" / "serving_bands.json";
+  return parse_serving_bands(read_json_file(path), path.string());
+}
+
+void apply_serving_bands(serving_result& r, const std::vector<serving_band>& bands) {
+  if (!r.fits || r.over_capacity) return;
+  const json figures = to_json(r).at("serving");
+  std::vector<std::string> parts;
+  for (const serving_band& b : bands) {
+    const json& value = figures.at(b.figure);
+    if (!value.is_number() || value.get<double>() <= 0) continue;
+    const double v = value.get<double>();
+    r.interval[b.figure] = {v * b.low, v * b.high};
+    parts.push_back(b.figure + ": " + std::to_string(b.rows) + " runs, " +
+                    fmt(b.held_out_coverage * 100) +
+                    "% of a source's runs inside the band built without it");
+  }
+  if (!parts.empty()) {
+    r.interval_basis = fmt(band_coverage * 100) +
+                       "% of the published serving runs (TensorRT-LLM, NIM; nothing fitted on "
+                       "them) fell in this range around the model's answers: " +
+                       join(parts, "; ");
+  }
 }
 
 }  // namespace gpubench::model

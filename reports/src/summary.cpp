@@ -115,6 +115,14 @@ void print_serving(std::ostream& out, const model::serving_result& r) {
     out << "time to first token " << format_number(r.ttft_ms) << " ms, time per output token "
         << format_number(r.tpot_ms) << " ms, end to end " << format_number(r.e2e_latency_ms)
         << " ms, " << format_number(r.concurrency) << " sequences in flight\n";
+    if (!r.interval.empty()) {
+      out << range_header() << ":";
+      for (const auto& [figure, range] : r.interval) {
+        out << " " << figure << " " << format_number(range.first) << " to "
+            << format_number(range.second) << ";";
+      }
+      out << " (" << r.interval_basis << ")\n";
+    }
   }
   out << "GPU memory per GPU: weights " << format_number(r.weights_GB_per_gpu) << gb
       << ", KV cache " << format_number(r.kv_cache_GB_per_gpu) << gb << " of "

@@ -255,3 +255,38 @@ TEST_CASE(
   CHECK(fit.held_out.rows.size() == 4);
   for (const serving_check_row& row : fit.held_out.rows) CHECK_FALSE(row.figures.empty());
 }
+
+TEST_CASE(
+    "size --serve's error band: configs/model/serving_bands.json is what the published rows "
+    "give, and an answer's range holds it",
+    "[unit][serving]") {
+  const std::string file = std::string(GPUBENCH_SOURCE_DIR) + "/configs/calibration/serving.json";
+  const serving_check check =
+      check_serving(read_json_file(file), file, load_constants(), load_serving_constants());
+  const std::vector<serving_band> computed = serving_bands(check);
+  const std::vector<serving_band> shipped = load_serving_bands();
+  REQUIRE(computed.size() == shipped.size());
+  for (std::size_t i = 0; i < computed.size(); ++i) {
+    INFO(computed[i].figure);
+    CHECK(shipped[i].figure == computed[i].figure);
+    CHECK(shipped[i].rows == computed[i].rows);
+    CHECK(shipped[i].low == Approx(computed[i].low));
+    CHECK(shipped[i].high == Approx(computed[i].high));
+    CHECK(shipped[i].held_out_coverage == Approx(computed[i].held_out_coverage));
+    // 80% of the rows' ratios lie within the band by construction (type-7 quantiles).
+    CHECK(computed[i].low <= 1.2);
+    CHECK(computed[i].high >= 0.8);
+  }
+  serving_options o;
+  o.input_tokens = 2048;
+  o.output_tokens = 256;
+  serving_result r = predict_serving(load_catalog("h100-sxm5-80gb"), load_workload("llama3.1-8b"),
+                                     load_constants(), load_serving_constants(), o);
+  apply_serving_bands(r, shipped);
+  REQUIRE(r.interval.contains("output_tokens_per_s"));
+  const auto [low, high] = r.interval.at("output_tokens_per_s");
+  CHECK(low <= r.output_tokens_per_s);
+  CHECK(high >= r.output_tokens_per_s);
+  CHECK(to_json(r)["serving"]["interval"]["tpot_ms"]["low"].get<double>() ==
+        Approx(r.interval.at("tpot_ms").first));
+}

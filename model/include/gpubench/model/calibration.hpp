@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpubench/core/json.hpp"
@@ -93,6 +94,9 @@ inline constexpr double band_coverage = 0.8;
 
 // Per method, per family with enough rows and for all: the bands of a report's rows.
 [[nodiscard]] std::vector<error_band> error_bands(const std::vector<calibration_row>& rows);
+// The band of published / predicted ratios: their quantiles (1 - band_coverage)/2 and
+// (1 + band_coverage)/2 (Hyndman and Fan's type 7); {1, 1} for none. The serving bands use it too.
+[[nodiscard]] std::pair<double, double> ratio_band(std::vector<double> ratios);
 // configs/model/error_bands.json as `gpubench calibrate --bands` writes it, and read back.
 [[nodiscard]] json to_json(const std::vector<error_band>& bands);
 [[nodiscard]] std::vector<error_band> parse_error_bands(const json& doc, const std::string& file);

@@ -144,6 +144,10 @@ struct serving_result {
   std::vector<std::string> recommendations;
   std::vector<std::string> notes;
   std::vector<std::string> assumed;
+  // figure -> (low, high): where 80% of the published runs fell around the model's answers
+  // (apply_serving_bands); empty without a rate.
+  std::map<std::string, std::pair<double, double>> interval;
+  std::string interval_basis;
 };
 
 // Throws input_error unless the workload is a decoder language model (a transformer preset with
@@ -215,6 +219,24 @@ struct serving_check {
                                           const constants& c, const serving_constants& sc);
 [[nodiscard]] json to_json(const serving_check& check);
 [[nodiscard]] std::string to_markdown(const serving_check& check);
+
+// How sure a serving answer is (docs/serving.md, "Error band"): per figure, the band of
+// published / predicted over the published rows (none fitted on), holding band_coverage of them,
+// and how often a band built without a source group held that group's rows.
+struct serving_band {
+  std::string figure;  // output_tokens_per_s, ttft_ms, tpot_ms
+  int rows = 0;
+  double low = 1;  // published / predicted
+  double high = 1;
+  double held_out_coverage = 0;
+};
+[[nodiscard]] std::vector<serving_band> serving_bands(const serving_check& check);
+[[nodiscard]] json to_json(const std::vector<serving_band>& bands);
+[[nodiscard]] std::vector<serving_band> parse_serving_bands(const json& doc,
+                                                            const std::string& file);
+[[nodiscard]] std::vector<serving_band> load_serving_bands();  // configs/model/serving_bands.json
+// The answer's range for each banded figure it gives: value x [low, high].
+void apply_serving_bands(serving_result& r, const std::vector<serving_band>& bands);
 
 // calibrate --serve --fit: each engine's step_overhead_us, matmul_efficiency and
 // memory_efficiency and the allreduce latency, fitted on the rows (the mean over source group and
