@@ -60,14 +60,18 @@ struct weight_precision {
   std::string_view about;
 };
 // int4: AWQ/GPTQ groups of 128 with a 16-bit scale (+1/64 byte); fp4: NVFP4's e4m3 scale per 16
-// elements (+1/16).
+// elements (+1/16, from the dtype table).
+// A precision that runs native GEMMs stores its weights as that GEMM dtype does (the dtype table).
+constexpr double stored_as(std::string_view dtype) {
+  return find_gemm_dtype(dtype)->stored_bytes_per_element();
+}
 constexpr weight_precision weight_precisions[] = {
-    {"bf16", 2, "bf16", false, "bf16 weights and GEMMs"},
-    {"fp16", 2, "fp16", false, "fp16 weights and GEMMs"},
-    {"fp8", 1, "fp8", false, "fp8 weights and activations, fp8 GEMMs"},
+    {"bf16", stored_as("bf16"), "bf16", false, "bf16 weights and GEMMs"},
+    {"fp16", stored_as("fp16"), "fp16", false, "fp16 weights and GEMMs"},
+    {"fp8", stored_as("fp8"), "fp8", false, "fp8 weights and activations, fp8 GEMMs"},
     {"int8", 1, "", true, "int8 weight-only, 16-bit GEMMs"},
     {"int4", 0.5 + 2.0 / 128, "", true, "int4 weight-only (groups of 128), 16-bit GEMMs"},
-    {"fp4", 0.5 + 1.0 / 16, "nvfp4", false, "NVFP4 weights and activations, fp4 GEMMs"},
+    {"fp4", stored_as("nvfp4"), "nvfp4", false, "NVFP4 weights and activations, fp4 GEMMs"},
 };
 struct kv_precision {
   std::string_view name;
@@ -509,6 +513,16 @@ const std::vector<std::string>& serving_weight_names() {
   }();
   return names;
 }
+std::string serving_weight_dtype(const std::string& weights) {
+  const weight_precision& p = weights_of(weights);
+  if (!p.dtype.empty()) return std::string(p.dtype);
+  return "bf16";  // weight-only: dequantised to bf16 in the GEMM
+}
+
+double serving_weight_bytes(const std::string& weights) {
+  return weights_of(weights).bytes;
+}
+
 const std::vector<std::string>& serving_kv_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
@@ -617,7 +631,7 @@ serving_result predict_serving(const hardware_profile& hw, const workload& w, co
                       hw.name + " has (" + std::to_string(per_node) + ")");
   }
   const std::string dtype16 = o.weights == "fp16" ? "fp16" : "bf16";
-  const std::string dtype = wp.dtype.empty() ? dtype16 : std::string(wp.dtype);
+  const std::string dtype = serving_weight_dtype(o.weights);
   if (!hw.value(fig::peak_tflops, dtype) &&
       std::none_of(hw.gemm.begin(), hw.gemm.end(),
                    [&](const gemm_point& p) { return p.dtype == dtype; })) {

@@ -18,6 +18,9 @@ namespace {
 
 using detail::fmt;
 
+// What a figure the model does not give counts as in the fit's objective: |log 2|.
+constexpr double missing_log_error = 0.6931;
+
 double median_of(std::vector<double> v) {
   if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
   std::sort(v.begin(), v.end());
@@ -61,9 +64,6 @@ serving_check check_serving(const json& doc, const std::string& file, const cons
     root.fail("schema", "\"gpubench.serving-rows/1\"");
   }
   serving_check out;
-  std::map<std::string, std::vector<double>> errors;
-  std::map<std::pair<std::string, std::string>, std::vector<double>> group_errors;
-  std::map<std::string, std::vector<double>> naive_errors;
   for (const json_reader& row : root.elements("rows", 1)) {
     row.expect_object({"id", "source", "source_group", "model", "preset", "engine", "stack", "gpu",
                        "catalog", "gpus", "tensor", "pipeline", "weights", "kv_cache",
@@ -106,12 +106,8 @@ serving_check check_serving(const json& doc, const std::string& file, const cons
                   std::to_string(o.input_tokens) + "/" + std::to_string(o.output_tokens) + ", " +
                   kind + (o.load == serving_load::max_throughput ? "" : " " + fmt(o.load_value)) +
                   ", " + o.stack;
-    const std::string dtype = o.weights == "fp4"    ? "nvfp4"
-                              : o.weights == "fp8"  ? "fp8"
-                              : o.weights == "fp16" ? "fp16"
-                                                    : "bf16";
-    const double bytes = o.weights == "fp4" ? 0.5 + 1.0 / 16 : o.weights == "fp8" ? 1 : 2;
-    const std::map<std::string, double> all_naive = naive_figures(hw, r, dtype, bytes);
+    const std::map<std::string, double> all_naive =
+        naive_figures(hw, r, serving_weight_dtype(o.weights), serving_weight_bytes(o.weights));
     // Each published figure beside the model's figure of the same name: the serving JSON's.
     const json predicted = to_json(r).at("serving");
     const json_reader published = row.member("published");
@@ -122,31 +118,56 @@ serving_check check_serving(const json& doc, const std::string& file, const cons
       const double mine = model_value.is_number() ? model_value.get<double>()
                                                   : std::numeric_limits<double>::quiet_NaN();
       result.figures.emplace_back(item.key(), value, mine);
-      // No figure where one was published counts as wholly wrong.
-      const double error = std::isfinite(mine) ? std::abs(mine / value - 1) : 1.0;
-      errors[item.key()].push_back(error);
-      group_errors[{result.source_group, item.key()}].push_back(error);
       // The naive roofline's throughput is the offline one: it knows no load.
       const bool naive_applies =
           item.key() != "output_tokens_per_s" || o.load == serving_load::max_throughput;
       if (const auto naive = all_naive.find(item.key());
           naive_applies && naive != all_naive.end()) {
         result.naive[item.key()] = naive->second;
-        naive_errors[item.key()].push_back(std::abs(naive->second / value - 1));
       }
     }
     out.rows.push_back(std::move(result));
   }
-  for (const auto& [figure, e] : errors) {
-    out.by_figure[figure] = {static_cast<int>(e.size()), median_of(e)};
-  }
-  for (const auto& [key, e] : group_errors) {
-    out.by_group[key] = {static_cast<int>(e.size()), median_of(e)};
-  }
-  for (const auto& [figure, e] : naive_errors) {
-    out.naive[figure] = {static_cast<int>(e.size()), median_of(e)};
-  }
+  summarise(out);
   return out;
+}
+
+void summarise(serving_check& check) {
+  std::map<std::string, std::vector<double>> errors;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> group_errors;
+  std::map<std::string, std::vector<double>> naive_errors;
+  for (const serving_check_row& row : check.rows) {
+    for (const auto& [name, published, predicted] : row.figures) {
+      // No figure where one was published counts as wholly wrong.
+      const double error = std::isfinite(predicted) ? std::abs(predicted / published - 1) : 1.0;
+      errors[name].push_back(error);
+      group_errors[{row.source_group, name}].push_back(error);
+      if (const auto naive = row.naive.find(name); naive != row.naive.end()) {
+        naive_errors[name].push_back(std::abs(naive->second / published - 1));
+      }
+    }
+  }
+  const auto fill = [](auto& into, const auto& samples) {
+    into.clear();
+    for (const auto& [key, e] : samples) into[key] = {static_cast<int>(e.size()), median_of(e)};
+  };
+  fill(check.by_figure, errors);
+  fill(check.by_group, group_errors);
+  fill(check.naive, naive_errors);
+}
+
+// One source's rows share its harness, so they speak as one voice (as the training fit).
+double fit_objective(const serving_check& check) {
+  std::map<std::pair<std::string, std::string>, std::vector<double>> cells;
+  for (const serving_check_row& row : check.rows) {
+    for (const auto& [name, published, predicted] : row.figures) {
+      cells[{row.source_group, name}].push_back(
+          std::isfinite(predicted) ? std::abs(std::log(predicted / published)) : missing_log_error);
+    }
+  }
+  double total = 0;
+  for (const auto& [cell, e] : cells) total += median_of(e);
+  return cells.empty() ? 0 : total / static_cast<double>(cells.size());
 }
 
 json to_json(const serving_check& check) {

@@ -99,7 +99,7 @@ std::string serving_html(const serving_section& s) {
                       "time per output token (ms)", "output tokens/s per GPU", x_scale::linear);
   }
   html_table t(layout_columns, "serving-layouts");
-  for (std::size_t i = 0; i < s.layouts.size() && i < table_rows; ++i) t.row(row_of(s.layouts[i]));
+  for (const auto& row : serving_layout_rows(s.layouts)) t.row(row);
   return out + t.render() + "</section>\n";
 }
 
@@ -111,12 +111,17 @@ const std::vector<std::string>& serving_header() {
   return layout_columns;
 }
 
-std::vector<std::vector<std::string>> serving_rows(const serving_section& s) {
+std::vector<std::vector<std::string>> serving_layout_rows(
+    const std::vector<model::serving_layout>& layouts) {
   std::vector<std::vector<std::string>> rows;
-  for (std::size_t i = 0; i < s.layouts.size() && i < table_rows; ++i) {
-    rows.push_back(row_of(s.layouts[i]));
+  for (std::size_t i = 0; i < layouts.size() && i < table_rows; ++i) {
+    rows.push_back(row_of(layouts[i]));
   }
   return rows;
+}
+
+std::vector<std::vector<std::string>> serving_rows(const serving_section& s) {
+  return serving_layout_rows(s.layouts);
 }
 
 std::vector<std::vector<std::string>> serving_csv_rows(const serving_section& s) {

@@ -15,6 +15,9 @@ namespace gpubench::reports {
 // The table of the best layouts: its header and rows.
 [[nodiscard]] const std::vector<std::string>& serving_header();
 [[nodiscard]] std::vector<std::vector<std::string>> serving_rows(const serving_section& s);
+// The same rows for any list of layouts (size --serve --search's text): the best ten.
+[[nodiscard]] std::vector<std::vector<std::string>> serving_layout_rows(
+    const std::vector<model::serving_layout>& layouts);
 // The best layout's figures as CSV fields: section, name, configuration, metric, value, unit,
 // note.
 [[nodiscard]] std::vector<std::vector<std::string>> serving_csv_rows(const serving_section& s);

@@ -9,6 +9,7 @@
 #include "gpubench/reports/report.hpp"
 #include "gpubench/vocabulary/query.hpp"
 #include "gpubench/vocabulary/units.hpp"
+#include "serving_section.hpp"
 
 namespace gpubench::reports {
 
@@ -161,17 +162,8 @@ void print_serving_layouts(std::ostream& out, const std::vector<model::serving_l
   out << "\n"
       << layouts.size() << " layouts, " << meeting
       << " within capacity and the targets; the best ten:\n";
-  text_table table({"GPUs", "tensor", "pipeline", "replicas", "weights", "in flight",
-                    "tokens/s per GPU", "TTFT ms", "TPOT ms", "limited by", "targets"});
-  for (std::size_t i = 0; i < layouts.size() && i < 10; ++i) {
-    const model::serving_layout& l = layouts[i];
-    const auto number = [&](double v) { return l.fits ? format_number(v) : std::string("-"); };
-    table.add_row({std::to_string(l.gpus), std::to_string(l.tensor), std::to_string(l.pipeline),
-                   std::to_string(l.replicas), l.weights, number(l.concurrency),
-                   number(l.output_tokens_per_s_per_gpu), number(l.ttft_ms), number(l.tpot_ms),
-                   std::string(to_string(l.limiting_component)),
-                   l.meets_targets ? "met" : (l.fits ? "not met" : "does not fit")});
-  }
+  text_table table(serving_header());
+  for (const auto& row : serving_layout_rows(layouts)) table.add_row(row);
   out << table.render();
 }
 

@@ -64,6 +64,10 @@ struct serving_constants {
 // The weight and KV-cache precisions (one table each, in serving.cpp).
 [[nodiscard]] const std::vector<std::string>& serving_weight_names();
 [[nodiscard]] const std::vector<std::string>& serving_kv_names();
+// A --weights precision's GEMM dtype (the 16-bit one for weight-only int8/int4) and its bytes per
+// weight element, block scales included. Throws input_error for a name not in the table.
+[[nodiscard]] std::string serving_weight_dtype(const std::string& weights);
+[[nodiscard]] double serving_weight_bytes(const std::string& weights);
 
 struct serving_options {
   std::optional<int> gpus;  // all GPUs (default: the machine's, or T x P)
@@ -217,6 +221,9 @@ struct serving_check {
 // the row for one the model cannot take.
 [[nodiscard]] serving_check check_serving(const json& rows, const std::string& file,
                                           const constants& c, const serving_constants& sc);
+// Sets the check's medians (per figure, per source group and figure, and the naive roofline's)
+// from its rows.
+void summarise(serving_check& check);
 [[nodiscard]] json to_json(const serving_check& check);
 [[nodiscard]] std::string to_markdown(const serving_check& check);
 
