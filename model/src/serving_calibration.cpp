@@ -268,6 +268,7 @@ std::vector<serving_band> serving_bands(const serving_check& check) {
     b.rows = static_cast<int>(samples.size());
     if (samples.empty()) continue;
     std::vector<double> all;
+    all.reserve(samples.size());
     for (const sample& s : samples) all.push_back(s.ratio);
     std::tie(b.low, b.high) = ratio_band(all);
     // Held out by source: each row against the band its own source group had no part in.
