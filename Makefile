@@ -15,8 +15,9 @@ DEBIAN_PACKAGES := cmake make g++ pkg-config git libcli11-dev nlohmann-json3-dev
   libbenchmark-dev libopenmpi-dev openmpi-bin liburing-dev libturbojpeg0-dev libhwloc-dev
 # The browser test tier renders the HTML reports in headless Chromium; the sanitizer and fuzz
 # tier is built with clang (AddressSanitizer, UndefinedBehaviorSanitizer, libFuzzer); the schema
-# test checks docs/schema/ with python3-jsonschema.
-TEST_PACKAGES := chromium clang libclang-rt-14-dev python3-jsonschema python3-prometheus-client python3-yaml shellcheck zsh
+# test checks docs/schema/ with python3-jsonschema; python3-torchvision is the real DataLoader
+# cpu.dataloader runs and the loader check holds the model to.
+TEST_PACKAGES := chromium clang libclang-rt-14-dev python3-jsonschema python3-prometheus-client python3-torchvision python3-yaml shellcheck zsh
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test deps build build-nocuda build-sanitize gpu-check gpu-bundle

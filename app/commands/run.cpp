@@ -195,6 +195,9 @@ command add_run(CLI::App& app, const command_line& line) {
       "folder(s) for storage benchmarks' test files, comma-separated or repeated (one per "
       "device)");
   sub->add_option("--gpus", s.gpus, "GPU indices to use, e.g. 0,1 (default: all)");
+  sub->add_option("--python", s.python,
+                  "the python3 with torch and torchvision that cpu.dataloader runs (default: "
+                  "$GPUBENCH_PYTHON, then each python3 on PATH)");
   sub->add_option(
          "--duration", s.duration_s,
          "seconds of sustained load for gpu.burn (default: the suite's; full 60, quick 10)")

@@ -19,8 +19,6 @@
 namespace gpubench {
 namespace {
 
-constexpr int corpus_size = 64;
-constexpr int jpeg_quality = 90;
 constexpr int samples_per_worker = 16;  // per timed iteration
 
 struct worker_state {
@@ -42,14 +40,15 @@ class cpu_augment final : public instance {
     pool_ = std::make_unique<pinned_thread_pool>(threads_);
     // Image i depends on i alone, so the case's workers make the corpus between them: the same
     // bytes, and a 64-thread case no longer waits seconds on one core before it starts.
-    corpus_.resize(corpus_size);
+    corpus_.resize(augment::corpus_images);
     pool_->run([this](int worker) {
       for (std::uint32_t i = static_cast<std::uint32_t>(worker);
-           i < static_cast<std::uint32_t>(corpus_size); i += static_cast<std::uint32_t>(threads_)) {
+           i < static_cast<std::uint32_t>(augment::corpus_images);
+           i += static_cast<std::uint32_t>(threads_)) {
         const augment::rgb_image photo =
             augment::synthetic_photo(width_, height_, i, [] { return interrupt_requested(); });
         stop_if_interrupted("while the JPEG corpus was made");
-        corpus_[i] = augment::encode_jpeg(photo, jpeg_quality);
+        corpus_[i] = augment::encode_jpeg(photo, augment::corpus_jpeg_quality);
       }
     });
     for (const auto& jpeg : corpus_) corpus_bytes_ += jpeg.size();
@@ -97,7 +96,7 @@ class cpu_augment final : public instance {
     const double rate = samples_per_worker * threads_ / seconds;
     std::vector<std::pair<std::string, double>> out{
         {"samples_per_s_per_core", rate / threads_},
-        {"jpeg_MBps", rate * static_cast<double>(corpus_bytes_) / corpus_size / 1e6}};
+        {"jpeg_MBps", rate * static_cast<double>(corpus_bytes_) / augment::corpus_images / 1e6}};
     if (single_core_rate_ > 0) {
       out.emplace_back("scaling_efficiency", rate / (threads_ * single_core_rate_));
     }
@@ -129,9 +128,9 @@ class cpu_augment final : public instance {
         {"pipeline", "decode (libturbojpeg) -> RandomResizedCrop(" + std::to_string(out_) +
                          ", scale 0.08-1, ratio 3/4-4/3, bilinear antialias as PIL) -> "
                          "horizontal flip p=0.5 -> normalize (ImageNet mean/std), float32 CHW"},
-        {"corpus_images", corpus_size},
-        {"jpeg_quality", jpeg_quality},
-        {"mean_jpeg_bytes", static_cast<double>(corpus_bytes_) / corpus_size},
+        {"corpus_images", augment::corpus_images},
+        {"jpeg_quality", augment::corpus_jpeg_quality},
+        {"mean_jpeg_bytes", static_cast<double>(corpus_bytes_) / augment::corpus_images},
         {"threads", threads_},
         {"cpus", pool_->bound_cpus()},
         {"single_core_samples_per_s",

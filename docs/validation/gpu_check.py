@@ -269,6 +269,19 @@ def analyse(report, results, torch, gpu):
         report.notes.append(f"- {r['id']} {json.dumps(r['axes'])}: {r['status']}: "
                             f"{r.get('error') or r.get('reason') or 'not verified'}")
 
+    # PyTorch's DataLoader (issue 45) where the machine's python3 has torchvision: there it pins
+    # its batches, as a training job does.
+    loader = [r for r in results if r["id"] == "cpu.dataloader"]
+    if loader:
+        ran = [r for r in loader if r["status"] == "ok"]
+        detail = "; ".join(
+            f"{r['axes']['workers']} worker(s) {r['metrics']['images_per_s']['median']:.0f} images/s"
+            f" (pin_memory {r['info'].get('pin_memory')})" for r in ran) or loader[0].get(
+                "reason") or loader[0].get("error", "")
+        report.check("cpu.dataloader ran and its batches checked",
+                     all(r["status"] != "failed" and (r["status"] != "ok" or r.get("verified"))
+                         for r in loader), detail)
+
     def ours(id_, **axes):
         return median(results, id_, gpu=gpu, **axes)
 

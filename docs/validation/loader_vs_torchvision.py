@@ -1,13 +1,14 @@
-"""A real torchvision DataLoader against cpu.augment, on the same JPEG files, and the model's
-python-loader CPU ceiling for this machine against the DataLoader it stands for.
+"""A real torchvision DataLoader against cpu.augment and cpu.dataloader, on the same JPEG files,
+and the model's python-loader CPU ceiling for this machine against the DataLoader it stands for.
 
 The loader is what a ResNet-50 training script runs: an ImageFolder-style dataset opening each
 JPEG with PIL, RandomResizedCrop(224), RandomHorizontalFlip, ToTensor, Normalize, batches of 256
-collated by a DataLoader with W worker processes (1, and one per core). Its images/s divided by
-cpu.augment's one-core rate is `loader_efficiency`: what one Python loader core does of what
-gpubench's C++ pipeline does per core. The model's ceiling comes from `gpubench size` on this
-machine's own results (1 GPU: by the model's rule, one loader core on a 2-core machine), and is
-compared with the DataLoader of that many workers. Target: within +-25%.
+collated by a DataLoader with W worker processes (1, 2 and one per core). Its images/s with one
+worker divided by cpu.augment's one-core rate is this machine's `loader_efficiency`. The model's
+ceilings come from `gpubench size` on this machine's own results for 1 GPU with 1 and 2 loader
+cores: from cpu.dataloader (basis measured; target within +-25% of this script's own
+DataLoader), and, for comparison, from the same results without cpu.dataloader (cpu.augment x
+loader_efficiency, basis derived).
 
 Needs python3-torch and python3-torchvision (Debian). Usage:
   /usr/bin/python3 docs/validation/loader_vs_torchvision.py build/gpubench build/tools/gpubench_jpeg_corpus
@@ -29,7 +30,7 @@ from torchvision import transforms
 
 gpubench, corpus_tool = sys.argv[1], sys.argv[2]
 BATCH = 256
-SECONDS = 8.0
+SECONDS = float(os.environ.get("LOADER_CHECK_SECONDS", "8"))
 
 
 class JpegFiles(Dataset):
@@ -73,56 +74,89 @@ def run_gpubench(args):
     return subprocess.run([gpubench] + args, check=True, capture_output=True, text=True).stdout
 
 
+def ceiling(results, cores, label):
+    """The model's CPU ceiling for a python-loader ResNet-50 on 1 GPU of this machine with
+    `cores` loader cores (the GPU is a catalog one where this machine has none: it does not
+    enter the CPU ceiling). One core per GPU is reserved for the training process."""
+    sizing = json.loads(run_gpubench(["size", "--workload", "resnet50", "--hardware", results,
+                                      "--set", "gpu.model=h100-sxm5-80gb",
+                                      "--set", f"cpu.cores={cores + 1}", "--gpus", "1", "--json"]))
+    cpu = sizing["components"]["cpu"]
+    return cpu["samples_per_s"], cpu["basis"], cpu.get("detail", "")  # basis: "set" (cpu.cores)
+
+
 def main():
     cores = os.cpu_count()
     torch.set_num_threads(1)  # the main process only collates; workers are single-threaded
+    worker_counts = sorted({1, 2, cores}) if cores > 1 else [1]
     with tempfile.TemporaryDirectory() as work:
         subprocess.run([corpus_tool, work, "64"], check=True, capture_output=True)
         files = sorted(glob.glob(os.path.join(work, "img_*.jpg")))
         sizes = [os.path.getsize(f) for f in files]
-        print("# A torchvision DataLoader vs cpu.augment, and the model's python-loader ceiling")
+        print("# A torchvision DataLoader vs cpu.augment and cpu.dataloader, and the model's "
+              "python-loader ceiling")
         print(f"date: {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}; torch {torch.__version__};"
               f" torchvision {torchvision.__version__}; Pillow {PIL.__version__}; {cores} cores")
         print(f"corpus: {len(files)} JPEGs 500x375 q90, mean {sum(sizes) / len(sizes) / 1000:.1f} kB;"
               f" batch {BATCH}; {SECONDS:.0f} s per measurement")
 
-        # cpu.augment on one core and on every core, and the results the model sizes from.
+        # gpubench's own figures: cpu.augment, and cpu.dataloader (PyTorch's DataLoader over an
+        # ImageFolder, run by gpubench) at the worker counts checked here.
         out = os.path.join(work, "run")
-        run_gpubench(["run", "--suite", "quick", "--only", "cpu.augment,host.membw", "--axis",
-                      f"cpu.augment:threads=1,{cores}", "--out", out])
-        results = json.load(open(os.path.join(out, "results.json")))["results"]
+        counts = ",".join(str(w) for w in worker_counts)
+        # More repetitions than the quick suite's five: two workers and the main process share
+        # two cores here, and single rounds swing by 30%.
+        suite = os.path.join(work, "suite.json")
+        json.dump({"schema": "gpubench.suite/1", "name": "loader-check",
+                   "defaults": {"repetitions": 9, "warmup_iterations": 1, "min_time_s": 0.5},
+                   "benchmarks": [{"id": "cpu.augment"}, {"id": "cpu.dataloader"}]},
+                  open(suite, "w"))
+        run_gpubench(["run", "--suite", suite, "--only", "cpu.augment,cpu.dataloader",
+                      "--python", sys.executable,
+                      "--axis", f"cpu.augment:threads=1,{cores}",
+                      "--axis", f"cpu.dataloader:workers={counts}", "--out", out])
+        full = os.path.join(out, "results.json")
+        doc = json.load(open(full))
         augment = {r["axes"]["threads"]: r["metrics"]["samples_per_s"]["median"]
-                   for r in results if r["id"] == "cpu.augment" and r["status"] == "ok"}
+                   for r in doc["results"] if r["id"] == "cpu.augment" and r["status"] == "ok"}
+        measured = {r["axes"]["workers"]: r["metrics"]["images_per_s"]["median"]
+                    for r in doc["results"] if r["id"] == "cpu.dataloader" and r["status"] == "ok"}
         print(f"cpu.augment: {augment[1]:.1f} samples/s on 1 core, {augment[cores]:.1f} on {cores}")
+        print("cpu.dataloader: " + ", ".join(f"{w} worker(s) {v:.1f}" for w, v in
+                                             sorted(measured.items())) + " images/s")
+        # The same results without cpu.dataloader: the ceiling the model derives from
+        # cpu.augment x loader_efficiency where no DataLoader was measured.
+        derived_doc = dict(doc, results=[r for r in doc["results"] if r["id"] != "cpu.dataloader"])
+        derived = os.path.join(work, "derived.json")
+        json.dump(derived_doc, open(derived, "w"))
 
+        # An independent DataLoader (this script's own Dataset, not the ImageFolder gpubench
+        # runs): what the ceilings are checked against.
         rates = {}
-        for workers in sorted({1, cores}):
+        for workers in worker_counts:
             per_round = [loader_rate(files, workers) for _ in range(3)]
             rates[workers] = sorted(per_round)[1]
-            print(f"DataLoader, {workers} worker(s): " + ", ".join(f"{r:.1f}" for r in per_round) +
-                  f" images/s; median {rates[workers]:.1f}")
-        efficiency = rates[1] / augment[1]
-        print(f"loader_efficiency = DataLoader with 1 worker / cpu.augment on 1 core = "
-              f"{rates[1]:.1f} / {augment[1]:.1f} = {efficiency:.3f}")
-        if cores > 1:
-            print(f"scaling: {cores} workers give {rates[cores] / rates[1]:.2f}x one worker "
-                  f"(cpu.augment: {augment[cores] / augment[1]:.2f}x)")
+            print(f"DataLoader here, {workers} worker(s): " +
+                  ", ".join(f"{r:.1f}" for r in per_round) + f" images/s; median {rates[workers]:.1f}")
+        print(f"DataLoader with 1 worker / cpu.augment on 1 core = {rates[1]:.1f} / {augment[1]:.1f}"
+              f" = {rates[1] / augment[1]:.3f} (the loader_efficiency of this machine)")
 
-        # The model's CPU ceiling for a python-loader ResNet-50 on 1 GPU of this machine (the GPU
-        # is a catalog one where this machine has none: it does not enter the CPU ceiling).
-        sizing = json.loads(run_gpubench(["size", "--workload", "resnet50", "--hardware",
-                                          os.path.join(out, "results.json"), "--set",
-                                          "gpu.model=h100-sxm5-80gb", "--gpus", "1", "--json"]))
-        cpu = sizing["components"]["cpu"]
-        detail = cpu.get("detail", "")
-        loader_cores = int(float(detail.split(" loader cores")[0])) if " loader cores" in detail else 1
-        reference = rates.get(loader_cores) or rates[1] * loader_cores
-        error = cpu["samples_per_s"] / reference - 1
-        verdict = "PASS" if abs(error) <= 0.25 else "FAIL"
-        print(f"model: cpu ceiling {cpu['samples_per_s']:.1f} images/s ({detail})")
-        print(f"against the DataLoader with {loader_cores} worker(s), {reference:.1f} images/s: "
-              f"{error * 100:+.1f}% -> {verdict} (target: within +-25%)")
-        return 0 if verdict == "PASS" else 1
+        failed = False
+        for workers in [w for w in worker_counts if w <= 2]:
+            for name, results in (("measured", full), ("derived", derived)):
+                value, basis, detail = ceiling(results, workers, name)
+                error = value / rates[workers] - 1
+                verdict = "PASS" if abs(error) <= 0.25 else "FAIL"
+                # The target holds for the ceiling from cpu.dataloader; the derived one is shown
+                # for comparison (its ratio comes from other machines).
+                if name == "measured" and verdict == "FAIL":
+                    failed = True
+                print(f"model from {name} figures, {workers} loader core(s): {value:.1f} images/s vs "
+                      f"{rates[workers]:.1f}: {error * 100:+.1f}% -> "
+                      f"{verdict if name == 'measured' else '(not a target) ' + verdict} ({detail})")
+        print("target: the ceiling from cpu.dataloader within +-25% of the DataLoader at 1 and 2 "
+              "workers -> " + ("FAIL" if failed else "PASS"))
+        return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -302,6 +302,11 @@ std::string read_inputs(const session_request& args, session_inputs& in) {
       in.request.axis_overrides.push_back({"*", "duration_s", {std::to_string(*args.duration_s)}});
     }
     in.scratch = parse_scratch_dirs(args.scratch);
+    std::error_code ec;
+    if (!args.python.empty() &&
+        (!fs::is_regular_file(args.python, ec) || ::access(args.python.c_str(), X_OK) != 0)) {
+      throw input_error("--python " + args.python + ": expected an executable python3");
+    }
     if (args.check_other_inputs) args.check_other_inputs();
   } catch (const input_error& e) {
     return e.what();
@@ -439,6 +444,7 @@ session_result run_session(const session_request& args, const session_environmen
   if (const auto error = ranks.first_error(problem)) return ranks.stop(*error);
   options.verify = !args.skip_verify;
   options.timeout_s = args.timeout_s;
+  options.python = args.python;
   const std::string driver = system.gpu_status.driver_version;
 
   // The plan, checked on every rank before anything is created.

@@ -221,6 +221,32 @@ void anchor(const workload& w, const constants& c, const std::string& precision,
 // ---- the input pipeline (input_pipeline.cpp) ----------------------------------------------
 
 // The CPU, storage and PCIe ceilings of the data a step needs, per the whole job.
+// The image loaders data.loader names (loader_options.cpp): a python worker's options change
+// parts of its time per image; the native loader runs at cpu.augment's rate; DALI's GPU decode
+// is bounded by the GPUs' JPEG decoding.
+enum class loader_kind { python_worker, native, gpu_decode };
+// Shares of one vanilla DataLoader worker's time per image (cpu.dataloader, else constants).
+struct loader_split {
+  double decode = 0;
+  double resize = 0;
+  double transforms = 0;      // decode through Normalize; the rest is collation and hand-over
+  double torchvision_io = 0;  // the torchvision.io path's transforms
+  basis from = basis::assumed_default;
+};
+struct loader_option {
+  std::string_view name;  // data.loader
+  loader_kind kind;
+  int effort;               // the advice offers the cheaper changes first
+  std::string_view change;  // what a user does to get it
+  // A python worker's time per image over the vanilla loader's at the measured size, for an
+  // image of `pixels` times the measured one; null for the other kinds.
+  double (*time_share)(const loader_split& s, const constants& c, double pixels);
+};
+[[nodiscard]] std::span<const loader_option> loader_options();
+[[nodiscard]] const loader_option& find_loader(std::string_view name);
+[[nodiscard]] std::vector<std::string> loader_names();
+[[nodiscard]] loader_split loader_split_of(const hardware_profile& hw, const constants& c);
+
 struct input_pipeline {
   component cpu;
   component storage;
@@ -232,6 +258,19 @@ struct input_pipeline {
   double free_cores = 0;
   double idle_cores = 0;
 };
+// The CPU's ceiling for an image pipeline with its loader (data.loader), on the cores the GPUs'
+// processes leave (loader_workers_per_gpu caps them): one node's loader cores x the loader's
+// rate per core x nodes. `assumed`, where given, collects the defaults it fell back on.
+struct cpu_ceiling {
+  component comp;
+  double per_core = 0;
+  double loader_cores = 0;
+  double free_cores = 0;
+  double idle_cores = 0;
+};
+[[nodiscard]] cpu_ceiling cpu_ceiling_of(const hardware_profile& hw, const data_spec& data,
+                                         const constants& c, int gpus_per_node, int nodes,
+                                         std::vector<std::string>* assumed);
 [[nodiscard]] input_pipeline input_ceilings(const hardware_profile& hw, const workload& w,
                                             const constants& c, int gpus_per_node, int nodes,
                                             std::vector<std::string>& assumed);

@@ -250,6 +250,23 @@ std::optional<prediction_interval> interval_for(const sizing& s, const workload&
             fmt(efficiency->value) + "), not a measurement of this GPU");
     }
   }
+  // A limit derived by a ratio measured on other machines: the band holds at least that
+  // ratio's measured spread.
+  for (const component& comp : s.components) {
+    if (comp.name != s.limiting_component || !comp.range || !comp.samples_per_s ||
+        *comp.samples_per_s <= 0) {
+      continue;
+    }
+    const double low = comp.range->first / *comp.samples_per_s;
+    const double high = comp.range->second / *comp.samples_per_s;
+    if (low < out.low_ratio || high > out.high_ratio) {
+      out.low_ratio = std::min(out.low_ratio, low);
+      out.high_ratio = std::max(out.high_ratio, high);
+      out.widened.push_back("the limit (" + std::string(to_string(comp.name)) +
+                            ") is derived by a ratio measured from " + fmt(comp.range->first) +
+                            " to " + fmt(comp.range->second) + " samples/s on other machines");
+    }
+  }
   if (w.finetune.adapters()) {
     widen("no published " + w.finetune.method + " run is in the calibration sets");
   }

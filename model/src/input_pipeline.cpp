@@ -6,8 +6,165 @@
 #include <cmath>
 
 #include "components.hpp"
+#include "gpubench/core/text.hpp"
+#include "gpubench/vocabulary/measurements.hpp"
 
 namespace gpubench::model::detail {
+
+namespace {
+
+namespace measurements = vocabulary::measurements;
+
+// Linear in the worker count between one worker (1) and the most measured (the measured
+// scaling), held beyond: the per-worker rate of a DataLoader with n workers over its one-worker
+// rate.
+double scaling_at(const hardware_profile& hw, double n) {
+  const double most = hw.value(fig::dataloader_workers).value_or(1);
+  const double scaling = hw.value(fig::dataloader_scaling).value_or(1);
+  if (most <= 1 || n <= 1) return n <= 1 ? 1.0 : scaling;
+  return n >= most ? scaling : 1 + (scaling - 1) * (n - 1) / (most - 1);
+}
+
+// What one loader core does for this workload's images with its loader, and what that rests
+// on. `band` is the per-core rate at the ends of an assumed ratio's measured range.
+struct core_rate {
+  double per_core = 0;
+  basis from = basis::unknown;
+  std::string detail;
+  std::optional<std::pair<double, double>> band;
+};
+
+core_rate python_rate(const hardware_profile& hw, const data_spec& data, const constants& c,
+                      const loader_option& option, double loader_cores,
+                      std::vector<std::string>* assumed) {
+  const double pixels = static_cast<double>(data.image_width) * data.image_height;
+  const loader_split split = loader_split_of(hw, c);
+  core_rate out;
+  if (const figure* one = hw.find(fig::dataloader_per_worker)) {
+    const double measured_pixels = hw.value(fig::dataloader_pixels).value_or(500.0 * 375.0);
+    const double share = option.time_share(split, c, pixels / measured_pixels);
+    const double scaling = scaling_at(hw, loader_cores);
+    out.per_core = one->value * scaling / share;
+    out.from = basis_of(one);
+    out.detail =
+        measurements::dataloader.benchmark + ": " + fmt(one->value) + " images/s with one worker";
+    if (scaling != 1) out.detail += ", x" + fmt(scaling, 2) + " per worker at " + fmt(loader_cores);
+    return out;
+  }
+  // No DataLoader measured: gpubench's C++ pipeline rate times the ratio a DataLoader worker
+  // was measured at on other machines, the spread of that ratio as the band.
+  const figure* augment = hw.find(fig::augment_per_core);
+  const double per_core = augment ? augment->value : c.default_augment_per_core;
+  if (!augment && assumed) {
+    assumed->push_back(vocabulary::key_of(fig::augment_per_core) + " (default " + fmt(per_core) +
+                       "/s)");
+  }
+  const double measured_pixels = hw.value(fig::augment_pixels).value_or(500.0 * 375.0);
+  const double share = option.time_share(split, c, pixels / measured_pixels);
+  out.per_core = per_core * c.loader_efficiency / share;
+  out.band = {
+      {per_core * c.loader_efficiency_low / share, per_core * c.loader_efficiency_high / share}};
+  out.from = augment ? (augment->from == basis::set ? basis::set : basis::derived)
+                     : basis::assumed_default;
+  out.detail = measurements::augment_per_core.benchmark + " " + fmt(per_core) +
+               "/s x loader_efficiency " + fmt(c.loader_efficiency, 2) + " (measured " +
+               fmt(c.loader_efficiency_low, 2) + " to " + fmt(c.loader_efficiency_high, 2) +
+               " across machines; " + measurements::dataloader.benchmark + " measures it)";
+  return out;
+}
+
+core_rate native_rate(const hardware_profile& hw, const data_spec& data, const constants& c,
+                      std::vector<std::string>* assumed) {
+  const figure* rate = hw.find(fig::augment_per_core);
+  core_rate out;
+  out.per_core = rate ? rate->value : c.default_augment_per_core;
+  if (!rate && assumed) {
+    assumed->push_back(vocabulary::key_of(fig::augment_per_core) + " (default " +
+                       fmt(out.per_core) + "/s)");
+  }
+  // Decoding dominates gpubench's C++ pipeline and scales with the source pixels.
+  const double measured_pixels = hw.value(fig::augment_pixels).value_or(500.0 * 375.0);
+  out.per_core *= measured_pixels / (static_cast<double>(data.image_width) * data.image_height);
+  out.from = rate ? basis_of(rate) : basis::assumed_default;
+  out.detail = measurements::augment_per_core.benchmark;
+  return out;
+}
+
+// The storage figure a dataset is read at: random reads of one file per sample, or sequential
+// reads of tar shards (WebDataset), where the storage's sequential rate was measured.
+struct storage_read_rate {
+  const figure* rate;
+  const figure_def* def;
+  std::string how;
+};
+std::optional<storage_read_rate> storage_rate(const hardware_profile& hw, const data_spec& data) {
+  if (data.format == "shards") {
+    if (const figure* seq = hw.find(fig::storage_seq)) {
+      return storage_read_rate{seq, &fig::storage_seq, "sequential reads of tar shards"};
+    }
+  }
+  if (const figure* read = hw.find(fig::storage_read)) {
+    return storage_read_rate{read, &fig::storage_read, "random reads"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+cpu_ceiling cpu_ceiling_of(const hardware_profile& hw, const data_spec& data, const constants& c,
+                           int gpus_per_node, int nodes, std::vector<std::string>* assumed) {
+  cpu_ceiling out;
+  const loader_option& option = find_loader(data.loader);
+  const std::string image =
+      std::to_string(data.image_width) + "x" + std::to_string(data.image_height) + " JPEG";
+  if (option.kind == loader_kind::gpu_decode) {
+    // The GPUs decode; what the CPU still does (reading files, DALI's scheduling) is not
+    // modelled as a limit.
+    const double pixels = static_cast<double>(data.image_width) * data.image_height;
+    out.per_core = c.dali_gpu_decode_per_gpu * (500.0 * 375.0) / pixels;
+    out.comp = make_component(
+        component_id::cpu, out.per_core * gpus_per_node * nodes, basis::assumed_default,
+        std::to_string(gpus_per_node) + " GPUs x " + fmt(out.per_core) +
+            " images/s of GPU JPEG decoding (DALI mixed; dali_gpu_decode_per_gpu, A100's figure, "
+            "for " +
+            image + ")");
+    return out;
+  }
+  const figure* cores = hw.find(fig::cpu_cores);
+  if (cores == nullptr) {
+    out.comp = make_component(component_id::cpu, std::nullopt, basis::unknown,
+                              "CPU core count unknown for this profile");
+    return out;
+  }
+  out.free_cores = std::max(1.0, cores->value - c.loader_cores_reserved_per_gpu * gpus_per_node);
+  out.loader_cores = out.free_cores;
+  if (data.loader_workers_per_gpu) {
+    out.loader_cores = std::min(out.loader_cores,
+                                static_cast<double>(*data.loader_workers_per_gpu) * gpus_per_node);
+  }
+  out.idle_cores = out.free_cores - out.loader_cores;
+  const core_rate rate = option.kind == loader_kind::native
+                             ? native_rate(hw, data, c, assumed)
+                             : python_rate(hw, data, c, option, out.loader_cores, assumed);
+  out.per_core = rate.per_core;
+  const double scale = out.loader_cores * nodes;
+  out.comp = make_component(
+      component_id::cpu, out.per_core * scale, rate.from,
+      fmt(out.loader_cores) + " loader cores x " + fmt(out.per_core) + " samples/s per core (" +
+          data.loader + " loader, " + image + "; " + rate.detail + ")" +
+          (out.idle_cores > 0
+               ? "; " + fmt(out.idle_cores) + " more cores idle: " +
+                     std::to_string(*data.loader_workers_per_gpu) + " loader workers per GPU"
+               : std::string()));
+  if (rate.band) out.comp.range = {{rate.band->first * scale, rate.band->second * scale}};
+  if (cores->from == basis::set) out.comp.basis = basis::set;
+  if (rate.from == basis::measured && option.kind == loader_kind::python_worker) {
+    cite_noise(out.comp.noisy, hw, fig::dataloader_per_worker);
+  } else {
+    cite_noise(out.comp.noisy, hw, fig::augment_per_core);
+  }
+  return out;
+}
 
 input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, const constants& c,
                               int gpus_per_node, int nodes, std::vector<std::string>& assumed) {
@@ -21,37 +178,12 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
     return in;
   }
   if (data.pipeline == "jpeg_rrc_flip_normalize") {
-    const figure* rate = hw.find(fig::augment_per_core);
-    in.per_core = rate ? rate->value : c.default_augment_per_core;
-    if (!rate) assumed.push_back("cpu.augment_per_core (default " + fmt(in.per_core) + "/s)");
-    // Decoding dominates and scales with the source pixels: rescale from the measured size.
-    const double measured_pixels = hw.value(fig::augment_pixels).value_or(500.0 * 375.0);
-    in.per_core *= measured_pixels / (static_cast<double>(data.image_width) * data.image_height);
-    if (data.loader == "python") in.per_core *= c.loader_efficiency;
-    if (const figure* cores = hw.find(fig::cpu_cores)) {
-      in.free_cores = std::max(1.0, cores->value - c.loader_cores_reserved_per_gpu * gpus_per_node);
-      in.loader_cores = in.free_cores;
-      if (data.loader_workers_per_gpu) {
-        in.loader_cores = std::min(
-            in.loader_cores, static_cast<double>(*data.loader_workers_per_gpu) * gpus_per_node);
-      }
-      in.idle_cores = in.free_cores - in.loader_cores;
-      in.cpu = make_component(
-          component_id::cpu, in.per_core * in.loader_cores * nodes,
-          rate ? basis_of(rate) : basis::assumed_default,
-          fmt(in.loader_cores) + " loader cores x " + fmt(in.per_core) + " samples/s per core (" +
-              data.loader + " loader, " + std::to_string(data.image_width) + "x" +
-              std::to_string(data.image_height) + " JPEG)" +
-              (in.idle_cores > 0
-                   ? "; " + fmt(in.idle_cores) + " more cores idle: " +
-                         std::to_string(*data.loader_workers_per_gpu) + " loader workers per GPU"
-                   : std::string()));
-      if (cores->from == basis::set) in.cpu.basis = basis::set;
-      cite_noise(in.cpu.noisy, hw, fig::augment_per_core);
-    } else {
-      in.cpu = make_component(component_id::cpu, std::nullopt, basis::unknown,
-                              "CPU core count unknown for this profile");
-    }
+    const cpu_ceiling cpu = cpu_ceiling_of(hw, data, c, gpus_per_node, nodes, &assumed);
+    in.cpu = cpu.comp;
+    in.per_core = cpu.per_core;
+    in.loader_cores = cpu.loader_cores;
+    in.free_cores = cpu.free_cores;
+    in.idle_cores = cpu.idle_cores;
   } else {
     in.cpu.detail = "token pipeline: no per-sample CPU decode";
   }
@@ -63,13 +195,13 @@ input_pipeline input_ceilings(const hardware_profile& hw, const workload& w, con
         make_component(component_id::storage, std::nullopt, basis_of(hw.find(fig::host_memory)),
                        "dataset (" + fmt(data.dataset_bytes / giga) +
                            " GB) fits in the page cache after the first epoch");
-  } else if (const figure* read = hw.find(fig::storage_read)) {
-    in.storage =
-        make_component(component_id::storage,
-                       read->value * giga / data.bytes_per_sample_stored * nodes, basis_of(read),
-                       fmt(read->value) + " GB/s random reads / " +
-                           fmt(data.bytes_per_sample_stored / 1e3) + " kB per sample");
-    cite_noise(in.storage.noisy, hw, fig::storage_read);
+  } else if (const auto read = storage_rate(hw, data)) {
+    in.storage = make_component(component_id::storage,
+                                read->rate->value * giga / data.bytes_per_sample_stored * nodes,
+                                basis_of(read->rate),
+                                fmt(read->rate->value) + " GB/s " + read->how + " / " +
+                                    fmt(data.bytes_per_sample_stored / 1e3) + " kB per sample");
+    cite_noise(in.storage.noisy, hw, *read->def);
   } else {
     in.storage = make_component(component_id::storage, std::nullopt, basis::unknown,
                                 "storage read rate unknown for this profile");
@@ -109,6 +241,72 @@ void add_activation_offload(const hardware_profile& hw, double bytes, double sam
   cite_noise(in.pcie.noisy, hw, fig::pcie_h2d);
 }
 
+namespace {
+
+// Pre-resizing the stored images so their shorter side is this (RandomResizedCrop to 224 still
+// has room), as the fast ImageNet training recipes store them.
+constexpr double pre_resized_side = 256;
+
+// The loader changes that lift a CPU-bound image job, cheapest first (loader_options.cpp's
+// effort, with pre-resized images after the script changes), with the CPU ceiling each gives;
+// the first one that keeps the GPUs fed is named.
+void advise_loader(const hardware_profile& hw, const workload& w, const constants& c,
+                   int gpus_per_node, int nodes, double gpu_rate,
+                   std::vector<std::string>& advice) {
+  const loader_option& now = find_loader(w.data.loader);
+  struct change {
+    double effort;
+    std::string what;
+    data_spec data;
+  };
+  std::vector<change> changes;
+  for (const loader_option& o : loader_options()) {
+    if (o.effort <= now.effort) continue;
+    data_spec d = w.data;
+    d.loader = o.name;
+    changes.push_back({static_cast<double>(o.effort),
+                       "data.loader " + std::string(o.name) + " (" + std::string(o.change) + ")",
+                       d});
+  }
+  const double shorter = std::min(w.data.image_width, w.data.image_height);
+  if (now.kind != loader_kind::gpu_decode && shorter > pre_resized_side * 1.1) {
+    data_spec d = w.data;
+    const double scale = pre_resized_side / shorter;
+    d.image_width = static_cast<int>(std::lround(w.data.image_width * scale));
+    d.image_height = static_cast<int>(std::lround(w.data.image_height * scale));
+    changes.push_back({2.5,
+                       "images stored pre-resized to " + std::to_string(d.image_width) + "x" +
+                           std::to_string(d.image_height) + " (shorter side " +
+                           fmt(pre_resized_side) + ", once, offline)",
+                       d});
+  }
+  std::stable_sort(changes.begin(), changes.end(),
+                   [](const change& a, const change& b) { return a.effort < b.effort; });
+  std::vector<std::string> listed;
+  std::optional<std::string> enough;
+  std::pair<double, std::string> best{0, ""};
+  for (const change& ch : changes) {
+    const cpu_ceiling ceiling = cpu_ceiling_of(hw, ch.data, c, gpus_per_node, nodes, nullptr);
+    if (!ceiling.comp.samples_per_s) continue;
+    const double rate = *ceiling.comp.samples_per_s;
+    listed.push_back(ch.what + ": " + fmt(rate));
+    if (!enough && rate >= gpu_rate) {
+      enough = ch.what + ", CPU ceiling " + fmt(rate) + " samples/s";
+    }
+    if (rate > best.first) best = {rate, ch.what};
+  }
+  if (listed.empty()) return;
+  const std::string fed =
+      std::to_string(gpus_per_node * nodes) + " GPUs fed at " + fmt(gpu_rate) + " samples/s";
+  advice.push_back(enough ? "the cheapest loader change that keeps the " + fed + ": " + *enough
+                          : "no loader change alone keeps the " + fed + "; the most, " +
+                                fmt(best.first) + " samples/s: " + best.second);
+  advice.push_back("CPU ceilings (samples/s) of the loader changes, cheapest first: " +
+                   join(listed, "; "));
+}
+
+}  // namespace
+
 void advise_input(component_id limit, const input_pipeline& in, const hardware_profile& hw,
                   const workload& w, const constants& c, int gpus_per_node, int nodes,
                   double gpu_rate, std::vector<std::string>& advice) {
@@ -135,12 +333,7 @@ void advise_input(component_id limit, const input_pipeline& in, const hardware_p
                        fmt(loader_cores_needed + reserved) + " cores per node (" +
                        fmt(loader_cores_needed - in.free_cores) + " more)" + fed);
     }
-    if (data.loader == "python") {
-      advice.push_back("a native loader (DALI CPU or a C++ pipeline) runs about " +
-                       fmt(1 / c.loader_efficiency, 2) +
-                       "x faster per core than torchvision/PIL "
-                       "workers; GPU JPEG decoding (DALI mixed) removes most of the CPU work");
-    }
+    advise_loader(hw, w, c, gpus_per_node, nodes, gpu_rate, advice);
   }
   if (limit == component_id::storage) {
     const double needed = gpu_rate / nodes * data.bytes_per_sample_stored / giga;

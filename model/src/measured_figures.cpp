@@ -8,6 +8,7 @@
 
 #include "gpubench/core/config_paths.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/format.hpp"
 #include "gpubench/core/json_reader.hpp"
 #include "gpubench/core/precision.hpp"
 #include "gpubench/core/statistics.hpp"
@@ -149,6 +150,62 @@ void read_augment(const vocabulary::query& q, const rows& selected, const result
   p.set(fig::augment_pixels, pixels, basis::measured, q.benchmark + " axes");
 }
 
+// PyTorch's DataLoader: the per-worker rate at the fewest workers measured (one, by default),
+// how the per-worker rate holds at the most, the image size, and where one worker's time goes
+// (the script's one-process stage times over the one-worker time per image).
+void read_dataloader(const vocabulary::query& q, const rows& selected,
+                     const results_document& /*doc*/, hardware_profile& p) {
+  const auto by_workers = vocabulary::group_by_number(selected, "workers");
+  if (by_workers.empty()) return;
+  const auto& [fewest, first_rows] = *by_workers.begin();
+  const auto& [most, last_rows] = *by_workers.rbegin();
+  const double per_worker = *vocabulary::median_of(first_rows);
+  if (per_worker <= 0) return;
+  const vocabulary::row& first = first_rows.back();
+  set_measured(p, fig::dataloader_per_worker, per_worker, first_rows,
+               q.benchmark + ", " + format_number(fewest) + " worker(s)");
+  p.set(fig::dataloader_scaling, *vocabulary::median_of(last_rows) / per_worker, basis::measured,
+        q.benchmark + ", " + format_number(most) + " workers over " + format_number(fewest));
+  p.figures[vocabulary::key_of(fig::dataloader_scaling)].cv = vocabulary::worst_cv(last_rows);
+  p.set(fig::dataloader_workers, most, basis::measured, q.benchmark + " axes");
+  const json& axes = first.from->axes;
+  p.set(fig::dataloader_pixels,
+        axis_number(axes, "image_width").value_or(500) *
+            axis_number(axes, "image_height").value_or(375),
+        basis::measured, q.benchmark + " axes");
+  namespace stage = vocabulary::measurements::dataloader_stages;
+  const json& stages = first.from->info.value(stage::list, json::object());
+  const auto ms = [&](const char* name) -> std::optional<double> {
+    const auto it = stages.find(name);
+    if (it == stages.end() || !it->is_number() || it->get<double>() < 0) return std::nullopt;
+    return it->get<double>();
+  };
+  const double ms_per_image = 1e3 / per_worker;
+  const auto decode = ms(stage::decode);
+  const auto resize = ms(stage::crop_resize);
+  if (decode && resize && *decode + *resize < ms_per_image) {
+    p.set(fig::dataloader_decode_share, *decode / ms_per_image, basis::measured,
+          q.benchmark + " info." + stage::list);
+    p.set(fig::dataloader_resize_share, *resize / ms_per_image, basis::measured,
+          q.benchmark + " info." + stage::list);
+  }
+  double pil_ms = 0;
+  bool all_stages = true;
+  for (const char* name :
+       {stage::decode, stage::crop_resize, stage::flip, stage::to_tensor, stage::normalize}) {
+    const auto v = ms(name);
+    all_stages = all_stages && v.has_value();
+    pil_ms += v.value_or(0);
+  }
+  const auto tensor_path = ms(stage::torchvision_io);
+  if (all_stages && tensor_path && pil_ms <= ms_per_image) {
+    p.set(fig::dataloader_transform_share, pil_ms / ms_per_image, basis::measured,
+          q.benchmark + " info." + stage::list);
+    p.set(fig::dataloader_tensor_path, *tensor_path / ms_per_image, basis::measured,
+          q.benchmark + " info." + stage::list);
+  }
+}
+
 // Which measurement each measured part of a profile is read from, and how. A table: a new
 // measured figure is a row and its reader.
 struct figure_source {
@@ -169,6 +226,7 @@ const figure_source figure_sources[] = {
     {&measurements::storage_random, read_rand_read},
     {&measurements::storage_seq, read_seq_read},
     {&measurements::augment_per_core, read_augment},
+    {&measurements::dataloader, read_dataloader},
 };
 
 }  // namespace

@@ -465,6 +465,10 @@ json to_json(const sizing& s, const hardware_profile& hw, const workload& w, con
                                                      {"basis", comp.basis},
                                                      {"detail", comp.detail},
                                                      {"noisy", comp.noisy}};
+    if (comp.range) {
+      components[std::string(to_string(comp.name))]["range"] = {{"low", comp.range->first},
+                                                                {"high", comp.range->second}};
+    }
   }
   json out = json::object();
   out["schema"] = sizing_schema;

@@ -247,7 +247,7 @@ model_spec parse_model(const json_reader& m, std::string& family, std::string& u
 
 void parse_data(const json_reader& d, workload& w) {
   d.expect_object({"source", "pipeline", "image", "bytes_per_sample_stored", "bytes_per_sample_h2d",
-                   "dataset_bytes", "loader_workers_per_gpu", "loader"});
+                   "dataset_bytes", "loader_workers_per_gpu", "loader", "format"});
   data_spec& data = w.data;
   if (auto s = d.find_string("source")) {
     if (*s != "synthetic" && *s != "storage") d.fail("source", "\"synthetic\" or \"storage\"");
@@ -280,8 +280,15 @@ void parse_data(const json_reader& d, workload& w) {
     data.loader_workers_per_gpu = static_cast<int>(*workers);
   }
   if (auto loader = d.find_string("loader")) {
-    if (*loader != "python" && *loader != "native") d.fail("loader", "\"python\" or \"native\"");
+    const std::vector<std::string> names = detail::loader_names();
+    if (std::find(names.begin(), names.end(), *loader) == names.end()) {
+      d.fail("loader", "one of " + join(names));
+    }
     data.loader = *loader;
+  }
+  if (auto format = d.find_string("format")) {
+    if (*format != "files" && *format != "shards") d.fail("format", "\"files\" or \"shards\"");
+    data.format = *format;
   }
 }
 
@@ -737,7 +744,8 @@ json to_json(const workload& w) {
                {"bytes_per_sample_stored", w.data.bytes_per_sample_stored},
                {"bytes_per_sample_h2d", w.data.bytes_per_sample_h2d},
                {"dataset_bytes", w.data.dataset_bytes},
-               {"loader", w.data.loader}};
+               {"loader", w.data.loader},
+               {"format", w.data.format}};
   if (w.data.pipeline == "jpeg_rrc_flip_normalize") {
     data["image"] = {
         {"width", w.data.image_width}, {"height", w.data.image_height}, {"out", w.data.image_out}};

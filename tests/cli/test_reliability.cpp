@@ -170,6 +170,10 @@ std::vector<bad_case> cases() {
                {"run", "--scratch", ".", "--scratch", "./"},
                "",
                "expected each folder once"});
+  c.push_back({"--python a file that is not there",
+               {"run", "--python", "/nonexistent/python3"},
+               "",
+               "--python /nonexistent/python3: expected an executable python3"});
   c.push_back({"--gpus not a list of indices", {"run", "--gpus", "all-of-them"}, "", "--gpus"});
   c.push_back(
       {"size --batch 0", {"size", "--workload", "resnet50", "--batch", "0"}, "", "--batch"});

@@ -29,6 +29,8 @@ SCHEMA_KEYS = {
     ("model/src/workload.cpp", "gemm"): "gpubench.workload/1 ops: {\"gemm\": [M, N, K]}",
     ("model/src/workload.cpp", "samples_per_s"): "gpubench.workload/1 reference rate",
     ("model/src/model.cpp", "samples_per_s"): "gpubench.sizing/1 component ceiling",
+    ("watch/src/prediction.cpp", "samples_per_s"): "watch.json prediction's cpu_ceiling, the "
+                                                   "sizing component's key",
     ("model/src/hardware.cpp", "gemm"): "gpubench.hardware/1 measured GEMM points",
     ("model/src/hardware.cpp", "TFLOPs"): "gpubench.hardware/1 GEMM point rate",
     ("model/src/hardware.cpp", "busbw_GBps"): "gpubench.hardware/1 allreduce point",

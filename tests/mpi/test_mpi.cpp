@@ -20,7 +20,9 @@ const std::vector<std::string> small_quick{
     "nvme.*:file_bytes=256MiB",
     // Fewer reads in flight, so fewer per repetition: the
     // ranks share one disk and these tests run serially.
-    "--axis", "nvme.*:queue_depth=4", "--axis", "cpu.augment:threads=1"};
+    "--axis", "nvme.*:queue_depth=4", "--axis", "cpu.augment:threads=1",
+    // A per-node CPU case is there already (cpu.augment); the DataLoader's would add a minute.
+    "--skip", "cpu.dataloader"};
 
 // mpirun with one rank per entry: each entry is (node name, extra environment, gpubench args).
 struct rank_spec {

@@ -64,6 +64,7 @@ const query augment_per_core{.benchmark = "cpu.augment",
                              .metric = "samples_per_s_per_core",
                              .reduce = reduction::at_largest,
                              .axis = "threads"};
+const query dataloader{.benchmark = "cpu.dataloader", .metric = "images_per_s_per_worker"};
 
 std::span<const query* const> all() {
   static const query* const table[] = {
@@ -87,6 +88,7 @@ std::span<const query* const> all() {
       &storage_random,
       &storage_seq,
       &augment_per_core,
+      &dataloader,
   };
   return table;
 }

@@ -24,6 +24,7 @@ constexpr std::pair<basis, std::string_view> basis_words[] = {
     {basis::measured_and_catalog, "measured+catalog"},
     {basis::set, "set"},
     {basis::anchored, "anchored"},
+    {basis::derived, "derived"},
     {basis::assumed_default, "default"},
     {basis::reported, "reported"},
     {basis::not_applicable, "not_applicable"},

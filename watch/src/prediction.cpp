@@ -61,6 +61,13 @@ json predict_for_job(const std::string& workload_name, const model::workload& w,
     out["sample_unit"] = now.sample_unit;
     out["predicted_samples_per_s"] = now.predicted_samples_per_s;
     out["limiting_component"] = now.limiting_component;
+    // The CPU's ceiling the model holds the job to: the measured DataLoader's where the results
+    // have cpu.dataloader (basis measured), else derived from cpu.augment.
+    for (const model::component& comp : now.components) {
+      if (comp.name != vocabulary::component::cpu || !comp.samples_per_s) continue;
+      out["cpu_ceiling"] = {
+          {"samples_per_s", *comp.samples_per_s}, {"basis", comp.basis}, {"detail", comp.detail}};
+    }
     out["recommendations"] = now.recommendations;
     const std::string unit = reports::samples_unit(now);
     std::string line = "gpubench size predicts " + format_number(now.predicted_samples_per_s) +

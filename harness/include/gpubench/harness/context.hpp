@@ -18,6 +18,8 @@ struct run_options {
   std::vector<std::filesystem::path> scratch_dirs;  // where storage benchmarks may create files
   bool verify = true;                               // check every benchmark's data after timing it
   double timeout_s = 300;  // a collective not done by then is aborted (--timeout)
+  // The python3 cpu.dataloader runs (--python); empty: $GPUBENCH_PYTHON, then PATH's python3s.
+  std::filesystem::path python;
 };
 
 class job;

@@ -31,6 +31,7 @@ struct session_request {
   std::string gpus;  // comma-separated indices
   bool skip_verify = false;
   double timeout_s = 300;
+  std::string python;  // --python: the python3 with torch that cpu.dataloader runs
   std::optional<int> duration_s;  // sets every benchmark's duration_s axis (gpu.burn)
   std::vector<std::string> argv;
   // The caller's own inputs (the workloads a run sizes afterwards), checked on every rank with the

@@ -45,7 +45,19 @@ struct constants {
   double memory_efficiency = 0.7;      // elementwise/normalisation kernels vs hbm.copy
   double kernel_overhead_us = 2.0;     // un-hidden framework time per kernel launch
   double comm_overlap = 0.8;           // share of the backward pass gradient traffic can hide under
-  double loader_efficiency = 0.79;     // Python (torchvision/PIL) loader vs gpubench's C++ pipeline
+  double loader_efficiency = 0.74;     // Python (torchvision/PIL) loader vs gpubench's C++ pipeline
+  double loader_efficiency_low = 0.41;   // the lowest and highest it was measured at: the band
+  double loader_efficiency_high = 0.90;  // of a python-loader ceiling derived from cpu.augment
+  // Where one DataLoader worker's time per image goes where cpu.dataloader did not run (its
+  // cpu.dataloader_*_share figures otherwise): JPEG decode, RandomResizedCrop, all the
+  // transforms (the rest is collation and the hand-over to the main process), and the
+  // torchvision.io decode + tensor transforms path.
+  double loader_decode_share = 0.45;
+  double loader_resize_share = 0.16;
+  double loader_transform_share = 0.72;
+  double loader_torchvision_io_share = 0.56;
+  double pillow_simd_resize_speedup = 4;  // Pillow-SIMD's resize over Pillow's
+  double dali_gpu_decode_per_gpu = 5000;  // images/s one GPU's JPEG decoding gives DALI
   double page_cache_fraction = 0.8;    // share of RAM a dataset may use to be served from cache
   double network_efficiency = 0.9;     // NCCL inter-node bus bandwidth vs the NICs' line rate
   double nvlink_busbw_fraction = 0.8;  // allreduce busbw vs unidirectional NVLink per GPU
@@ -126,6 +138,9 @@ struct component {
   // The measurements its ceiling rests on whose repetitions spread above vocabulary::noisy_cv:
   // "cpu.augment_per_core (cv 21.7%)".
   std::vector<std::string> noisy;
+  // Where the ceiling rests on an assumed ratio: the ceiling at its lowest and highest
+  // measured values (a python loader derived from cpu.augment).
+  std::optional<std::pair<double, double>> range;
 };
 
 struct step_breakdown {

@@ -123,7 +123,12 @@ struct data_spec {
   double bytes_per_sample_h2d = 0;
   double dataset_bytes = 0;
   std::optional<int> loader_workers_per_gpu;
-  std::string loader = "python";  // python (torchvision/PIL workers) | native (C++/DALI CPU)
+  // python (torchvision/PIL workers), pillow-simd, torchvision-io, native (C++/DALI CPU),
+  // dali-gpu: the table in model/src/loader_options.cpp.
+  std::string loader = "python";
+  // files: one file per sample, read at random; shards: tar shards read in sequence
+  // (WebDataset), at the storage's sequential rate.
+  std::string format = "files";
 };
 
 // Fine-tuning (docs/model.md, "Fine-tuning"): full trains every weight; lora freezes the model

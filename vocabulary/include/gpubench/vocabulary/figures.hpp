@@ -49,6 +49,61 @@ inline constexpr figure_def augment_pixels{
     .min = 1,
     .max = 1e9,
     .description = "pixels of the image cpu.augment_per_core was measured at"};
+// PyTorch's DataLoader (cpu.dataloader): one worker's rate, how it holds up as workers are
+// added, and where one worker's time goes (the loader options of docs/model.md split it).
+inline constexpr figure_def dataloader_per_worker{
+    .key = "cpu.dataloader_per_worker",
+    .in = units::per_s,
+    .min = 1e-3,
+    .max = 1e7,
+    .what_if = true,
+    .description = "images/s of PyTorch's DataLoader with one worker (cpu.dataloader)"};
+inline constexpr figure_def dataloader_scaling{
+    .key = "cpu.dataloader_scaling",
+    .in = units::ratio,
+    .min = 1e-3,
+    .max = 2,
+    .description = "per-worker rate at the most workers measured over the one-worker rate"};
+inline constexpr figure_def dataloader_workers{
+    .key = "cpu.dataloader_workers",
+    .in = units::count,
+    .min = 1,
+    .max = 1e5,
+    .description = "the most DataLoader workers measured (where cpu.dataloader_scaling holds)"};
+inline constexpr figure_def dataloader_pixels{
+    .key = "cpu.dataloader_image_pixels",
+    .in = units::count,
+    .min = 1,
+    .max = 1e9,
+    .description = "pixels of the image cpu.dataloader_per_worker was measured at"};
+inline constexpr figure_def dataloader_decode_share{
+    .key = "cpu.dataloader_decode_share",
+    .in = units::ratio,
+    .min = 0,
+    .max = 1,
+    .description = "share of one DataLoader worker's time per image spent decoding the JPEG"};
+inline constexpr figure_def dataloader_resize_share{
+    .key = "cpu.dataloader_resize_share",
+    .in = units::ratio,
+    .min = 0,
+    .max = 1,
+    .description = "share of one DataLoader worker's time per image spent in RandomResizedCrop"};
+inline constexpr figure_def dataloader_transform_share{
+    .key = "cpu.dataloader_transform_share",
+    .in = units::ratio,
+    .min = 0,
+    .max = 1,
+    .description =
+        "share of one DataLoader worker's time per image in its transforms (decode "
+        "to Normalize; the rest is collation and the hand-over)"};
+inline constexpr figure_def dataloader_tensor_path{
+    .key = "cpu.dataloader_torchvision_io_share",
+    .in = units::ratio,
+    .min = 0,
+    .max = 100,
+    .description =
+        "torchvision.io decode + tensor transforms' time per image, as a share of "
+        "one DataLoader worker's"};
 inline constexpr figure_def host_memory{.key = "memory.GB",
                                         .in = units::GB,
                                         .min = 1e-3,

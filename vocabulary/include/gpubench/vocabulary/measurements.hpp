@@ -35,6 +35,7 @@ extern const query host_triad;        // host.membw triad GB/s
 extern const query storage_random;    // nvme.rand_read GB/s
 extern const query storage_seq;       // nvme.seq_read GB/s, the best
 extern const query augment_per_core;  // cpu.augment per core, at the most threads
+extern const query dataloader;        // cpu.dataloader per worker, every worker count
 
 // Every query above (a test checks each against the registry).
 [[nodiscard]] std::span<const query* const> all();
@@ -53,5 +54,17 @@ inline constexpr const char* throttle_reasons = "throttle_reasons_seen";
 inline constexpr const char* sm_mhz_median = "sm_mhz_median";
 inline constexpr const char* sm_max_mhz = "sm_max_mhz";
 }  // namespace burn_gpu
+
+// What cpu.dataloader's Python side (configs/python/cpu_dataloader.py) writes in its result's
+// info: milliseconds per image of each step of the transforms, in one process.
+namespace dataloader_stages {
+inline constexpr const char* list = "stages_ms";
+inline constexpr const char* decode = "decode";
+inline constexpr const char* crop_resize = "crop_resize";
+inline constexpr const char* flip = "flip";
+inline constexpr const char* to_tensor = "to_tensor";
+inline constexpr const char* normalize = "normalize";
+inline constexpr const char* torchvision_io = "torchvision_io_total";  // the whole tensor path
+}  // namespace dataloader_stages
 
 }  // namespace gpubench::vocabulary::measurements

@@ -34,6 +34,7 @@ enum class basis {
   measured_and_catalog,  // a step whose GEMMs were partly measured
   set,                   // --set KEY=VALUE
   anchored,              // scaled from a published reference run of the workload
+  derived,               // from another measurement by an assumed ratio (cpu.augment x 0.79)
   assumed_default,       // the model's default (no figure at all)
   reported,              // what the machine itself reports (a link's speed)
   not_applicable,        // the component plays no part (one GPU: no communication)

@@ -48,6 +48,10 @@ inline constexpr float imagenet_std[3] = {0.229f, 0.224f, 0.225f};
 [[nodiscard]] rgb_image synthetic_photo(int width, int height, std::uint32_t index,
                                         const std::function<bool()>& stop = {});
 
+// The corpus cpu.augment and cpu.dataloader both run on: synthetic_photo 0..63, at quality 90.
+inline constexpr int corpus_images = 64;
+inline constexpr int corpus_jpeg_quality = 90;
+
 // JPEG encode/decode with libturbojpeg (4:2:0, accurate DCT as libjpeg's default). Throws on a
 // libturbojpeg error.
 [[nodiscard]] std::vector<std::uint8_t> encode_jpeg(const rgb_image& image, int quality);
