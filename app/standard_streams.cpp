@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -47,6 +48,12 @@ int checked_output::sync() {
     pbump(1);
   }
   return error_ == 0 ? 0 : -1;
+}
+
+bool redrawable_terminal() {
+  const char* term = std::getenv("TERM");
+  return ::isatty(STDERR_FILENO) == 1 && term != nullptr && *term != '\0' &&
+         std::string_view(term) != "dumb";
 }
 
 void write_terminal_control(const char* sequence) {

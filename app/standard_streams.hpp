@@ -26,6 +26,10 @@ class checked_output final : public std::streambuf {
   int error_ = 0;
 };
 
+// Standard error is a terminal that takes cursor control: TERM set and not "dumb" (Emacs
+// shells, some CI logs).
+[[nodiscard]] bool redrawable_terminal();
+
 // Terminal control that gpubench itself sends (the progress line's "\r\033[K"): written past
 // the filter, after what is buffered.
 void write_terminal_control(const char* sequence);

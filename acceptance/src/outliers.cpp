@@ -1,6 +1,8 @@
 #include "outliers.hpp"
 
 #include <cmath>
+#include <map>
+#include <utility>
 
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/statistics.hpp"
@@ -17,6 +19,11 @@ constexpr double mad_to_sd = 1.4826;
 
 void add_measurements(const results_document& doc, const std::string& host, figure_values& out) {
   const std::vector<gpu_view> gpus = gpus_of(doc);
+  // GPU by (node, index), once: a merged file holds 100,000 GPUs and a result for each.
+  std::map<std::pair<std::string, int>, const gpu_info*> by_index;
+  for (const gpu_view& g : gpus) {
+    by_index[{doc.nodes.size() > 1 ? g.host : std::string(), g.gpu->index}] = g.gpu;
+  }
   for (const result& r : doc.results) {
     if (r.status != result_status::ok) continue;
     const std::string where_measured = doc.nodes.size() > 1 ? r.host : host;
@@ -27,10 +34,9 @@ void add_measurements(const results_document& doc, const std::string& host, figu
       axes.erase("gpu");
     }
     const gpu_info* info = nullptr;
-    for (const gpu_view& g : gpus) {
-      if (gpu && g.gpu->index == *gpu && (doc.nodes.size() <= 1 || g.host == where_measured)) {
-        info = g.gpu;
-      }
+    if (gpu) {
+      const auto it = by_index.find({doc.nodes.size() > 1 ? where_measured : std::string(), *gpu});
+      if (it != by_index.end()) info = it->second;
     }
     const std::string where = format_axes(axes);
     for (const auto& [name, m] : r.metrics) {

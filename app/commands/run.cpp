@@ -41,13 +41,6 @@ std::string format_duration(double seconds) {
   return buffer;
 }
 
-// A terminal that takes cursor control: TERM set and not "dumb" (Emacs shells, some CI logs).
-bool redrawable_terminal() {
-  const char* term = std::getenv("TERM");
-  return ::isatty(STDERR_FILENO) == 1 && term != nullptr && *term != '\0' &&
-         std::string_view(term) != "dumb";
-}
-
 // Progress on stderr: redrawn in place on a terminal, one line per case otherwise. The benchmarks
 // that cannot run here are said first, one line per reason (on a machine without GPUs, every GPU
 // benchmark), and not again case by case.
@@ -197,7 +190,7 @@ command add_run(CLI::App& app, const command_line& line) {
   sub->add_option("--gpus", s.gpus, "GPU indices to use, e.g. 0,1 (default: all)");
   sub->add_option("--python", s.python,
                   "the python3 with torch and torchvision that cpu.dataloader runs (default: "
-                  "$GPUBENCH_PYTHON, then each python3 on PATH)");
+                  "$GPUBENCH_PYTHON if set, else each python3 on PATH)");
   sub->add_option(
          "--duration", s.duration_s,
          "seconds of sustained load for gpu.burn (default: the suite's; full 60, quick 10)")

@@ -1,5 +1,6 @@
 // gpubench watch: the command line; the watching itself is watch::watch_job (watch/).
 #include "../command.hpp"
+#include "../standard_streams.hpp"
 #include "gpubench/watch/session.hpp"
 
 namespace gpubench::app {
@@ -18,9 +19,12 @@ command add_watch(CLI::App& app, const command_line& /*line*/) {
       ->check(finite_range(0.05, 3600.0));
   sub->add_option("--duration", args->duration_s, "stop watching after this many seconds")
       ->check(finite_range(0.05, 1e7));
-  sub->add_option("--out", args->out, "folder for watch.jsonl, watch.json and watch.html");
+  sub->add_option("--out", args->out,
+                  "folder for watch.jsonl, watch.json and watch.html: new, empty or an unfinished "
+                  "one of gpubench's (default: a new folder under gpubench-watch/)");
   sub->add_option("command", args->command, "the job: -- CMD ARGS...");
   sub->positionals_at_end();
+  if (redrawable_terminal()) args->terminal_control = write_terminal_control;
   return {sub, [args] { return watch::watch_job(*args); }};
 }
 

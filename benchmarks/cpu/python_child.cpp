@@ -135,12 +135,16 @@ bool has_torch(const fs::path& python) {
 
 search find_with_torch(const fs::path& given) {
   std::vector<fs::path> candidates;
-  if (!given.empty()) {
-    candidates.push_back(given);
+  // Named (--python, else $GPUBENCH_PYTHON): that one alone, as a user who names an
+  // interpreter expects; else every python3 on PATH.
+  fs::path named = given;
+  if (const char* env = std::getenv("GPUBENCH_PYTHON");
+      named.empty() && env != nullptr && *env != '\0') {
+    named = env;
+  }
+  if (!named.empty()) {
+    candidates.push_back(named);
   } else {
-    if (const char* env = std::getenv("GPUBENCH_PYTHON"); env != nullptr && *env != '\0') {
-      candidates.emplace_back(env);
-    }
     if (const char* path = std::getenv("PATH"); path != nullptr) {
       for (const std::string& dir : split(path, ':')) {
         if (!dir.empty()) candidates.push_back(fs::path(dir) / "python3");
@@ -152,7 +156,7 @@ search find_with_torch(const fs::path& given) {
   for (const fs::path& candidate : candidates) {
     std::error_code ec;
     if (!fs::is_regular_file(candidate, ec) || ::access(candidate.c_str(), X_OK) != 0) {
-      if (!given.empty()) out.tried.push_back(candidate.string() + " (not an executable file)");
+      if (!named.empty()) out.tried.push_back(candidate.string() + " (not an executable file)");
       continue;
     }
     const fs::path real = fs::canonical(candidate, ec);
@@ -202,7 +206,8 @@ child::child(const std::vector<std::string>& argv, const fs::path& stderr_file)
 
 child::~child() {
   if (to_child_ >= 0) ::close(to_child_);  // EOF: the script shuts its workers down and exits
-  if (pid_ > 0) end_group(pid_, 10.0);
+  // A stop request does not wait on a round of batches: the group is ended at once.
+  if (pid_ > 0) end_group(pid_, interrupt_requested() ? 0.2 : 10.0);
   if (from_child_ >= 0) ::close(from_child_);
 }
 

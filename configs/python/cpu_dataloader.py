@@ -16,6 +16,7 @@ import math
 import os
 import statistics
 import sys
+import threading
 import time
 import warnings
 import zlib
@@ -170,17 +171,27 @@ def main():
     low = min((0 - m) / s for m, s in zip(MEAN, STD)) - 1e-4
     high = max((1 - m) / s for m, s in zip(MEAN, STD)) + 1e-4
     want = (args.batch, 3, args.size, args.size)
-    while True:
-        words = sys.stdin.readline().split()
-        if not words or words[0] == "quit":
-            break
-        count = int(words[1])
-        images = bad = 0
-        problem = ""
-        start = time.perf_counter()
-        for _ in range(count):
+
+    # One thread pulls batches without pause, as a training loop does, and stamps each one: a
+    # round is timed from the batch before it was asked for to its last batch, so the workers
+    # never get ahead while gpubench is between rounds (a paused consumer lets them fill the
+    # prefetch queue, and the next round would look faster than the loader is).
+    done = []  # (time, images, problem) per batch
+    failed = []  # what stopped the consumer
+    cond = threading.Condition()
+    stop = threading.Event()
+
+    def consume():
+        try:
+            pull()
+        except Exception as e:  # the DataLoader's own error (a worker killed, /dev/shm full)
+            with cond:
+                failed.append(f"{type(e).__name__}: {e}")
+                cond.notify_all()
+
+    def pull():
+        while not stop.is_set():
             x, y = next(batches)
-            images += x.shape[0]
             wrong = ""
             if tuple(x.shape) != want or x.dtype != torch.float32:
                 wrong = f"batch of {tuple(x.shape)} {x.dtype}, expected {want} float32"
@@ -193,11 +204,32 @@ def main():
                 lo, hi = float(ends.min()), float(ends.max())
                 if not (math.isfinite(lo) and math.isfinite(hi)) or lo < low or hi > high:
                     wrong = f"values from {lo} to {hi}, outside the normalized [{low:.3f}, {high:.3f}]"
-            if wrong:
-                bad += 1
-                problem = problem or wrong
-        seconds = time.perf_counter() - start
-        reply({"images": images, "seconds": seconds, "bad_batches": bad, "problem": problem})
+            with cond:
+                done.append((time.perf_counter(), x.shape[0], wrong))
+                cond.notify_all()
+
+    consumer = threading.Thread(target=consume, daemon=True)
+    consumer.start()
+    while True:
+        words = sys.stdin.readline().split()
+        if not words or words[0] == "quit":
+            break
+        count = int(words[1])
+        with cond:
+            first = len(done)
+            start_time = done[-1][0] if done else time.perf_counter()
+            cond.wait_for(lambda: len(done) >= first + count or failed)
+            if failed:
+                reply({"error": failed[0]})
+                os._exit(1)
+            taken = done[first:first + count]
+            end_time = taken[-1][0]
+            del done[:first + count]
+        problems = [w for _, _, w in taken if w]
+        reply({"images": sum(n for _, n, _ in taken), "seconds": end_time - start_time,
+               "bad_batches": len(problems), "problem": problems[0] if problems else ""})
+    stop.set()
+    os._exit(0)  # the consumer may be inside next(); the workers end with the process group
     del batches, loader
     return 0
 

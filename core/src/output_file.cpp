@@ -198,13 +198,13 @@ bool left_by_a_run(const fs::directory_entry& entry) {
 }
 
 // Why gpubench may not write a run into `folder`, or empty. Looked at under the lock.
-std::string why_not_ours(const fs::path& folder) {
+std::string why_not_ours(const fs::path& folder, std::string_view finished) {
   std::error_code ec;
   bool marked = false;
   std::string foreign;
   for (const auto& entry : fs::directory_iterator(folder, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name == "results.json") return "it holds an earlier results.json";
+    if (name == finished) return "it holds an earlier " + std::string(finished);
     marked = marked || name == results_folder_marker;
     if (foreign.empty() && !left_by_a_run(entry)) foreign = name;
   }
@@ -230,7 +230,8 @@ std::string read_marker(const fs::path& marker) {
 
 }  // namespace
 
-claimed_folder claim_results_folder(const fs::path& folder, const std::string& name) {
+claimed_folder claim_results_folder(const fs::path& folder, const std::string& name,
+                                    folder_use use) {
   std::error_code ec;
   if (fs::exists(folder, ec) && !fs::is_directory(folder, ec)) {
     throw input_error(name + ": expected a folder, got an existing file");
@@ -251,7 +252,7 @@ claimed_folder claim_results_folder(const fs::path& folder, const std::string& n
     throw input_error(name + ": expected a folder gpubench may write to");
   }
   // Refused before the marker is made: a foreign folder is left exactly as it was.
-  if (std::string why = why_not_ours(folder); !why.empty()) {
+  if (std::string why = why_not_ours(folder, use.finished); !why.empty()) {
     throw input_error(name + ": expected a new or empty folder, or one gpubench made; " + why);
   }
   const fs::path marker = folder / results_folder_marker;
@@ -266,8 +267,8 @@ claimed_folder claim_results_folder(const fs::path& folder, const std::string& n
     throw input_error(name + ": expected a folder no other run is using; " +
                       (holder.empty() ? std::string("another gpubench run holds it") : holder));
   }
-  // Under the lock, again: the run that held it a moment ago may have written results.json.
-  if (std::string why = why_not_ours(folder); !why.empty()) {
+  // Under the lock, again: the run that held it a moment ago may have finished.
+  if (std::string why = why_not_ours(folder, use.finished); !why.empty()) {
     throw input_error(name + ": expected a new or empty folder, or one gpubench made; " + why);
   }
   char host[256] = {};
@@ -277,13 +278,42 @@ claimed_folder claim_results_folder(const fs::path& folder, const std::string& n
   gmtime_r(&now, &utc);
   char when[32];
   std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  const std::string text = "gpubench run (pid " + std::to_string(::getpid()) + " on " + host +
-                           ", started " + when + ") is writing to it\n";
+  const std::string text = std::string(use.writer) + " (pid " + std::to_string(::getpid()) +
+                           " on " + host + ", started " + when + ") is writing to it\n";
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, text.data(), text.size(), 0) < 0) {
     throw input_error(name + ": cannot claim the folder (" + marker.string() + ": " +
                       std::strerror(errno) + ")");
   }
   return claim;
+}
+
+std::string folder_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y%m%dT%H%M%SZ", &utc);
+  return buffer;
+}
+
+claimed_folder claim_new_folder(const fs::path& parent, const std::string& base, folder_use use) {
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) {
+    throw input_error(parent.string() + ": cannot create the folder (" + ec.message() + ")");
+  }
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const fs::path candidate =
+        parent / (attempt == 0 ? base : base + "-" + std::to_string(attempt));
+    if (::mkdir(candidate.c_str(), 0777) == 0) {
+      return claim_results_folder(candidate, candidate.string(), use);
+    }
+    if (errno != EEXIST) {
+      throw input_error(candidate.string() + ": cannot create the folder (" + std::strerror(errno) +
+                        ")");
+    }
+  }
+  throw input_error(parent.string() + ": could not find an unused folder name");
 }
 
 }  // namespace gpubench

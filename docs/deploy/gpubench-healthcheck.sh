@@ -14,7 +14,8 @@
 #   GPUBENCH_PROMETHEUS_DIR  node_exporter textfile folder: gpubench.prom is written there
 #   GPUBENCH_DRAIN           1: drain this node in Slurm when it fails (default: 1 under Slurm)
 #   SCONTROL                 the scontrol to call        (default: scontrol)
-#   GPUBENCH_HEALTH_INTERVAL seconds: repeat forever, this far apart (a DaemonSet); unset: once
+#   GPUBENCH_HEALTH_INTERVAL whole seconds, 1 or more: repeat forever, this far apart (a
+#                            DaemonSet); unset: once
 set -uo pipefail
 
 gpubench=${GPUBENCH:-gpubench}
@@ -22,6 +23,13 @@ suite=${GPUBENCH_HEALTH_SUITE:-quick}
 root=${GPUBENCH_HEALTH_DIR:-/var/lib/gpubench/health}
 node=${SLURMD_NODENAME:-${NODE_NAME:-$(hostname -s)}}
 drain=${GPUBENCH_DRAIN:-$([ -n "${SLURMD_NODENAME:-}" ] && echo 1 || echo 0)}
+
+interval=${GPUBENCH_HEALTH_INTERVAL:-}
+if [ -n "$interval" ] && ! [[ "$interval" =~ ^[0-9]+$ && "$interval" -ge 1 ]]; then
+  # "1 day" or "0" would check (and drain) many times a second.
+  echo "gpubench health: GPUBENCH_HEALTH_INTERVAL: expected whole seconds, 1 or more, got '$interval'" >&2
+  exit 2
+fi
 
 if ! command -v "$gpubench" >/dev/null 2>&1; then
   echo "gpubench health: $node: no gpubench at '$gpubench' (set GPUBENCH)" >&2
@@ -44,22 +52,29 @@ check_once() {
   "$gpubench" validate "$results" ${GPUBENCH_SPEC:+--spec "$GPUBENCH_SPEC"} >"$out/validate.txt" 2>&1
   rc=$?
   verdict=$(tail -n 1 "$out/validate.txt")
+  exported=0
   if [ -n "${GPUBENCH_PROMETHEUS_DIR:-}" ]; then
     "$gpubench" export --prometheus "$results" ${GPUBENCH_SPEC:+--spec "$GPUBENCH_SPEC"} \
-      --out "$GPUBENCH_PROMETHEUS_DIR/gpubench.prom" || rc=2
+      --out "$GPUBENCH_PROMETHEUS_DIR/gpubench.prom" || exported=2
   fi
   echo "gpubench health: $node: $verdict"
+  # The drain rests on the verdict alone: a node that fails is drained even where the export
+  # (a missing textfile folder) did not work.
   if [ "$rc" -eq 1 ] && [ "$drain" = 1 ]; then
     "${SCONTROL:-scontrol}" update nodename="$node" state=drain reason="gpubench: ${verdict:0:200}"
+  fi
+  if [ "$exported" -ne 0 ]; then
+    echo "gpubench health: $node: the Prometheus export to $GPUBENCH_PROMETHEUS_DIR failed" >&2
+    [ "$rc" -eq 0 ] && rc=2
   fi
   return "$rc"
 }
 
-if [ -z "${GPUBENCH_HEALTH_INTERVAL:-}" ]; then
+if [ -z "$interval" ]; then
   check_once
   exit $?
 fi
 while true; do
   check_once
-  sleep "$GPUBENCH_HEALTH_INTERVAL"
+  sleep "$interval"
 done

@@ -100,44 +100,50 @@ def main():
         print(f"corpus: {len(files)} JPEGs 500x375 q90, mean {sum(sizes) / len(sizes) / 1000:.1f} kB;"
               f" batch {BATCH}; {SECONDS:.0f} s per measurement")
 
-        # gpubench's own figures: cpu.augment, and cpu.dataloader (PyTorch's DataLoader over an
-        # ImageFolder, run by gpubench) at the worker counts checked here.
-        out = os.path.join(work, "run")
-        counts = ",".join(str(w) for w in worker_counts)
-        # More repetitions than the quick suite's five: two workers and the main process share
-        # two cores here, and single rounds swing by 30%.
+        # gpubench's own figures: cpu.augment, then, for each worker count, cpu.dataloader
+        # (PyTorch's DataLoader over an ImageFolder, run by gpubench) and right after it this
+        # script's own DataLoader: each pair is measured back to back, so that a machine whose
+        # speed drifts over minutes (a shared VM) moves both alike. More repetitions than the
+        # quick suite's five: two workers and the main process share two cores here.
         suite = os.path.join(work, "suite.json")
         json.dump({"schema": "gpubench.suite/1", "name": "loader-check",
                    "defaults": {"repetitions": 9, "warmup_iterations": 1, "min_time_s": 0.5},
                    "benchmarks": [{"id": "cpu.augment"}, {"id": "cpu.dataloader"}]},
                   open(suite, "w"))
-        run_gpubench(["run", "--suite", suite, "--only", "cpu.augment,cpu.dataloader",
-                      "--python", sys.executable,
-                      "--axis", f"cpu.augment:threads=1,{cores}",
-                      "--axis", f"cpu.dataloader:workers={counts}", "--out", out])
-        full = os.path.join(out, "results.json")
-        doc = json.load(open(full))
+
+        def gpubench_results(only, axis, name):
+            out = os.path.join(work, name)
+            run_gpubench(["run", "--suite", suite, "--only", only, "--python", sys.executable,
+                          "--axis", axis, "--out", out])
+            return json.load(open(os.path.join(out, "results.json")))
+
+        doc = gpubench_results("cpu.augment", f"cpu.augment:threads=1,{cores}", "augment")
         augment = {r["axes"]["threads"]: r["metrics"]["samples_per_s"]["median"]
                    for r in doc["results"] if r["id"] == "cpu.augment" and r["status"] == "ok"}
-        measured = {r["axes"]["workers"]: r["metrics"]["images_per_s"]["median"]
-                    for r in doc["results"] if r["id"] == "cpu.dataloader" and r["status"] == "ok"}
         print(f"cpu.augment: {augment[1]:.1f} samples/s on 1 core, {augment[cores]:.1f} on {cores}")
-        print("cpu.dataloader: " + ", ".join(f"{w} worker(s) {v:.1f}" for w, v in
-                                             sorted(measured.items())) + " images/s")
+        measured, rates = {}, {}
+        for workers in worker_counts:
+            part = gpubench_results("cpu.dataloader", f"cpu.dataloader:workers={workers}",
+                                    f"dataloader-{workers}")
+            for r in part["results"]:
+                if r["id"] == "cpu.dataloader" and r["status"] == "ok":
+                    measured[workers] = r["metrics"]["images_per_s"]["median"]
+                    doc["results"].append(r)
+            # An independent DataLoader (this script's own Dataset, not the ImageFolder gpubench
+            # runs): what the ceilings are checked against.
+            per_round = [loader_rate(files, workers) for _ in range(3)]
+            rates[workers] = sorted(per_round)[1]
+            print(f"{workers} worker(s): cpu.dataloader {measured[workers]:.1f} images/s; "
+                  f"DataLoader here " + ", ".join(f"{r:.1f}" for r in per_round) +
+                  f", median {rates[workers]:.1f}")
+        full = os.path.join(work, "results.json")
+        json.dump(doc, open(full, "w"))
         # The same results without cpu.dataloader: the ceiling the model derives from
         # cpu.augment x loader_efficiency where no DataLoader was measured.
         derived_doc = dict(doc, results=[r for r in doc["results"] if r["id"] != "cpu.dataloader"])
         derived = os.path.join(work, "derived.json")
         json.dump(derived_doc, open(derived, "w"))
 
-        # An independent DataLoader (this script's own Dataset, not the ImageFolder gpubench
-        # runs): what the ceilings are checked against.
-        rates = {}
-        for workers in worker_counts:
-            per_round = [loader_rate(files, workers) for _ in range(3)]
-            rates[workers] = sorted(per_round)[1]
-            print(f"DataLoader here, {workers} worker(s): " +
-                  ", ".join(f"{r:.1f}" for r in per_round) + f" images/s; median {rates[workers]:.1f}")
         print(f"DataLoader with 1 worker / cpu.augment on 1 core = {rates[1]:.1f} / {augment[1]:.1f}"
               f" = {rates[1] / augment[1]:.3f} (the loader_efficiency of this machine)")
 

@@ -96,15 +96,6 @@ std::vector<fs::path> parse_scratch_dirs(const std::vector<std::string>& values)
   return dirs;
 }
 
-std::string timestamp_for_folder() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y%m%dT%H%M%SZ", &utc);
-  return buffer;
-}
-
 // A host name as part of a folder name: only letters, digits, '.', '_' and '-', never '.' or
 // '..' alone, so $GPUBENCH_NODE_NAME or a strange host name cannot point a path elsewhere.
 std::string folder_safe(const std::string& name) {
@@ -122,24 +113,7 @@ std::string folder_safe(const std::string& name) {
 // into a folder of the user's (claim_results_folder says how it tells).
 claimed_folder make_output_folder(const std::string& requested, const std::string& host) {
   if (!requested.empty()) return claim_results_folder(requested, "--out " + requested);
-  const fs::path parent("gpubench-results");
-  std::error_code ec;
-  fs::create_directories(parent, ec);
-  if (ec) {
-    throw input_error("gpubench-results: cannot create the folder (" + ec.message() + ")");
-  }
-  const std::string base = folder_safe(host) + "-" + timestamp_for_folder();
-  for (int attempt = 0; attempt < 1000; ++attempt) {
-    fs::path candidate = parent / (attempt == 0 ? base : base + "-" + std::to_string(attempt));
-    if (::mkdir(candidate.c_str(), 0777) == 0) {
-      return claim_results_folder(candidate, candidate.string());
-    }
-    if (errno != EEXIST) {
-      throw input_error(candidate.string() + ": cannot create the folder (" + std::strerror(errno) +
-                        ")");
-    }
-  }
-  throw input_error("gpubench-results: could not find an unused folder name");
+  return claim_new_folder("gpubench-results", folder_safe(host) + "-" + folder_timestamp());
 }
 
 std::vector<std::string> build_warnings() {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <mutex>
 
 #include "gpubench/core/config_paths.hpp"
 #include "gpubench/core/errors.hpp"
@@ -253,29 +255,59 @@ hardware_profile load_catalog(const std::string& name) {
   return profile;
 }
 
+namespace {
+
+// The GPU entries' device names and memory sizes, read once per catalog folder: validate asks for
+// every GPU of a results file (100,000 of them for a large fleet's merged file), and reading the
+// catalog each time cost milliseconds a GPU.
+struct device_entry {
+  std::string name;
+  std::vector<std::string> device_names;
+  double memory_GiB = 0;
+};
+
+const std::vector<device_entry>& device_entries() {
+  static std::mutex lock;
+  static std::map<std::string, std::vector<device_entry>> by_folder;
+  const std::lock_guard<std::mutex> held(lock);
+  const std::string folder = catalog_dir().string();
+  if (const auto it = by_folder.find(folder); it != by_folder.end()) return it->second;
+  std::vector<device_entry> entries;
+  for (const auto& name : catalog_names("gpus")) {
+    const auto path = catalog_file(name);
+    if (!path) continue;
+    const json doc = read_json_file(*path);
+    const auto names = doc.find("device_names");
+    if (names == doc.end() || !names->is_array()) continue;
+    device_entry e{name, {}, 0};
+    for (const auto& candidate : *names) {
+      if (candidate.is_string() && !candidate.get<std::string>().empty()) {
+        e.device_names.push_back(candidate.get<std::string>());
+      }
+    }
+    if (const auto figs = doc.find("figures"); figs != doc.end()) {
+      if (const auto mem = figs->find(vocabulary::key_of(fig::gpu_memory)); mem != figs->end()) {
+        e.memory_GiB = mem->value("value", 0.0);
+      }
+    }
+    entries.push_back(std::move(e));
+  }
+  return by_folder.emplace(folder, std::move(entries)).first->second;
+}
+
+}  // namespace
+
 std::optional<std::string> catalog_gpu_for_device(std::string_view device_name, double memory_GiB) {
   std::optional<std::string> best;
   double best_gap = std::numeric_limits<double>::infinity();
   std::size_t best_match = 0;
-  for (const auto& name : catalog_names("gpus")) {
-    const auto path = catalog_file(name);
-    const json doc = read_json_file(*path);
-    const auto names = doc.find("device_names");
-    if (names == doc.end() || !names->is_array()) continue;
-    for (const auto& candidate : *names) {
-      if (!candidate.is_string()) continue;
-      const auto text = candidate.get<std::string>();
-      if (text.empty() || device_name.find(text) == std::string_view::npos) continue;
-      double gpu_memory = 0;
-      if (const auto figs = doc.find("figures"); figs != doc.end()) {
-        if (const auto mem = figs->find(vocabulary::key_of(fig::gpu_memory)); mem != figs->end()) {
-          gpu_memory = mem->value("value", 0.0);
-        }
-      }
-      const double gap = memory_GiB > 0 ? std::abs(gpu_memory - memory_GiB) : 0.0;
+  for (const device_entry& e : device_entries()) {
+    for (const std::string& text : e.device_names) {
+      if (device_name.find(text) == std::string_view::npos) continue;
+      const double gap = memory_GiB > 0 ? std::abs(e.memory_GiB - memory_GiB) : 0.0;
       // The longest matching device name wins; memory size breaks ties (A100 40 vs 80 GB).
       if (text.size() > best_match || (text.size() == best_match && gap < best_gap)) {
-        best = name;
+        best = e.name;
         best_gap = gap;
         best_match = text.size();
       }

@@ -169,7 +169,7 @@ std::string prometheus_text(const results_document& doc, const acceptance::valid
       const bool taken =
           label == "host" || label == "gpu" || label == "uuid" || label.starts_with("__");
       l.emplace_back(taken ? "axis_" + label : axis,
-                     value.is_string() ? value.get<std::string>() : value.dump());
+                     value.is_string() ? value.get<std::string>() : json_text(value));
     }
     for (const auto& [name, m] : r.metrics) {
       out.add("gpubench_" + sanitize(r.id) + "_" + sanitize(name),

@@ -192,6 +192,59 @@ fault_row sigint_inside_a_long_augment_case() {
           "cut short dropped, results.json marked interrupted"};
 }
 
+// The processes whose command line holds `needle` (cpu.dataloader's Python and its workers).
+int processes_mentioning(const std::string& needle) {
+  int found = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string cmdline = read_file(entry.path() / "cmdline");
+    found += cmdline.find(needle) != std::string::npos;
+  }
+  return found;
+}
+
+fault_row sigint_inside_a_dataloader_case() {
+  temp_dir dir;
+  const fs::path out = dir.path / "o";
+  // A stand-in python3 that has "torch" (its probe exits 0), starts two workers and never
+  // answers, as one stuck importing torch on a slow disk would: the stop must not wait on it.
+  const fs::path python = dir.path / "python3";
+  write_file(python,
+             "#!/bin/sh\n[ \"$1\" = -c ] && exit 0\nsleep 2999 & sleep 2998 & exec sleep 2997\n");
+  fs::permissions(python, fs::perms::owner_all);
+  const pid_t pid =
+      start_gpubench({"run", "--only", "cpu.dataloader", "--axis", "cpu.dataloader:workers=2",
+                      "--python", python.string(), "--out", out.string()},
+                     dir.path);
+  // Its "python" started: the corpus folder holds its log.
+  std::string corpus;
+  for (int i = 0; i < 3000 && corpus.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(out / "scratch", ec)) {
+      if (fs::exists(entry.path() / "python_2.log")) corpus = entry.path().string();
+    }
+  }
+  REQUIRE_FALSE(corpus.empty());
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const std::string sleeper(
+      "sleep\0"
+      "299",
+      9);  // /proc/PID/cmdline: NUL between arguments
+  CHECK(processes_mentioning(sleeper) == 3);
+  int code = 0;
+  const double seconds = seconds_to_stop(pid, SIGINT, code);
+  CHECK(code == 3);
+  CHECK(seconds < 5);
+  CHECK(processes_mentioning(sleeper) == 0);
+  CHECK_FALSE(fs::exists(corpus));
+  return {"SIGINT inside a cpu.dataloader case",
+          "`kill -INT` while its Python (a stand-in that started two workers and never answers) "
+          "runs",
+          "exit 3 within 5 s: the Python process and its workers ended with their process group, "
+          "the JPEG folder removed; the case cut short dropped"};
+}
+
 fault_row sigint_during_the_nvme_reads() {
   temp_dir dir;
   const scratch_dir scratch("scratch-reads");
@@ -688,11 +741,11 @@ TEST_CASE(
     "faults while a run runs: signals and the terminal end in a clear skip or error, as "
     "docs/reliability.md lists",
     "[cli][reliability][slow]") {
-  check_fault_table(
-      "fault", {sigint_during_a_run, sighup_and_sigquit_during_a_run,
-                sigint_inside_a_long_augment_case, sigint_during_the_nvme_reads,
-                second_signal_stops_at_once, sigterm_while_writing_the_test_file,
-                progress_reader_goes_away, standard_output_fails, progress_on_a_dumb_terminal});
+  check_fault_table("fault", {sigint_during_a_run, sighup_and_sigquit_during_a_run,
+                              sigint_inside_a_long_augment_case, sigint_inside_a_dataloader_case,
+                              sigint_during_the_nvme_reads, second_signal_stops_at_once,
+                              sigterm_while_writing_the_test_file, progress_reader_goes_away,
+                              standard_output_fails, progress_on_a_dumb_terminal});
 }
 
 TEST_CASE(

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -15,6 +16,7 @@
 
 using namespace gpubench::testing;
 using json = nlohmann::json;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -238,6 +240,45 @@ TEST_CASE("watch: O_DIRECT reads of a large file are storage-bound", "[cli][watc
   CHECK(doc.at("summary").at("job_read_GBps").get<double>() > 0);
 }
 
+TEST_CASE(
+    "watch: a sleeping job beside another process that saturates the disk is not "
+    "storage-bound",
+    "[cli][watch]") {
+  const std::filesystem::path file =
+      std::filesystem::path(GPUBENCH_BINARY_TESTS_DIR) / "watch-other-reader.bin";
+  {
+    std::ofstream f(file, std::ios::binary);
+    std::vector<char> block(1 << 20, 'y');
+    for (int i = 0; i < 512; ++i) f.write(block.data(), static_cast<std::streamsize>(block.size()));
+  }
+  const int fd = open(file.c_str(), O_RDONLY | O_DIRECT);
+  if (fd < 0) {
+    std::filesystem::remove(file);
+    WARN("skipped: the build folder's file system has no O_DIRECT");
+    return;
+  }
+  close(fd);
+  temp_dir dir;
+  // The other reader: not the job's child, so not the job's reads.
+  const pid_t reader = start_program({"/bin/sh", "-c",
+                                      "while :; do dd if='" + file.string() +
+                                          "' of=/dev/null bs=1M iflag=direct status=none; done"},
+                                     dir.path, dir.path);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto out = dir.path / "w";
+  const auto r =
+      run_gpubench({"watch", "--interval", "0.5", "--out", out.string(), "--", "sleep", "3"});
+  kill(reader, SIGKILL);
+  (void)wait_for(reader);
+  std::filesystem::remove(file);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json doc = watched(out);
+  INFO(doc.dump(2));
+  CHECK(doc.at("summary").at("job_read_GBps").get<double>() == 0);
+  CHECK(doc.at("verdict").at("limiting_component") != "storage");
+}
+
 TEST_CASE("watch: an idle job is bound by nothing here, and says it sleeps", "[cli][watch]") {
   temp_dir dir;
   const auto out = dir.path / "w";
@@ -267,6 +308,75 @@ TEST_CASE("watch: returns the job's exit code, and 128 + the signal that ended i
   CHECK(watched(dir.path / "b").at("job_exit_code") == 128 + SIGTERM);
 }
 
+TEST_CASE(
+    "watch --out keeps run's rules: no planted link followed, no finished watch "
+    "overwritten, a new folder by default",
+    "[cli][watch][parallel]") {
+  temp_dir dir;
+  // A watch.jsonl planted as a link to a file of the user's: refused before the job starts.
+  const fs::path planted = dir.path / "planted";
+  fs::create_directories(planted);
+  write_file(dir.path / "precious.txt", "precious\n");
+  fs::create_symlink(dir.path / "precious.txt", planted / "watch.jsonl");
+  auto r = run_gpubench({"watch", "--out", planted.string(), "--", "sh", "-c",
+                         "touch " + (dir.path / "ran").string()});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--out " + planted.string() +
+                                    ": expected a new or empty folder, or one gpubench made; "
+                                    "it holds watch.jsonl, which gpubench did not make"));
+  CHECK(read_file(dir.path / "precious.txt") == "precious\n");
+  CHECK_FALSE(fs::exists(dir.path / "ran"));
+
+  // A finished watch's folder is not written over.
+  const fs::path once = dir.path / "once";
+  REQUIRE(run_gpubench({"watch", "--out", once.string(), "--", "true"}).exit_code == 0);
+  const std::string first = read_file(once / "watch.json");
+  r = run_gpubench({"watch", "--out", once.string(), "--", "true"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("it holds an earlier watch.json"));
+  CHECK(read_file(once / "watch.json") == first);
+
+  // No room for watch.json (a 300-byte file size limit): the last line says it was not written
+  // rather than naming it.
+  const fs::path full = dir.path / "full";
+  r = run_program({"/bin/bash", "-c",
+                   "/usr/bin/prlimit --fsize=300 \"$0\" watch --out \"$1\" -- true 2>&1 | cat >&2",
+                   GPUBENCH_EXE, full.string()});
+  CHECK_FALSE(fs::exists(full / "watch.json"));
+  CHECK_THAT(r.err, Catch::EndsWith("; watch.json not written\n"));
+
+  // An argument that is not UTF-8 (a Latin-1 file name): both files written, the byte shown as
+  // U+FFFD.
+  const fs::path latin1 = dir.path / "latin1";
+  r = run_gpubench({"watch", "--out", latin1.string(), "--", "sh", "-c", "true", "caf\xe9"});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(read_file(latin1 / "watch.html"), Catch::Contains("caf\xef\xbf\xbd"));
+  CHECK(watched(latin1).at("command").at(3) == "caf\xef\xbf\xbd");
+
+  // On a terminal the status line is redrawn in place: the control bytes themselves, not the
+  // printable escapes the rest of standard error gets.
+  const fs::path typescript = dir.path / "typescript";
+  r = run_program({"/usr/bin/script", "-qec",
+                   std::string("'") + GPUBENCH_EXE + "' watch --interval 0.3 --out '" +
+                       (dir.path / "tty").string() + "' -- sleep 1.5",
+                   typescript.string()},
+                  {"TERM=xterm"});
+  CHECK(r.exit_code == 0);
+  const std::string screen = read_file(typescript);
+  CHECK_THAT(screen, Catch::Contains("\r\x1b[Kwatch "));
+  CHECK(screen.find("\\x0d") == std::string::npos);
+
+  // Without --out: a new folder under gpubench-watch/ each time.
+  REQUIRE(run_gpubench({"watch", "--", "true"}, dir.path).exit_code == 0);
+  REQUIRE(run_gpubench({"watch", "--", "true"}, dir.path).exit_code == 0);
+  int folders = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path / "gpubench-watch")) {
+    CHECK(fs::exists(entry.path() / "watch.json"));
+    ++folders;
+  }
+  CHECK(folders == 2);
+}
+
 TEST_CASE("watch --pid attaches to a running process and stops when it ends",
           "[cli][watch][parallel]") {
   temp_dir dir;
@@ -281,6 +391,21 @@ TEST_CASE("watch --pid attaches to a running process and stops when it ends",
   CHECK(doc.at("pid") == job);
   CHECK(doc.at("job_exit_code").is_null());  // not our child: its status is its parent's
   CHECK(doc.at("summary").at("samples").get<int>() >= 1);
+
+  // SIGTERM to an attached watch ends the watch, not the process: the summary is written and
+  // watch exits 128 + 15.
+  const pid_t long_job = start_program({"/bin/sleep", "30"}, dir.path, dir.path);
+  const auto stopped = dir.path / "stopped";
+  const pid_t watcher = start_gpubench(
+      {"watch", "--pid", std::to_string(long_job), "--interval", "0.3", "--out", stopped.string()},
+      dir.path);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  REQUIRE(kill(watcher, SIGTERM) == 0);
+  CHECK(wait_for(watcher) == 128 + SIGTERM);
+  CHECK(watched(stopped).at("summary").at("samples").get<int>() >= 1);
+  CHECK(kill(long_job, 0) == 0);  // still running
+  kill(long_job, SIGKILL);
+  (void)wait_for(long_job);
 }
 
 TEST_CASE("watch: GPU counters through NVML (the stand-in library)", "[cli][watch][parallel]") {

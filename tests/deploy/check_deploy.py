@@ -63,6 +63,22 @@ def main():
           "Slurm: a failing node is drained with the verdict as the reason (%r)" % drained[:80])
     r = run_script(healthy, {"GPUBENCH": os.path.join(out, "absent")})
     check(r.returncode == 2, "no gpubench binary: exit 2")
+    # A failing node whose Prometheus folder is missing is still drained, and exits 1.
+    os.remove(log)
+    r = run_script(failing, {"SLURMD_NODENAME": "gpu-03",
+                             "GPUBENCH_PROMETHEUS_DIR": os.path.join(out, "no-such-folder")})
+    drained = open(log).read() if os.path.exists(log) else ""
+    check(r.returncode == 1 and drained.startswith("update nodename=gpu-03 state=drain"),
+          "Slurm: a failing node is drained though its export failed (exit %d, %r)"
+          % (r.returncode, drained[:60]))
+    check("Prometheus export" in r.stderr, "the failed export is said (%r)" % r.stderr[-200:])
+    r = run_script(healthy, {"GPUBENCH_PROMETHEUS_DIR": os.path.join(out, "no-such-folder")})
+    check(r.returncode == 2, "a passing node whose export failed exits 2")
+    # An interval that is not whole seconds would check many times a second: refused.
+    for bad in ("1 day", "0", "-5", "1.5"):
+        r = run_script(healthy, {"GPUBENCH_HEALTH_INTERVAL": bad})
+        check(r.returncode == 2 and "GPUBENCH_HEALTH_INTERVAL: expected whole seconds" in r.stderr,
+              "GPUBENCH_HEALTH_INTERVAL=%r: exit 2 naming it" % bad)
 
     # Kubernetes: the manifests, then their commands run here.
     image_paths = {"/opt/gpubench/bin/gpubench-healthcheck.sh": script,
@@ -113,8 +129,10 @@ def main():
     job = yaml.safe_load(open(os.path.join(deploy, "kubernetes", "gpubench-job.yaml")))
     env = {e["name"]: e["value"] for e in job["spec"]["template"]["spec"]["containers"][0]["env"]
            if "value" in e}
+    # No DataLoader here (GPUBENCH_PYTHON names none): loader.dataloader_ceiling_vs_torch runs
+    # it, and this check is about the script around the suite.
     env.update(GPUBENCH=gpubench, GPUBENCH_HEALTH_DIR=os.path.join(out, "run"),
-               NODE_NAME="k8s-node")
+               NODE_NAME="k8s-node", GPUBENCH_PYTHON=os.path.join(out, "no-python3"))
     r = subprocess.run([script], env=dict({k: v for k, v in os.environ.items()
                                             if k != "GPUBENCH_HEALTH_RESULTS"}, **env),
                        capture_output=True, text=True, timeout=600)

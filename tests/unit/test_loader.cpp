@@ -215,6 +215,12 @@ TEST_CASE("cpu.dataloader takes the first python3 with torch and says which it t
   const python::search given = python::find_with_torch(dir / "a" / "python3");
   CHECK_FALSE(given.found.has_value());
   CHECK(given.tried == std::vector<std::string>{(dir / "a" / "python3").string()});
+  // $GPUBENCH_PYTHON alone, too.
+  ::setenv("GPUBENCH_PYTHON", (dir / "a" / "python3").c_str(), 1);
+  const python::search env = python::find_with_torch({});
+  CHECK_FALSE(env.found.has_value());
+  CHECK(env.tried == std::vector<std::string>{(dir / "a" / "python3").string()});
+  ::unsetenv("GPUBENCH_PYTHON");
   ::setenv("PATH", old_path.c_str(), 1);
   fs::remove_all(dir);
 }

@@ -1,5 +1,7 @@
 // One watch.jsonl line from two snapshots written here: which CPUs the machine figures sum, and
 // over whose interval each rate is taken. The live sampler is in tests/cli/test_watch.cpp.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "gpubench/watch/sampler.hpp"
@@ -55,4 +57,13 @@ TEST_CASE("watch sample: an affinity moved to as many other CPUs gives no machin
   CHECK(cpu.at("cpus").get<int>() == 0);
   CHECK(cpu.at("busy_cores").get<double>() == 0.0);
   CHECK(cpu.at("outside_job_cores").get<double>() == 0.0);
+}
+
+TEST_CASE("watch --pid: a pid that now names a process started later counts as ended", "[watch]") {
+  const pid_t self = getpid();
+  const std::uint64_t started = start_ticks_of(self);
+  REQUIRE(started > 0);
+  CHECK_FALSE(has_ended(self, started));
+  CHECK(has_ended(self, started + 1));  // the process it was is gone; this one came later
+  CHECK_FALSE(has_ended(self));         // unchecked: alive
 }

@@ -79,8 +79,9 @@ std::string render_page(const json& summary_doc, const std::vector<interval>& sa
   reports::html_page page("gpubench watch");
   page.heading(1, "gpubench watch");
   const json& verdict = summary_doc.at("verdict");
-  std::string target = summary_doc.contains("command") ? summary_doc.at("command").dump()
-                                                       : "pid " + summary_doc.at("pid").dump();
+  // json_text: an argument that is not UTF-8 shows as U+FFFD rather than losing the page.
+  std::string target = summary_doc.contains("command") ? json_text(summary_doc.at("command"))
+                                                       : "pid " + json_text(summary_doc.at("pid"));
   page.raw("<p id=\"watched\">" +
            reports::escape_html(
                "watched " + target + " for " +

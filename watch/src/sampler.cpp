@@ -45,6 +45,7 @@ std::optional<process_counters> read_stat(pid_t pid, const std::string& path) {
   p.ppid = static_cast<pid_t>(std::stol(fields[1]));
   p.cpu_seconds = (std::stod(fields[11]) + std::stod(fields[12])) / ticks;  // utime + stime
   p.rss_GB = std::stod(fields[21]) * page_GB;
+  p.start_ticks = std::stoull(fields[19]);  // field 22, starttime
   return p;
 }
 
@@ -568,9 +569,14 @@ std::vector<link_rate> link_rates(const interval& sample) {
   return out;
 }
 
-bool has_ended(pid_t pid) {
+bool has_ended(pid_t pid, std::uint64_t start_ticks) {
   const auto p = read_stat(pid);
-  return !p || p->state == 'Z';
+  return !p || p->state == 'Z' || (start_ticks != 0 && p->start_ticks != start_ticks);
+}
+
+std::uint64_t start_ticks_of(pid_t pid) {
+  const auto p = read_stat(pid);
+  return p ? p->start_ticks : 0;
 }
 
 std::optional<std::string> why_not_watchable(pid_t pid) {

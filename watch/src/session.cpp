@@ -40,6 +40,13 @@ extern "C" void forward_signal(int sig) {
   if (group > 0) kill(-group, sig);
 }
 
+// Attached (--pid): a stop signal ends the watch, not the process watched; the summary is
+// still written, and watch exits 128 + the signal.
+std::atomic<int> stop_signal{0};
+extern "C" void stop_watching(int sig) {
+  stop_signal.store(sig);
+}
+
 // The job runs in its own process group, so a signal sent to the watcher reaches it once, from
 // here, with its DataLoader workers (as a terminal's Ctrl-C reaches a foreground group).
 pid_t start_job(const std::vector<std::string>& command) {
@@ -122,7 +129,12 @@ double cpu_seconds_of_this_process() {
 watched sample_job(const options& args, pid_t root, const watch_clock& clock, std::ofstream& lines,
                    std::optional<machine_figures>& machine) {
   watched w;
-  const bool live = isatty(STDERR_FILENO) != 0;
+  const bool live = static_cast<bool>(args.terminal_control);
+  const std::uint64_t attached_start = args.pid ? start_ticks_of(root) : 0;
+  const auto control = [&](const char* sequence) {
+    std::cerr << std::flush;
+    args.terminal_control(sequence);
+  };
   try {
     sampler sampler(root);
     if (!sampler.gpu_why_not().empty()) w.errors.push_back("no GPUs: " + sampler.gpu_why_not());
@@ -141,13 +153,14 @@ watched sample_job(const options& args, pid_t root, const watch_clock& clock, st
           if (waitpid(root, &status, WNOHANG) == root) w.job_status = status;
           ended = w.job_status.has_value();
         } else {
-          ended = has_ended(root);
+          ended = has_ended(root, attached_start);
         }
-        if (ended || clock.now_s() >= next) break;
+        if (ended || stop_signal.load() != 0 || clock.now_s() >= next) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(std::max<long>(
             1, std::min<long>(50, static_cast<long>((next - clock.now_s()) * 1000)))));
       }
-      if (ended || (args.duration_s && clock.now_s() >= *args.duration_s)) {
+      if (ended || stop_signal.load() != 0 ||
+          (args.duration_s && clock.now_s() >= *args.duration_s)) {
         break;
       }
       const double cpu_before = cpu_seconds_of_this_process();
@@ -155,7 +168,10 @@ watched sample_job(const options& args, pid_t root, const watch_clock& clock, st
       interval sample = interval_sample(previous, current, allowed);
       w.sampling_cpu_s += cpu_seconds_of_this_process() - cpu_before;
       lines << json_text(json(sample)) << "\n" << std::flush;
-      if (live) std::cerr << "\r\033[K" << status_line(sample) << std::flush;
+      if (live) {
+        control("\r\033[K");
+        std::cerr << status_line(sample) << std::flush;
+      }
       w.samples.push_back(std::move(sample));
       previous = std::move(current);
     }
@@ -163,7 +179,7 @@ watched sample_job(const options& args, pid_t root, const watch_clock& clock, st
     // The job runs on; what was sampled is kept.
     w.errors.push_back(std::string("the watcher stopped sampling: ") + e.what());
   }
-  if (live) std::cerr << "\r\033[K";
+  if (live) control("\r\033[K");
   if (!args.pid && !w.job_status && !args.duration_s) {
     int status = 0;
     while (waitpid(root, &status, 0) < 0 && errno == EINTR) {
@@ -213,14 +229,19 @@ int watch_job(const options& args) {
   if (args.results) machine = machine_figures{model::load_hardware(*args.results), *args.results};
   std::optional<model::workload> workload;
   if (args.workload) workload = model::load_workload(*args.workload);
-  const std::filesystem::path out(args.out);
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  if (ec) throw input_error("--out: cannot create " + out.string() + ": " + ec.message());
+  // The run's rules (core/output_file): a new, empty or unfinished folder of gpubench's own,
+  // held for the whole watch, so a planted link is refused and two watches never share one.
+  constexpr folder_use watch_use{.finished = "watch.json", .writer = "gpubench watch"};
+  const claimed_folder claim =
+      args.out.empty()
+          ? claim_new_folder("gpubench-watch", "watch-" + folder_timestamp(), watch_use)
+          : claim_results_folder(args.out, "--out " + args.out, watch_use);
+  const std::filesystem::path& out = claim.path();
 
   pid_t root = 0;
   if (args.pid) {
     root = *args.pid;
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) std::signal(sig, stop_watching);
   } else {
     for (const int sig : forwarded) std::signal(sig, forward_signal);
     root = start_job(args.command);
@@ -236,16 +257,21 @@ int watch_job(const options& args) {
   json prediction;
   if (workload) prediction = predict_for_job(*args.workload, *workload, machine, typical, v);
   const json doc = summary_document(args, w, clock.now_s(), limits, typical, v, prediction);
+  // The last line names what holds the verdict: the file, or why there is none (a full disk).
+  std::string where = (out / "watch.json").string();
+  std::error_code ec;
   try {
     write_file_atomically(out / "watch.json", json_text(doc, 2) + "\n");
     write_file_atomically(out / "watch.html", render_page(doc, w.samples));
   } catch (const std::exception& e) {
     std::cerr << "gpubench: watch: " << e.what() << "\n";
     if (args.pid) return exit_failure;
+    where = std::filesystem::exists(out / "watch.json", ec) ? where + " (watch.html not written)"
+                                                            : "watch.json not written";
   }
   std::cerr << "gpubench watch: " << v.limiting_component << " ("
-            << (v.evidence.empty() ? "" : v.evidence.front()) << "); " << out.string()
-            << "/watch.json\n";
+            << (v.evidence.empty() ? "" : v.evidence.front()) << "); " << where << "\n";
+  if (const int sig = stop_signal.load(); sig != 0) return 128 + sig;
   return w.job_status ? exit_code_of_job(*w.job_status) : exit_ok;
 }
 

@@ -265,14 +265,19 @@ const std::vector<rule>& rules() {
         return f;
       },
       [](const summary& s, const ceilings& c) -> std::optional<finding> {
-        double nearness = s.disk_busy;
+        // A busy device bounds the job only where the job is what reads from it: another
+        // process saturating the disk beside a job that sleeps is not the job's limit (its own
+        // waits in D state still are).
+        const bool job_reads = s.job_read_GBps > 0 && s.job_read_GBps >= 0.5 * s.disk_read_GBps;
+        double nearness = job_reads ? s.disk_busy : 0.0;
         std::vector<std::string> evidence;
-        if (!s.busiest_disk.empty()) {
+        if (!s.busiest_disk.empty() && job_reads) {
           evidence.push_back(s.busiest_disk + " read " + format_number(s.disk_read_GBps) +
                              " GB/s, busy " + pct(s.disk_busy) + " of the time, " +
                              format_number(s.disk_read_wait_ms) + " ms per read");
         }
-        if (const ceiling* storage = c.find(fig::storage_read); storage && storage->value > 0) {
+        if (const ceiling* storage = c.find(fig::storage_read);
+            storage && storage->value > 0 && job_reads) {
           const double share = s.disk_read_GBps / storage->value;
           nearness = std::max(nearness, share);
           evidence.push_back("storage read " + format_number(s.disk_read_GBps) + " of " +

@@ -37,6 +37,9 @@ struct process_counters {
   char state = '?';        // R running, S sleeping, D uninterruptible (mostly I/O), ...
   double cpu_seconds = 0;  // user + system
   double rss_GB = 0;
+  // When it started, in clock ticks after boot: with the pid, what names one process (a pid is
+  // reused once its process is gone).
+  std::uint64_t start_ticks = 0;
   std::uint64_t context_switches = 0;       // voluntary + involuntary
   std::optional<std::uint64_t> read_bytes;  // from the block device (io: read_bytes)
   std::optional<std::uint64_t> read_chars;  // through read() and friends (io: rchar)
@@ -119,7 +122,10 @@ inline constexpr double saturated_thread = 0.85;
 // when not.
 [[nodiscard]] std::optional<std::string> why_not_watchable(pid_t pid);
 
-// An attached process has ended when it is gone or a zombie (its parent has not reaped it yet).
-[[nodiscard]] bool has_ended(pid_t pid);
+// An attached process has ended when it is gone, a zombie (its parent has not reaped it yet), or
+// its pid now names another process (its start time is not `start_ticks`; 0: not checked).
+[[nodiscard]] bool has_ended(pid_t pid, std::uint64_t start_ticks = 0);
+// The process's start time (process_counters::start_ticks); 0 when it is gone.
+[[nodiscard]] std::uint64_t start_ticks_of(pid_t pid);
 
 }  // namespace gpubench::watch

@@ -1,6 +1,7 @@
 // gpubench watch as one call: what the command line asked for, and the run that answers it.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +15,11 @@ struct options {
   std::optional<std::string> workload;  // what the job trains, for gpubench size's prediction
   double interval_s = 1.0;
   std::optional<double> duration_s;
-  std::string out = "gpubench-watch";
+  std::string out;  // empty: a new folder under gpubench-watch/
+  // Set where standard error is a terminal that redraws: writes the status line's "\r\033[K"
+  // past the filter that makes the rest of standard error safe for a terminal. Unset: no
+  // status line, only the closing one.
+  std::function<void(const char*)> terminal_control;
 };
 
 // Runs the job (or attaches to it), samples it until it ends or `duration_s` passes, and writes

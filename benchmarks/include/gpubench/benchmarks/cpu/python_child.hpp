@@ -16,9 +16,10 @@ struct search {
   std::vector<std::string> tried;  // every candidate looked at, in order
 };
 
-// `given` (--python) alone where it is set; else $GPUBENCH_PYTHON, then each python3 on PATH
-// (the same file once). A candidate is taken when torch, torchvision and PIL are installed for
-// it (importlib's find_spec, which loads none of them: a probe costs milliseconds).
+// `given` (--python) alone where it is set, else $GPUBENCH_PYTHON alone where that is set; else
+// each python3 on PATH (the same file once). A candidate is taken when torch, torchvision and PIL
+// are installed for it (importlib's find_spec, which loads none of them: a probe costs
+// milliseconds).
 [[nodiscard]] search find_with_torch(const std::filesystem::path& given);
 // "no python3 with torch and torchvision found (tried /usr/bin/python3, ...)"
 [[nodiscard]] std::string not_found_reason(const search& s);
