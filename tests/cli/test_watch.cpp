@@ -9,6 +9,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -209,10 +210,12 @@ TEST_CASE("watch: a training loop bound by its own thread is CPU-bound, in the j
   }
 }
 
-TEST_CASE("watch: O_DIRECT reads of a large file are storage-bound", "[cli][watch]") {
-  // Beside the build, not in the temp folder: tmpfs has no O_DIRECT.
-  const std::filesystem::path file =
-      std::filesystem::path(GPUBENCH_BINARY_TESTS_DIR) / "watch-direct-read.bin";
+namespace {
+
+// A 512 MiB file for O_DIRECT reads, beside the build (tmpfs, the temp folder, has no
+// O_DIRECT); nullopt, with a warning, where the build folder's file system has none either.
+std::optional<std::filesystem::path> direct_read_file(const std::string& name) {
+  const std::filesystem::path file = std::filesystem::path(GPUBENCH_BINARY_TESTS_DIR) / name;
   {
     std::ofstream f(file, std::ios::binary);
     std::vector<char> block(1 << 20, 'x');
@@ -222,9 +225,18 @@ TEST_CASE("watch: O_DIRECT reads of a large file are storage-bound", "[cli][watc
   if (fd < 0) {
     std::filesystem::remove(file);
     WARN("skipped: the build folder's file system has no O_DIRECT");
-    return;
+    return std::nullopt;
   }
   close(fd);
+  return file;
+}
+
+}  // namespace
+
+TEST_CASE("watch: O_DIRECT reads of a large file are storage-bound", "[cli][watch]") {
+  const auto direct = direct_read_file("watch-direct-read.bin");
+  if (!direct) return;
+  const std::filesystem::path& file = *direct;
   temp_dir dir;
   const auto out = dir.path / "w";
   const std::string read_it = "for i in 1 2 3 4 5 6; do dd if='" + file.string() +
@@ -244,20 +256,9 @@ TEST_CASE(
     "watch: a sleeping job beside another process that saturates the disk is not "
     "storage-bound",
     "[cli][watch]") {
-  const std::filesystem::path file =
-      std::filesystem::path(GPUBENCH_BINARY_TESTS_DIR) / "watch-other-reader.bin";
-  {
-    std::ofstream f(file, std::ios::binary);
-    std::vector<char> block(1 << 20, 'y');
-    for (int i = 0; i < 512; ++i) f.write(block.data(), static_cast<std::streamsize>(block.size()));
-  }
-  const int fd = open(file.c_str(), O_RDONLY | O_DIRECT);
-  if (fd < 0) {
-    std::filesystem::remove(file);
-    WARN("skipped: the build folder's file system has no O_DIRECT");
-    return;
-  }
-  close(fd);
+  const auto direct = direct_read_file("watch-other-reader.bin");
+  if (!direct) return;
+  const std::filesystem::path& file = *direct;
   temp_dir dir;
   // The other reader: not the job's child, so not the job's reads.
   const pid_t reader = start_program({"/bin/sh", "-c",
