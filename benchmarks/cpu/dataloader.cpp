@@ -38,6 +38,9 @@ constexpr double answer_timeout_s = 600;
 // The loader's batches in flight (workers x prefetch factor 2) may take at most this share of
 // host memory: the default worker counts stop there.
 constexpr double batch_memory_share = 0.25;
+// The default batch and crop: a ResNet-50 script's; the default worker counts are sized for them.
+constexpr std::int64_t default_batch = 256;
+constexpr std::int64_t default_size = 224;
 
 // The corpus in an ImageFolder layout (one class), written once per image size for the run's
 // cases, under the first scratch folder; and the 1-worker rates the scaling efficiency of the
@@ -276,12 +279,13 @@ benchmark_definition dataloader_definition() {
          "PyTorch's DataLoader (ImageFolder, torchvision transforms) images/s per worker count")
       .add_axis("image_width", axis_kind::integer, {std::int64_t{500}}, "source JPEG width")
       .add_axis("image_height", axis_kind::integer, {std::int64_t{375}}, "source JPEG height")
-      .add_axis("output_size", axis_kind::integer, {std::int64_t{224}}, "crop output side")
-      .add_axis("batch", axis_kind::integer, {std::int64_t{256}}, "images per batch")
-      .add_axis(axis{"workers", axis_kind::integer,
-                     "loader worker processes: 1, 2, 4, ... and every core (as host memory "
-                     "allows the batches in flight)",
-                     [](const context& ctx) { return default_workers(ctx, 256, 224); }})
+      .add_axis("output_size", axis_kind::integer, {default_size}, "crop output side")
+      .add_axis("batch", axis_kind::integer, {default_batch}, "images per batch")
+      .add_axis(axis{
+          "workers", axis_kind::integer,
+          "loader worker processes: 1, 2, 4, ... and every core (as host memory "
+          "allows the batches in flight)",
+          [](const context& ctx) { return default_workers(ctx, default_batch, default_size); }})
       .set_range("image_width", axis_range{16, 8192})
       .set_range("image_height", axis_range{16, 8192})
       .set_range("output_size", axis_range{8, 2048})

@@ -34,6 +34,27 @@ struct core_rate {
   std::optional<std::pair<double, double>> band;
 };
 
+// cpu.augment's rate per core and the image it was measured at, or the default (said in
+// `assumed`) where the profile has none: what both the derived python rate and the native one
+// start from.
+struct augment_rate {
+  const figure* measured = nullptr;
+  double per_core = 0;
+  double pixels = 0;
+};
+augment_rate augment_rate_of(const hardware_profile& hw, const constants& c,
+                             std::vector<std::string>* assumed) {
+  augment_rate out;
+  out.measured = hw.find(fig::augment_per_core);
+  out.per_core = out.measured ? out.measured->value : c.default_augment_per_core;
+  if (!out.measured && assumed) {
+    assumed->push_back(vocabulary::key_of(fig::augment_per_core) + " (default " +
+                       fmt(out.per_core) + "/s)");
+  }
+  out.pixels = hw.value(fig::augment_pixels).value_or(500.0 * 375.0);
+  return out;
+}
+
 core_rate python_rate(const hardware_profile& hw, const data_spec& data, const constants& c,
                       const loader_option& option, double loader_cores,
                       std::vector<std::string>* assumed) {
@@ -53,14 +74,10 @@ core_rate python_rate(const hardware_profile& hw, const data_spec& data, const c
   }
   // No DataLoader measured: gpubench's C++ pipeline rate times the ratio a DataLoader worker
   // was measured at on other machines, the spread of that ratio as the band.
-  const figure* augment = hw.find(fig::augment_per_core);
-  const double per_core = augment ? augment->value : c.default_augment_per_core;
-  if (!augment && assumed) {
-    assumed->push_back(vocabulary::key_of(fig::augment_per_core) + " (default " + fmt(per_core) +
-                       "/s)");
-  }
-  const double measured_pixels = hw.value(fig::augment_pixels).value_or(500.0 * 375.0);
-  const double share = option.time_share(split, c, pixels / measured_pixels);
+  const augment_rate augment_at = augment_rate_of(hw, c, assumed);
+  const figure* augment = augment_at.measured;
+  const double per_core = augment_at.per_core;
+  const double share = option.time_share(split, c, pixels / augment_at.pixels);
   out.per_core = per_core * c.loader_efficiency / share;
   out.band = {
       {per_core * c.loader_efficiency_low / share, per_core * c.loader_efficiency_high / share}};
@@ -75,17 +92,12 @@ core_rate python_rate(const hardware_profile& hw, const data_spec& data, const c
 
 core_rate native_rate(const hardware_profile& hw, const data_spec& data, const constants& c,
                       std::vector<std::string>* assumed) {
-  const figure* rate = hw.find(fig::augment_per_core);
+  const augment_rate augment = augment_rate_of(hw, c, assumed);
   core_rate out;
-  out.per_core = rate ? rate->value : c.default_augment_per_core;
-  if (!rate && assumed) {
-    assumed->push_back(vocabulary::key_of(fig::augment_per_core) + " (default " +
-                       fmt(out.per_core) + "/s)");
-  }
   // Decoding dominates gpubench's C++ pipeline and scales with the source pixels.
-  const double measured_pixels = hw.value(fig::augment_pixels).value_or(500.0 * 375.0);
-  out.per_core *= measured_pixels / (static_cast<double>(data.image_width) * data.image_height);
-  out.from = rate ? basis_of(rate) : basis::assumed_default;
+  out.per_core = augment.per_core * augment.pixels /
+                 (static_cast<double>(data.image_width) * data.image_height);
+  out.from = augment.measured ? basis_of(augment.measured) : basis::assumed_default;
   out.detail = measurements::augment_per_core.benchmark;
   return out;
 }
