@@ -283,11 +283,16 @@ void add_components(const workload& w, const step_model& m, sizing& s) {
 // model replica (one node unless tensor x pipeline spans more).
 void advise_nodes(const hardware_profile& hw, const workload& w, const constants& given,
                   const run_options& options, const step_model& m, sizing& s) {
+  // The smaller job must still split as this one does: whole tensor x pipeline replicas, the
+  // context split over what is left, the expert split over a pipeline stage's GPUs.
+  const auto splits_alike = [&](int nodes) {
+    const int ranks = nodes * s.gpus_per_node;
+    const int split = w.tensor * w.pipeline;
+    return s.nodes % nodes == 0 && ranks % split == 0 && (ranks / split) % w.context == 0 &&
+           (ranks / w.pipeline) % w.expert == 0;
+  };
   int base_nodes = 1;
-  while (base_nodes < s.nodes && (s.nodes % base_nodes != 0 ||
-                                  (base_nodes * s.gpus_per_node) % (w.tensor * w.pipeline) != 0)) {
-    ++base_nodes;
-  }
+  while (base_nodes < s.nodes && !splits_alike(base_nodes)) ++base_nodes;
   if (base_nodes >= s.nodes) return;
   run_options fewer = options;
   fewer.nodes = base_nodes;

@@ -77,6 +77,12 @@ const component& find(const sizing& s, const std::string& name) {
   return s.components.front();
 }
 
+// Whether one of the prediction's recommendations holds the text.
+bool says(const sizing& s, const std::string& text) {
+  return std::any_of(s.recommendations.begin(), s.recommendations.end(),
+                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
+}
+
 }  // namespace
 
 TEST_CASE("a totals workload on round figures gives the hand-computed rate", "[unit][model]") {
@@ -868,11 +874,6 @@ TEST_CASE(
   const constants c = load_constants();
   model::run_options four;
   four.nodes = 4;
-  const auto says = [](const sizing& s, const std::string& text) {
-    return std::any_of(
-        s.recommendations.begin(), s.recommendations.end(),
-        [&](const std::string& line) { return line.find(text) != std::string::npos; });
-  };
   // Lambda's on-demand 8x H100 states no network: the default is named, with the flag to set.
   const sizing rental =
       predict(load_catalog("lambda-8x-h100-sxm"), load_workload("gpt2-large"), c, four);
@@ -1397,6 +1398,18 @@ TEST_CASE(
   model::run_options one;
   one.gpus = 1;
   CHECK_THROWS_WITH(predict(hw, split, c, one), Catch::Contains("parallel.expert"));
+
+  // Two nodes of a pipeline of 2 with the experts split 8 ways: the advice weighs them against
+  // the fewest nodes that split alike (here both), never against one node, whose 4 GPUs a stage
+  // cannot hold 8 expert ranks (that once made size exit 2 on a valid job).
+  json piped = job;
+  piped["model"]["experts"]["count"] = 8;
+  piped["parallel"] = {{"pipeline", 2}, {"expert", 8}};
+  model::run_options two_nodes;
+  two_nodes.nodes = 2;
+  const sizing across = predict(hw, parse_workload(piped, "tiny.json"), c, two_nodes);
+  CHECK(across.predicted_samples_per_s > 0);
+  CHECK_FALSE(says(across, "scaling efficiency"));
 }
 
 TEST_CASE(
@@ -1855,11 +1868,6 @@ workload llama_70b(bool checkpointing, parallel_strategy strategy) {
   w.batch_per_gpu = 1;
   w.strategy = strategy;
   return w;
-}
-
-bool says(const sizing& s, const std::string& text) {
-  return std::any_of(s.recommendations.begin(), s.recommendations.end(),
-                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
 }
 
 }  // namespace
