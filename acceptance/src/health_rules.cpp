@@ -22,13 +22,11 @@ std::string link_text(const pcie_link_info& link) {
 }
 
 // The worst PCIe link this GPU showed while a per-GPU PCIe benchmark copied through it.
-std::optional<pcie_link_info> link_under_load(const results_document& doc, const gpu_view& g) {
+std::optional<pcie_link_info> link_under_load(const results_index& index, const gpu_view& g) {
   std::optional<pcie_link_info> worst;
-  for (const result& r : doc.results) {
+  for (const result* on_gpu : index.on_gpu(g)) {
+    const result& r = *on_gpu;
     if (!measurements::pcie_any.matches_id(r.id) || r.status != result_status::ok) continue;
-    if (host_of(r, doc) != g.host) continue;
-    const auto gpu = axis_number(r.axes, "gpu");
-    if (!gpu || static_cast<int>(*gpu) != g.gpu->index) continue;
     const auto seen = r.info.find("pcie_link_during_copy");
     if (seen == r.info.end() || !seen->is_object()) continue;
     const auto link = seen->get<pcie_link_info>();
@@ -41,7 +39,7 @@ std::optional<pcie_link_info> link_under_load(const results_document& doc, const
   return worst;
 }
 
-void check_pcie(const health_rules& h, const results_document& doc, const gpu_view& g,
+void check_pcie(const health_rules& h, const results_index& index, const gpu_view& g,
                 std::vector<rule_outcome>& out) {
   const std::string expected =
       "Gen" + std::to_string(*h.pcie_gen) + " x" + std::to_string(h.pcie_width.value_or(16));
@@ -53,7 +51,7 @@ void check_pcie(const health_rules& h, const results_document& doc, const gpu_vi
                          "the slot, riser or BIOS limits the link below the GPU's generation"));
     return;
   }
-  if (const auto loaded = link_under_load(doc, g)) {
+  if (const auto loaded = link_under_load(index, g)) {
     const bool ok = *loaded->gen >= *h.pcie_gen && loaded->width.value_or(0) >= want_width;
     out.push_back(
         simple("pcie link", g.subject(), ok ? rule_status::pass : rule_status::fail,
@@ -122,10 +120,10 @@ void check_ecc(const gpu_view& g, std::vector<rule_outcome>& out) {
   }
 }
 
-const json* burn_gpu(const results_document& doc, const gpu_view& g, const result** owner) {
-  for (const result& r : doc.results) {
+const json* burn_gpu(const results_index& index, const gpu_view& g, const result** owner) {
+  for (const result* on_host : index.on_host(g.host)) {
+    const result& r = *on_host;
     if (!measurements::burn.matches_id(r.id) || r.status == result_status::skipped) continue;
-    if (host_of(r, doc) != g.host) continue;
     const auto gpus = r.info.find(burn_info::list);
     if (gpus == r.info.end() || !gpus->is_array()) continue;
     for (const json& entry : *gpus) {
@@ -148,15 +146,14 @@ std::optional<gemm_shape> shape_in_file(const std::string& text) {
   }
 }
 
-std::optional<double> gemm_rate(const results_document& doc, const gpu_view& g,
+std::optional<double> gemm_rate(const results_index& index, const gpu_view& g,
                                 const std::string& dtype, const std::string& shape) {
   const auto b = shape_in_file(shape);
   if (!b) return std::nullopt;
   std::optional<double> best;
   const vocabulary::query on_gpu =
       measurements::gemm.and_where("gpu", std::to_string(g.gpu->index)).and_where("dtype", dtype);
-  for (const vocabulary::row& r : vocabulary::select(doc, on_gpu)) {
-    if (host_of(*r.from, doc) != g.host) continue;
+  for (const vocabulary::row& r : vocabulary::select(index.on_gpu(g), on_gpu)) {
     const auto s = axis_text(r.from->axes, "shape");
     if (!s) continue;
     const auto a = shape_in_file(*s);
@@ -166,17 +163,17 @@ std::optional<double> gemm_rate(const results_document& doc, const gpu_view& g,
   return best;
 }
 
-void check_burn(const health_rules& h, const results_document& doc, const gpu_view& g,
+void check_burn(const health_rules& h, const results_index& index, const gpu_view& g,
                 std::vector<rule_outcome>& out) {
   const bool any = !h.throttle_reasons_fail.empty() || h.burn_max_drop_pct ||
                    h.burn_sustain_fraction || h.sm_clock_fraction;
   if (!any) return;
   const result* owner = nullptr;
-  const json* b = burn_gpu(doc, g, &owner);
+  const json* b = burn_gpu(index, g, &owner);
   if (b == nullptr) {
     const std::string& burn = measurements::burn.benchmark;
     out.push_back(simple("sustained load", g.subject(), rule_status::missing, "", burn,
-                         burn + " " + why_not_measured(doc, burn)));
+                         burn + " " + index.why_not_measured(burn)));
     return;
   }
   if (owner->status == result_status::failed) {
@@ -228,7 +225,7 @@ void check_burn(const health_rules& h, const results_document& doc, const gpu_vi
     const std::string shape = std::to_string(owner->info.value("m", 0)) + "x" +
                               std::to_string(owner->info.value("n", 0)) + "x" +
                               std::to_string(owner->info.value("k", 0));
-    const auto burst = gemm_rate(doc, g, b->value(burn_info::dtype, std::string()), shape);
+    const auto burst = gemm_rate(index, g, b->value(burn_info::dtype, std::string()), shape);
     if (!burst) {
       out.push_back(simple("sustained rate", g.subject(), rule_status::missing,
                            with_unit(sustained, "TFLOP/s"), "",
@@ -322,7 +319,7 @@ void check_no_gpu_model(const health_rules& h, const results_document& doc,
   }
 }
 
-void check_gpu_model(const health_rules& h, const results_document& /*doc*/, const gpu_view& g,
+void check_gpu_model(const health_rules& h, const results_index& /*index*/, const gpu_view& g,
                      std::vector<rule_outcome>& out) {
   if (h.gpu_model.empty()) return;
   const gpu_info& gpu = *g.gpu;
@@ -333,7 +330,7 @@ void check_gpu_model(const health_rules& h, const results_document& /*doc*/, con
                        gpu.name + (entry ? " (" + *entry + ")" : ""), h.gpu_model));
 }
 
-void check_nvlink(const health_rules& h, const results_document& /*doc*/, const gpu_view& g,
+void check_nvlink(const health_rules& h, const results_index& /*index*/, const gpu_view& g,
                   std::vector<rule_outcome>& out) {
   if (!h.nvlink_links) return;
   const gpu_info& gpu = *g.gpu;
@@ -351,7 +348,7 @@ void check_nvlink(const health_rules& h, const results_document& /*doc*/, const 
                             "manager and nvidia-smi nvlink -s"));
 }
 
-void check_power_limit(const health_rules& h, const results_document& /*doc*/, const gpu_view& g,
+void check_power_limit(const health_rules& h, const results_index& /*index*/, const gpu_view& g,
                        std::vector<rule_outcome>& out) {
   if (!h.power_limit_W) return;
   if (!g.gpu->power_limit_W) {
@@ -506,7 +503,7 @@ void read_network_ports(const json_reader& h, const std::string& key, const cata
 
 using machine_check = void (*)(const health_rules&, const results_document&,
                                std::vector<rule_outcome>&);
-using gpu_check = void (*)(const health_rules&, const results_document&, const gpu_view&,
+using gpu_check = void (*)(const health_rules&, const results_index&, const gpu_view&,
                            std::vector<rule_outcome>&);
 
 // One row per key of a spec's "health": how it is read, and what it checks of the machine before
@@ -521,11 +518,11 @@ struct health_rule {
   machine_check after = nullptr;
 };
 
-void check_pcie_rule(const health_rules& h, const results_document& doc, const gpu_view& g,
+void check_pcie_rule(const health_rules& h, const results_index& index, const gpu_view& g,
                      std::vector<rule_outcome>& out) {
-  if (h.pcie_gen) check_pcie(h, doc, g, out);
+  if (h.pcie_gen) check_pcie(h, index, g, out);
 }
-void check_ecc_rule(const health_rules& h, const results_document& /*doc*/, const gpu_view& g,
+void check_ecc_rule(const health_rules& h, const results_index& /*index*/, const gpu_view& g,
                     std::vector<rule_outcome>& out) {
   if (h.ecc) check_ecc(g, out);
 }
@@ -563,9 +560,10 @@ void check_health(const health_rules& h, const results_document& doc,
   for (const health_rule& rule : health_table) {
     if (rule.before) rule.before(h, doc, out);
   }
+  const results_index index(doc);
   for (const gpu_view& g : gpus_of(doc)) {
     for (const health_rule& rule : health_table) {
-      if (rule.each_gpu) rule.each_gpu(h, doc, g, out);
+      if (rule.each_gpu) rule.each_gpu(h, index, g, out);
     }
   }
   for (const health_rule& rule : health_table) {

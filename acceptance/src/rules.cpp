@@ -78,14 +78,57 @@ rule_outcome simple(std::string rule, std::string subject, rule_status status, s
   return o;
 }
 
+namespace {
+
+bool unusable(const result& r) {
+  return r.status == result_status::skipped || r.status == result_status::failed;
+}
+
+// Why benchmark `id` has no usable result, given its first skipped or failed one (or none).
+std::string why_not(const result* first_unusable, const std::string& id) {
+  if (first_unusable == nullptr) {
+    return "not in the results file (run it: gpubench run --only " + id + ")";
+  }
+  const result& r = *first_unusable;
+  return r.status == result_status::skipped ? "skipped: " + r.reason : "failed: " + r.error;
+}
+
+}  // namespace
+
 // Why a benchmark has no usable result: its skip reason or its error, if the file says.
 std::string why_not_measured(const results_document& doc, const std::string& id) {
   for (const result& r : doc.results) {
-    if (r.id != id) continue;
-    if (r.status == result_status::skipped) return "skipped: " + r.reason;
-    if (r.status == result_status::failed) return "failed: " + r.error;
+    if (r.id == id && unusable(r)) return why_not(&r, id);
   }
-  return "not in the results file (run it: gpubench run --only " + id + ")";
+  return why_not(nullptr, id);
+}
+
+results_index::results_index(const results_document& doc) : doc_(doc) {
+  for (const result& r : doc.results) {
+    const std::string host = host_of(r, doc);
+    by_host_[host].push_back(&r);
+    if (const auto gpu = axis_number(r.axes, "gpu")) {
+      by_gpu_[{host, static_cast<int>(*gpu)}].push_back(&r);
+    }
+    if (unusable(r)) not_measured_.emplace(r.id, &r);
+  }
+}
+
+const std::vector<const result*>& results_index::on_gpu(const gpu_view& g) const {
+  static const std::vector<const result*> none;
+  const auto found = by_gpu_.find({g.host, g.gpu->index});
+  return found == by_gpu_.end() ? none : found->second;
+}
+
+const std::vector<const result*>& results_index::on_host(const std::string& host) const {
+  static const std::vector<const result*> none;
+  const auto found = by_host_.find(host);
+  return found == by_host_.end() ? none : found->second;
+}
+
+std::string results_index::why_not_measured(const std::string& id) const {
+  const auto found = not_measured_.find(id);
+  return why_not(found == not_measured_.end() ? nullptr : found->second, id);
 }
 
 expectation read_expectation(const json_reader& owner, const std::string& key,

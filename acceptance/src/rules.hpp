@@ -26,6 +26,26 @@ struct gpu_view {
 // Why a benchmark has no usable result: its skip reason or its error, if the file says.
 [[nodiscard]] std::string why_not_measured(const results_document& doc, const std::string& id);
 
+// A results file's results grouped once by node and by GPU, so that a rule checked on every GPU
+// reads that GPU's few results instead of the whole file: validate on 100,000 GPUs is linear.
+class results_index {
+ public:
+  explicit results_index(const results_document& doc);
+  [[nodiscard]] const results_document& doc() const { return doc_; }
+  // The results with a "gpu" axis naming this GPU, measured on its node; in file order.
+  [[nodiscard]] const std::vector<const result*>& on_gpu(const gpu_view& g) const;
+  // The results measured on this node (every result, where the file holds one node).
+  [[nodiscard]] const std::vector<const result*>& on_host(const std::string& host) const;
+  // why_not_measured(doc, id), each benchmark's answer found in one pass over the file.
+  [[nodiscard]] std::string why_not_measured(const std::string& id) const;
+
+ private:
+  const results_document& doc_;
+  std::map<std::pair<std::string, int>, std::vector<const result*>> by_gpu_;
+  std::map<std::string, std::vector<const result*>> by_host_;
+  std::map<std::string, const result*> not_measured_;  // each id's first skipped or failed
+};
+
 [[nodiscard]] std::string with_unit(double value, const std::string& unit);
 
 // More than this many times better than expected is not a measurement to accept.

@@ -133,19 +133,19 @@ std::optional<double> json_reader::find_number(const std::string& key, double mi
   if (value == nullptr) {
     return std::nullopt;
   }
-  const auto limit = [](double x) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.10g", x);
-    return std::string(buffer);
+  // The message is built only on failure: a results file checks a million numbers this way.
+  const auto reject = [&] {
+    const auto limit = [](double x) {
+      char buffer[32];
+      std::snprintf(buffer, sizeof buffer, "%.10g", x);
+      return std::string(buffer);
+    };
+    fail(key, "a number from " + limit(min) + " to " + limit(max) + ", got " +
+                  describe_json_value(*value));
   };
-  const std::string range = " from " + limit(min) + " to " + limit(max);
-  if (!value->is_number()) {
-    fail(key, "a number" + range + ", got " + describe_json_value(*value));
-  }
+  if (!value->is_number()) reject();
   const double number = value->get<double>();
-  if (!std::isfinite(number) || number < min || number > max) {
-    fail(key, "a number" + range + ", got " + describe_json_value(*value));
-  }
+  if (!std::isfinite(number) || number < min || number > max) reject();
   return number;
 }
 

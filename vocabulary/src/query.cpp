@@ -61,6 +61,15 @@ rows select(const results_document& doc, const query& q) {
   return select(doc.results, q);
 }
 
+rows select(const std::vector<const result*>& results, const query& q) {
+  rows out;
+  for (const result* r : results) {
+    if (r->status != result_status::ok || !q.matches(*r)) continue;
+    if (const metric_summary* m = find_metric(*r, q.metric)) out.push_back({r, m});
+  }
+  return out;
+}
+
 bool is_noisy(const metric_summary& m) {
   return m.n >= 2 && m.cv > noisy_cv;
 }

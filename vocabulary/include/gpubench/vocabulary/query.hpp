@@ -63,6 +63,8 @@ using rows = std::vector<row>;
 // Every result with status ok that the query matches and that has its metric, in file order.
 [[nodiscard]] rows select(const std::vector<result>& results, const query& q);
 [[nodiscard]] rows select(const results_document& doc, const query& q);
+// Over a subset of a file's results (one GPU's, from an index), in the subset's order.
+[[nodiscard]] rows select(const std::vector<const result*>& results, const query& q);
 
 [[nodiscard]] std::optional<double> median_of(const rows& selected);
 [[nodiscard]] std::optional<row> best_of(const rows& selected);
