@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "../command.hpp"
+#include "../standard_streams.hpp"
 #include "gpubench/core/config_paths.hpp"
 #include "gpubench/core/json.hpp"
 #include "gpubench/model/calibration.hpp"
@@ -80,7 +81,18 @@ int calibrate(const calibrate_args& args) {
     std::cerr << "fitted constants (put them in configs/model/constants.json):\n"
               << json_text(json{{"constants", fitted}, {"stacks", stacks}}, 2) << "\n";
   }
-  const model::calibration_report report = model::calibrate(sets, constants);
+  // On a terminal, a line that counts the held-out refits (a thousand rows take a minute).
+  model::calibration_progress progress;
+  const bool tty = redrawable_terminal();
+  if (tty) {
+    progress = [](std::size_t done, std::size_t total) {
+      write_terminal_control("\r\033[K");
+      std::cerr << "calibrate: " << done << " of " << total
+                << " source groups refitted without their rows" << std::flush;
+    };
+  }
+  const model::calibration_report report = model::calibrate(sets, constants, progress);
+  if (tty) write_terminal_control("\r\033[K");
   if (args.bands) {
     std::cout << json_text(model::to_json(report.bands), 2) << "\n";
   } else if (args.as_json) {

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 #include "gpubench/core/config_paths.hpp"
@@ -230,7 +234,8 @@ constexpr std::array<calibration_slice, 2> calibration_slices{{
 
 }  // namespace
 
-calibration_report calibrate(const std::vector<calibration_set>& sets, const constants& c) {
+calibration_report calibrate(const std::vector<calibration_set>& sets, const constants& c,
+                             const calibration_progress& progress) {
   std::vector<prepared_row> rows = detail::prepare(sets);
   for (prepared_row& p : rows) {
     if (!p.row.usable) continue;
@@ -250,7 +255,9 @@ calibration_report calibrate(const std::vector<calibration_set>& sets, const con
       groups.push_back(p.row.source_group);
     }
   }
-  for (const std::string& group : groups) {
+  // Each group's refit reads every row but writes only its own rows' held-out fields, so the
+  // groups are fitted on all cores at once; the rows' other fields are not written meanwhile.
+  const auto hold_out = [&](const std::string& group) {
     const constants held = fit(rows, c, group);
     const double utilization = naive_utilization(rows, group);
     for (prepared_row& p : rows) {
@@ -260,7 +267,33 @@ calibration_report calibrate(const std::vector<calibration_set>& sets, const con
           utilization * peak_flops(p) * p.row.gpus / p.row.flops_per_sample;
       anchor_row(p, rows, held);
     }
-  }
+  };
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex done_lock;
+  std::exception_ptr failure;
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < groups.size(); i = next++) {
+      try {
+        hold_out(groups[i]);
+      } catch (...) {
+        const std::lock_guard<std::mutex> hold(done_lock);
+        if (!failure) failure = std::current_exception();
+        next = groups.size();
+        return;
+      }
+      const std::lock_guard<std::mutex> hold(done_lock);
+      ++done;
+      if (progress) progress(done, groups.size());
+    }
+  };
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
+                                                      std::max<std::size_t>(1, groups.size()));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
   calibration_report report;
   std::map<std::string, std::vector<const calibration_row*>> by_family;
   std::map<std::pair<std::string, std::string>, std::vector<const calibration_row*>> by_generation;

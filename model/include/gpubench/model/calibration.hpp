@@ -6,6 +6,7 @@
 // of its source (docs/model.md, "Calibration").
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -113,9 +114,15 @@ struct calibration_report {
   std::vector<error_band> bands;
 };
 
-// Every row predicted with `c` and with `c` refitted without the row's source group.
+// Told after each source group's held-out refit: how many of how many are done. Called from
+// the fitting threads, one call at a time.
+using calibration_progress = std::function<void(std::size_t done, std::size_t total)>;
+
+// Every row predicted with `c` and with `c` refitted without the row's source group (the refits
+// run on every core).
 [[nodiscard]] calibration_report calibrate(const std::vector<calibration_set>& sets,
-                                           const constants& c);
+                                           const constants& c,
+                                           const calibration_progress& progress = {});
 // Fits each stack's fitted constants (the base ones for the first stack) by coordinate descent on
 // the first-principles error of that stack's rows: the mean over families of each family's median
 // absolute log error.
