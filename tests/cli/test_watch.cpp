@@ -2,10 +2,14 @@
 // the GPU side through the stand-in NVML library. These run alone (RUN_SERIAL): a verdict about
 // CPU or disk use must not depend on what other tests do on the machine at the same time.
 #include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -289,6 +293,80 @@ TEST_CASE("watch: an idle job is bound by nothing here, and says it sleeps", "[c
   const json doc = watched(out);
   CHECK(doc.at("verdict").at("limiting_component") == "none");
   CHECK(doc.at("verdict").at("evidence").dump().find("asleep") != std::string::npos);
+}
+
+TEST_CASE(
+    "watch on a terminal: the job holds the foreground, reads the terminal, and Ctrl-Z stops it "
+    "with watch until fg",
+    "[cli][watch]") {
+  temp_dir dir;
+  const std::string exe = gpubench_path();
+  const std::string out = (dir.path / "t").string();
+  int terminal = -1;
+  // watch as a shell starts it: the session's foreground process group on a terminal.
+  const pid_t watcher = forkpty(&terminal, nullptr, nullptr, nullptr);
+  REQUIRE(watcher >= 0);
+  if (watcher == 0) {
+    execl(exe.c_str(), exe.c_str(), "watch", "--interval", "0.2", "--out", out.c_str(), "--", "sh",
+          "-c", "read line; echo \"got:$line\"", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Whatever fails below, nothing is left running: watch killed, and the terminal hung up,
+  // which ends a job left in front of it or stopped behind it.
+  struct cleanup {
+    pid_t watcher;
+    int terminal;
+    bool reaped = false;
+    ~cleanup() {
+      if (!reaped) {
+        kill(watcher, SIGKILL);
+        waitpid(watcher, nullptr, 0);
+      }
+      close(terminal);
+    }
+  } guard{watcher, terminal};
+  std::string shown;
+  const auto drain = [&] {
+    pollfd p{terminal, POLLIN, 0};
+    char buffer[4096];
+    while (poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0) {
+      const ssize_t n = read(terminal, buffer, sizeof buffer);
+      if (n <= 0) break;
+      shown.append(buffer, static_cast<std::size_t>(n));
+    }
+  };
+  // waitpid with a deadline, the terminal drained meanwhile; the status, or nullopt.
+  const auto wait_watcher = [&](int flags, double seconds) -> std::optional<int> {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+      int status = 0;
+      if (waitpid(watcher, &status, flags | WNOHANG) == watcher) return status;
+      drain();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return std::nullopt;
+  };
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  drain();
+  // Ctrl-Z reaches the job, which was reading; watch stops with it, as a shell would show.
+  REQUIRE(write(terminal, "\x1a", 1) == 1);
+  const auto stopped = wait_watcher(WUNTRACED, 10);
+  REQUIRE(stopped);
+  CHECK(WIFSTOPPED(*stopped));
+  // fg: the shell continues watch, which gives the terminal back to the job and continues it;
+  // the line typed then is the job's to read.
+  REQUIRE(kill(watcher, SIGCONT) == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  REQUIRE(write(terminal, "hello\n", 6) == 6);
+  const auto ended = wait_watcher(0, 20);
+  guard.reaped = ended.has_value();
+  drain();
+  INFO(shown);
+  REQUIRE(ended);
+  CHECK(WIFEXITED(*ended));
+  CHECK(WEXITSTATUS(*ended) == 0);
+  CHECK(shown.find("got:hello") != std::string::npos);
+  CHECK(watched(out).at("job_exit_code") == 0);
 }
 
 TEST_CASE("watch: returns the job's exit code, and 128 + the signal that ended it",

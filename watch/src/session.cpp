@@ -47,9 +47,75 @@ extern "C" void stop_watching(int sig) {
   stop_signal.store(sig);
 }
 
+// A terminal whose foreground watch holds, handed to the job as if watch were not there: the
+// job reads it (input(), pdb, a password prompt) and Ctrl-C and Ctrl-Z reach the job's group.
+// watch follows the job's stops: it takes the terminal back and stops itself, so the shell sees
+// a stopped job; continued (fg or bg), it hands the terminal back if it is in front and
+// continues the job. Without such a terminal (a script, CI, --pid) nothing changes hands.
+class terminal_foreground {
+ public:
+  terminal_foreground() {
+    for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+      if (isatty(fd) == 1 && tcgetpgrp(fd) == getpgrp()) {
+        tty_ = fd;
+        break;
+      }
+    }
+    // In the background, watch still writes its status line and moves the terminal.
+    if (tty_ >= 0) std::signal(SIGTTOU, SIG_IGN);
+  }
+  terminal_foreground(const terminal_foreground&) = delete;
+  terminal_foreground& operator=(const terminal_foreground&) = delete;
+  ~terminal_foreground() { take_back(); }
+
+  [[nodiscard]] bool held() const { return tty_ >= 0; }
+  // In the job, after fork: its own group in front, and the job-control signals a shell gives.
+  void give_to_this_process() const {
+    if (tty_ < 0) return;
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTTOU);
+    sigset_t was;
+    sigprocmask(SIG_BLOCK, &block, &was);
+    tcsetpgrp(tty_, getpid());
+    sigprocmask(SIG_SETMASK, &was, nullptr);
+    for (const int sig : {SIGTTOU, SIGTTIN, SIGTSTP}) std::signal(sig, SIG_DFL);
+  }
+  void give_to(pid_t group) const {
+    if (tty_ >= 0) tcsetpgrp(tty_, group);
+  }
+  void take_back() const {
+    if (tty_ >= 0) tcsetpgrp(tty_, getpgrp());
+  }
+  // The job stopped (Ctrl-Z, or SIGTTIN in the background): stop with it until continued.
+  void follow_stop(pid_t group) const {
+    take_back();
+    kill(getpid(), SIGSTOP);
+    if (tcgetpgrp(tty_) == getpgrp()) give_to(group);
+    kill(-group, SIGCONT);
+  }
+
+ private:
+  int tty_ = -1;
+};
+
+// waitpid for a job watch started: its status once it ended; its stops followed on a terminal.
+std::optional<int> wait_job(pid_t job, const terminal_foreground& terminal, bool block) {
+  const int flags = (block ? 0 : WNOHANG) | (terminal.held() ? WUNTRACED : 0);
+  while (true) {
+    int status = 0;
+    const pid_t got = waitpid(job, &status, flags);
+    if (got < 0 && errno == EINTR) continue;
+    if (got != job) return std::nullopt;
+    if (!WIFSTOPPED(status)) return status;
+    terminal.follow_stop(job);
+    if (!block) return std::nullopt;
+  }
+}
+
 // The job runs in its own process group, so a signal sent to the watcher reaches it once, from
 // here, with its DataLoader workers (as a terminal's Ctrl-C reaches a foreground group).
-pid_t start_job(const std::vector<std::string>& command) {
+pid_t start_job(const std::vector<std::string>& command, const terminal_foreground& terminal) {
   int ready[2];
   if (pipe2(ready, O_CLOEXEC) != 0)
     throw std::runtime_error("pipe: " + std::string(strerror(errno)));
@@ -57,6 +123,7 @@ pid_t start_job(const std::vector<std::string>& command) {
   if (pid < 0) throw std::runtime_error("fork: " + std::string(strerror(errno)));
   if (pid == 0) {
     setpgid(0, 0);
+    terminal.give_to_this_process();
     std::vector<char*> argv;
     argv.reserve(command.size() + 1);
     for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
@@ -67,12 +134,14 @@ pid_t start_job(const std::vector<std::string>& command) {
     _exit(127);
   }
   setpgid(pid, pid);  // both sides, so the group exists before either goes on
+  terminal.give_to(pid);
   close(ready[1]);
   int err = 0;
   const bool failed = read(ready[0], &err, sizeof err) == static_cast<ssize_t>(sizeof err);
   close(ready[0]);
   if (failed) {
     waitpid(pid, nullptr, 0);
+    terminal.take_back();
     throw input_error("--: cannot run '" + command.front() + "': " + strerror(err));
   }
   return pid;
@@ -127,7 +196,7 @@ double cpu_seconds_of_this_process() {
 // Samples `root` every interval until it ends (or --duration passes), each interval a line of
 // watch.jsonl; without --results, the catalog entry of the GPUs NVML names gives `machine`.
 watched sample_job(const options& args, pid_t root, const watch_clock& clock, std::ofstream& lines,
-                   std::optional<machine_figures>& machine) {
+                   std::optional<machine_figures>& machine, const terminal_foreground* terminal) {
   watched w;
   const bool live = static_cast<bool>(args.terminal_control);
   const std::uint64_t attached_start = args.pid ? start_ticks_of(root) : 0;
@@ -149,8 +218,7 @@ watched sample_job(const options& args, pid_t root, const watch_clock& clock, st
       bool ended = false;
       while (true) {
         if (!args.pid) {
-          int status = 0;
-          if (waitpid(root, &status, WNOHANG) == root) w.job_status = status;
+          w.job_status = wait_job(root, *terminal, false);
           ended = w.job_status.has_value();
         } else {
           ended = has_ended(root, attached_start);
@@ -181,11 +249,9 @@ watched sample_job(const options& args, pid_t root, const watch_clock& clock, st
   }
   if (live) control("\r\033[K");
   if (!args.pid && !w.job_status && !args.duration_s) {
-    int status = 0;
-    while (waitpid(root, &status, 0) < 0 && errno == EINTR) {
-    }
-    w.job_status = status;
+    w.job_status = wait_job(root, *terminal, true);
   }
+  if (terminal != nullptr) terminal->take_back();
   return w;
 }
 
@@ -239,17 +305,19 @@ int watch_job(const options& args) {
   const std::filesystem::path& out = claim.path();
 
   pid_t root = 0;
+  std::optional<terminal_foreground> terminal;
+  if (!args.pid) terminal.emplace();
   if (args.pid) {
     root = *args.pid;
     for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) std::signal(sig, stop_watching);
   } else {
     for (const int sig : forwarded) std::signal(sig, forward_signal);
-    root = start_job(args.command);
+    root = start_job(args.command, *terminal);
     job_group = root;
   }
   const watch_clock clock;
   std::ofstream lines(out / "watch.jsonl");
-  const watched w = sample_job(args, root, clock, lines, machine);
+  const watched w = sample_job(args, root, clock, lines, machine, terminal ? &*terminal : nullptr);
 
   const summary typical = summarize(w.samples);
   const ceilings limits = machine ? ceilings_of(machine->profile, machine->origin) : ceilings{};
