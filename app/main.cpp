@@ -8,13 +8,18 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <optional>
+#include <stdexcept>
+#include <string_view>
 
 #include "command.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
+#include "gpubench/core/json.hpp"
 #include "gpubench/core/suggest.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/harness/build_info.hpp"
@@ -128,12 +133,43 @@ std::optional<std::string> unknown_word(const CLI::App& cli) {
                      : "gpubench (see gpubench --help)") +
          did_you_mean(flag, flag_names(at));
 }
+
+// The command a failure happened in, for its one line.
+std::string command_name(const command* c) {
+  return c == nullptr ? std::string("command line") : c->subcommand->get_name();
+}
+
+// nlohmann's message without its id: "[json.exception.type_error.302] type must be number..."
+std::string without_library_id(std::string_view what) {
+  if (what.starts_with("[json.exception.")) {
+    const auto end = what.find("] ");
+    if (end != std::string_view::npos) what.remove_prefix(end + 2);
+  }
+  return std::string(what);
+}
+
+// Memory held back for unwinding. When an allocation first fails it is given back and
+// std::bad_alloc thrown, so the destructors that run then have room: nlohmann's parser frees a
+// half-built document through a heap stack, and without room that second failure, inside a
+// destructor, ends in std::terminate instead of the one-line "out of memory". Process-wide, as
+// operator new is; set once in main.
+void* unwind_reserve = nullptr;
+constexpr std::size_t unwind_reserve_bytes = std::size_t{16} << 20;
+
+void release_reserve_and_throw() {
+  std::free(unwind_reserve);
+  unwind_reserve = nullptr;
+  std::set_new_handler(nullptr);
+  throw std::bad_alloc();
+}
 }  // namespace
 
 }  // namespace gpubench::app
 
 int main(int argc, char** argv) {
   using namespace gpubench;
+  app::unwind_reserve = std::malloc(app::unwind_reserve_bytes);
+  if (app::unwind_reserve != nullptr) std::set_new_handler(app::release_reserve_and_throw);
   const bool stdout_closed = app::open_standard_streams();
   // Both streams are filtered for the terminal; stdout's write errors decide the exit code.
   app::checked_output stdout_buffer(STDOUT_FILENO);
@@ -183,6 +219,24 @@ int main(int argc, char** argv) {
     } catch (const input_error& e) {
       std::cerr << "gpubench: " << e.what() << "\n";
       return exit_bad_input;
+    } catch (const std::bad_alloc&) {
+      // A library's own words ("std::bad_alloc") tell a user nothing: say what ran out.
+      std::cerr << "gpubench: " << app::command_name(chosen)
+                << ": out of memory: the input is larger than this machine's memory (or the "
+                   "process's limit) allows\n";
+      return exit_failure;
+    } catch (const json::exception& e) {
+      // Input is checked where it is read, so this is gpubench's own slip: said as one, without
+      // the library's id ("[json.exception.type_error.302]").
+      std::cerr << "gpubench: " << app::command_name(chosen) << ": internal error reading JSON ("
+                << app::without_library_id(e.what())
+                << "); please report it with the command line and its input files\n";
+      return exit_failure;
+    } catch (const std::logic_error& e) {
+      // std::out_of_range's "map::at" and its kin: a lookup gpubench expected to succeed.
+      std::cerr << "gpubench: " << app::command_name(chosen) << ": internal error (" << e.what()
+                << "); please report it with the command line and its input files\n";
+      return exit_failure;
     } catch (const std::exception& e) {
       std::cerr << "gpubench: error: " << e.what() << "\n";
       return exit_failure;

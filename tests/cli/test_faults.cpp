@@ -492,6 +492,33 @@ fault_row file_size_limit() {
               "\"; the partial file removed; cpu.augment after it measured"};
 }
 
+fault_row out_of_memory_reading_a_results_file() {
+  temp_dir dir;
+  const fs::path file = dir.path / "fleet.json";
+  const auto made = run_program({"/usr/bin/python3",
+                                 std::string(GPUBENCH_SOURCE_DIR) + "/tools/make_fleet_results.py",
+                                 "800", file.string()});
+  REQUIRE(made.exit_code == 0);
+  // 40 MB of address space: gpubench starts in it, reading the 4.8 MB file does not fit. A
+  // sanitizer build, whose shadow memory needs terabytes of it, does not start: checked in the
+  // release tree only.
+  const std::string limit = "--as=40000000";
+  if (run_program({"/usr/bin/prlimit", limit, GPUBENCH_EXE, "--version"}).exit_code == 0) {
+    const auto r = run_program({"/usr/bin/prlimit", limit, GPUBENCH_EXE, "report", file.string(),
+                                "--md", (dir.path / "r.md").string()});
+    CHECK(r.exit_code == 1);
+    CHECK(r.err ==
+          "gpubench: report: out of memory: the input is larger than this machine's memory (or "
+          "the process's limit) allows\n");
+  }
+  return {"out of memory while reading a results file",
+          "`prlimit --as=40MB` (an address-space limit) and `report` of a 4.8 MB results file of "
+          "800 GPUs (tools/make_fleet_results.py)",
+          "exit 1, one line: \"gpubench: report: out of memory: the input is larger than this "
+          "machine's memory (or the process's limit) allows\"; it was std::terminate, as the "
+          "JSON library's cleanup of the half-read file failed to allocate too"};
+}
+
 fault_row no_results_file_can_be_written() {
   temp_dir dir;
   const fs::path out = dir.path / "o";
@@ -755,8 +782,9 @@ TEST_CASE(
   check_fault_table(
       "file fault",
       {hostile_text_in_a_results_file, results_of_a_large_run, input_in_a_folder_it_may_not_enter,
-       no_results_file_can_be_written, run_on_a_machine_without_gpus, file_size_limit,
-       scratch_folder_vanishes, scratch_folder_not_writable, output_folder_not_writable,
-       output_folder_turns_read_only, earlier_results_folder, two_runs_one_folder,
-       output_folder_of_the_user, host_name_with_a_path_in_it});
+       no_results_file_can_be_written, out_of_memory_reading_a_results_file,
+       run_on_a_machine_without_gpus, file_size_limit, scratch_folder_vanishes,
+       scratch_folder_not_writable, output_folder_not_writable, output_folder_turns_read_only,
+       earlier_results_folder, two_runs_one_folder, output_folder_of_the_user,
+       host_name_with_a_path_in_it});
 }
