@@ -103,7 +103,7 @@ std::string why_not_measured(const results_document& doc, const std::string& id)
   return why_not(nullptr, id);
 }
 
-results_index::results_index(const results_document& doc) : doc_(doc) {
+results_index::results_index(const results_document& doc) {
   for (const result& r : doc.results) {
     const std::string host = host_of(r, doc);
     by_host_[host].push_back(&r);

@@ -31,7 +31,6 @@ struct gpu_view {
 class results_index {
  public:
   explicit results_index(const results_document& doc);
-  [[nodiscard]] const results_document& doc() const { return doc_; }
   // The results with a "gpu" axis naming this GPU, measured on its node; in file order.
   [[nodiscard]] const std::vector<const result*>& on_gpu(const gpu_view& g) const;
   // The results measured on this node (every result, where the file holds one node).
@@ -40,7 +39,6 @@ class results_index {
   [[nodiscard]] std::string why_not_measured(const std::string& id) const;
 
  private:
-  const results_document& doc_;
   std::map<std::pair<std::string, int>, std::vector<const result*>> by_gpu_;
   std::map<std::string, std::vector<const result*>> by_host_;
   std::map<std::string, const result*> not_measured_;  // each id's first skipped or failed
