@@ -12,7 +12,8 @@ JOBS ?= $(shell nproc)
 # Debian packages the build and the tests need (README, "Two commands"). The CUDA 13 toolkit (nvcc,
 # cuBLAS, NCCL) is not a Debian package: where it is absent, the CUDA parts are left out.
 DEBIAN_PACKAGES := cmake make g++ pkg-config git libcli11-dev nlohmann-json3-dev catch2 \
-  libbenchmark-dev libopenmpi-dev openmpi-bin liburing-dev libturbojpeg0-dev libhwloc-dev
+  libbenchmark-dev libopenmpi-dev openmpi-bin liburing-dev libturbojpeg0-dev libhwloc-dev \
+  libsimdjson-dev
 # The browser test tier renders the HTML reports in headless Chromium; the sanitizer and fuzz
 # tier is built with clang (AddressSanitizer, UndefinedBehaviorSanitizer, libFuzzer); the schema
 # test checks docs/schema/ with python3-jsonschema; python3-torchvision is the real DataLoader

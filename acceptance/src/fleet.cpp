@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "gpubench/core/detail/results_fast.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/json.hpp"
@@ -110,12 +111,18 @@ std::vector<fleet_input> read_fleet(const std::vector<std::string>& paths) {
         // truncated, unreadable or other-schema file is named and fails the fleet.
         fleet_input input{file, {}, ""};
         try {
-          const json doc = read_json_file(file);
-          const std::string schema =
-              doc.is_object() && doc.contains("schema") && doc.at("schema").is_string()
-                  ? doc.at("schema").get<std::string>()
-                  : "";
-          if (schema != "gpubench.results/1") {
+          const std::string text = read_json_file_text(file);
+          // A results file as gpubench writes it is read fast; anything else is looked at.
+          if (auto fast = gpubench::detail::parse_results_fast(text, file)) {
+            input.doc = std::move(*fast);
+            any_results = true;
+          } else if (const json doc = parse_json_text(text, file);
+                     !doc.is_object() || !doc.contains("schema") ||
+                     doc.at("schema") != results_schema) {
+            const std::string schema =
+                doc.is_object() && doc.contains("schema") && doc.at("schema").is_string()
+                    ? doc.at("schema").get<std::string>()
+                    : "";
             input.unusable = "not a gpubench.results/1 file (schema '" + schema + "')";
           } else {
             input.doc = parse_results(doc, file);

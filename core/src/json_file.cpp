@@ -46,7 +46,7 @@ std::string json_text(const json& doc, int indent) {
   return doc.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
-json read_json_file(const fs::path& path) {
+std::string read_json_file_text(const fs::path& path) {
   const std::string file = path.string();
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw bad_input(file, "", unreachable(path, errno));
@@ -85,16 +85,16 @@ json read_json_file(const fs::path& path) {
   }
   ::close(fd);
   text.resize(done);
-  return parse_json_text(text, file);
+  return text;
+}
+
+json read_json_file(const fs::path& path) {
+  return parse_json_text(read_json_file_text(path), path.string());
 }
 
 namespace {
 
-// Every file gpubench reads is a few levels deep; a document nested far deeper would be parsed,
-// then overflow the stack of whatever walks it (copies, dumps, the readers): refused up front,
-// in one pass over the text that skips strings.
-constexpr int max_json_depth = 128;
-
+// Refused up front, in one pass over the text that skips strings.
 void check_json_depth(const std::string& content, const std::string& file) {
   int depth = 0;
   bool in_string = false;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "gpubench/core/detail/results_fast.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/json_reader.hpp"
 
@@ -129,11 +130,18 @@ void from_json(const json& j, results_document& doc) {
 }
 
 results_document read_results(const fs::path& path) {
-  return parse_results(read_json_file(path), path.string());
+  return parse_results_text(read_json_file_text(path), path.string());
 }
 
-results_document parse_results(const json& document, const std::string& file) {
-  const json_reader root(document, file);
+results_document parse_results_text(const std::string& text, const std::string& file) {
+  if (auto doc = detail::parse_results_fast(text, file)) return std::move(*doc);
+  // Declined: whatever is wrong (or merely unusual) is found and named by the checked reader.
+  return parse_results(parse_json_text(text, file), file);
+}
+
+namespace detail {
+
+void check_results_header(const json_reader& root) {
   root.expect_object({"schema", "meta", "system", "nodes", "results"});
   if (root.get_string("schema") != results_schema) {
     root.fail("schema", std::string("\"") + results_schema + "\"");
@@ -141,42 +149,54 @@ results_document parse_results(const json& document, const std::string& file) {
   (void)root.member("meta").expect_object({"version", "git", "argv", "started", "finished",
                                            "build_type", "compiler", "cuda", "driver", "nccl",
                                            "mpi_ranks", "suite", "interrupted", "warnings"});
-  for (const json_reader& item : root.elements("results")) {
-    item.expect_object({"id", "status", "reason", "error", "axes", "metrics", "verified", "info",
-                        "wall_s", "host", "rank"});
-    (void)item.get_string("id");
-    (void)item.find_number("wall_s", 0, 1e9);
-    const std::string status = item.get_string("status");
-    if (status != "ok" && status != "skipped" && status != "failed") {
-      item.fail("status", "one of ok, skipped, failed, got '" + status + "'");
+}
+
+}  // namespace detail
+
+namespace {
+
+void check_result(const json_reader& item) {
+  item.expect_object({"id", "status", "reason", "error", "axes", "metrics", "verified", "info",
+                      "wall_s", "host", "rank"});
+  (void)item.get_string("id");
+  (void)item.find_number("wall_s", 0, 1e9);
+  const std::string status = item.get_string("status");
+  if (status != "ok" && status != "skipped" && status != "failed") {
+    item.fail("status", "one of ok, skipped, failed, got '" + status + "'");
+  }
+  if (!item.has("metrics")) return;
+  const json_reader metrics = item.member("metrics");
+  if (!metrics.node().is_object()) {
+    metrics.fail_here("an object of metric summaries");
+  }
+  for (const auto& [name, value] : metrics.node().items()) {
+    const json_reader metric(value, item.file(), json_path(metrics.path(), name));
+    metric.expect_object({"median", "min", "max", "cv", "n", "unit", "better"});
+    for (const char* field : {"median", "min", "max", "cv"}) {
+      (void)metric.get_number(field, -1e300, 1e300);
     }
-    if (item.has("metrics")) {
-      const json_reader metrics = item.member("metrics");
-      if (!metrics.node().is_object()) {
-        metrics.fail_here("an object of metric summaries");
-      }
-      for (const auto& [name, value] : metrics.node().items()) {
-        const json_reader metric(value, file, json_path(metrics.path(), name));
-        metric.expect_object({"median", "min", "max", "cv", "n", "unit", "better"});
-        for (const char* field : {"median", "min", "max", "cv"}) {
-          (void)metric.get_number(field, -1e300, 1e300);
-        }
-        (void)metric.get_int("n", 1, 1'000'000);
-        // Every gpubench since 2026-11-23 writes them: what the benchmark declared, the one
-        // source of a metric's unit and of which way is better.
-        if (!metric.has("unit") || !metric.has("better")) {
-          metric.fail_here(
-              "\"unit\" and \"better\" beside the statistics (a file from before gpubench "
-              "recorded them, 2026-11-23: run the benchmarks again)");
-        }
-        (void)metric.get_string("unit");
-        if (const std::string direction = metric.get_string("better");
-            direction != "higher" && direction != "lower") {
-          metric.fail("better", "\"higher\" or \"lower\"");
-        }
-      }
+    (void)metric.get_int("n", 1, 1'000'000);
+    // Every gpubench since 2026-11-23 writes them: what the benchmark declared, the one
+    // source of a metric's unit and of which way is better.
+    if (!metric.has("unit") || !metric.has("better")) {
+      metric.fail_here(
+          "\"unit\" and \"better\" beside the statistics (a file from before gpubench "
+          "recorded them, 2026-11-23: run the benchmarks again)");
+    }
+    (void)metric.get_string("unit");
+    if (const std::string direction = metric.get_string("better");
+        direction != "higher" && direction != "lower") {
+      metric.fail("better", "\"higher\" or \"lower\"");
     }
   }
+}
+
+}  // namespace
+
+results_document parse_results(const json& document, const std::string& file) {
+  const json_reader root(document, file);
+  detail::check_results_header(root);
+  for (const json_reader& item : root.elements("results")) check_result(item);
   try {
     return document.get<results_document>();
   } catch (const json::exception& e) {

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "gpubench/core/detail/results_fast.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/output_file.hpp"
 #include "gpubench/core/results.hpp"
@@ -171,4 +172,91 @@ TEST_CASE("a run's times as Unix seconds and its length", "[results]") {
   meta.finished = "";  // interrupted before it could say
   CHECK_FALSE(reports::run_seconds(meta));
   CHECK(reports::run_end_seconds(meta) == 1767225600);
+}
+
+namespace {
+
+// Reads `text` with both readers; the fast one may decline, but what it reads the checked one
+// reads alike. True when the fast one read it.
+bool fast_reader_agrees(const std::string& text) {
+  std::optional<json> checked;
+  try {
+    checked = json(parse_results(parse_json_text(text, "t.json"), "t.json"));
+  } catch (const input_error&) {
+  }
+  const auto fast = detail::parse_results_fast(text, "t.json");
+  if (!fast) return false;
+  REQUIRE(checked.has_value());
+  CHECK(json(*fast) == *checked);
+  // What to_json leaves out is read alike too.
+  REQUIRE(fast->results.size() == checked->at("results").size());
+  const results_document slow = parse_results(parse_json_text(text, "t.json"), "t.json");
+  for (std::size_t i = 0; i < slow.results.size(); ++i) {
+    CHECK(fast->results[i].reason == slow.results[i].reason);
+    CHECK(fast->results[i].error == slow.results[i].error);
+    CHECK(fast->results[i].host == slow.results[i].host);
+  }
+  return true;
+}
+
+std::string nested_arrays(int depth) {
+  return std::string(static_cast<std::size_t>(depth), '[') +
+         std::string(static_cast<std::size_t>(depth), ']');
+}
+
+}  // namespace
+
+TEST_CASE("the fast results reader reads what the checked reader reads, and declines the rest",
+          "[results]") {
+  json doc = sample_document();
+  doc["nodes"] = json::array({json{{"host", "n1"}, {"ranks", {0, 1}}, {"system", doc["system"]}}});
+  doc["results"][0]["host"] = "n1";
+  doc["results"][0]["rank"] = 1;
+  doc["results"][0]["wall_s"] = 2.5;
+  doc["results"][0]["info"]["name"] = "caf\u00e9 \u2603 \"quoted\" \\ tab\t";
+  doc["results"][0]["axes"]["ratio"] = -1.25e-7;
+  doc["results"][0]["axes"]["offset"] = -3;
+  doc["results"][1]["info"]["big"] = 18446744073709551615ULL;  // unsigned past int64
+  // gpubench's own output, compact and indented, is read by the fast reader.
+  CHECK(fast_reader_agrees(doc.dump()));
+  CHECK(fast_reader_agrees(doc.dump(1)));
+  CHECK(fast_reader_agrees(json_text(doc, 2)));
+
+  const std::string text = doc.dump();
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string changed = text;
+    const auto at = changed.find(from);
+    REQUIRE(at != std::string::npos);
+    return changed.replace(at, from.size(), to);
+  };
+  // What nlohmann reads differently, or only the checked reader names: declined.
+  CHECK_FALSE(fast_reader_agrees(with("\"id\":\"hbm.copy\"", "\"id\":\"a\",\"id\":\"hbm.copy\"")));
+  CHECK_FALSE(fast_reader_agrees(with("\"offset\":-3", "\"offset\":123456789012345678901234")));
+  CHECK_FALSE(fast_reader_agrees(with("\"offset\":-3", "\"offset\":1e999")));
+  CHECK_FALSE(fast_reader_agrees(with("\"offset\":-3", "\"offset\":\"\\udc00\"")));
+  CHECK_FALSE(fast_reader_agrees(with("\"offset\":-3", "\"offset\":\"\\ud800x\"")));
+  CHECK_FALSE(fast_reader_agrees(with("\"status\":\"ok\"", "\"status\":\"great\"")));
+  CHECK_FALSE(fast_reader_agrees(with("\"median\":2900.5", "\"median\":1e301")));
+  CHECK_FALSE(fast_reader_agrees(with("\"n\":10", "\"n\":10.0")));
+  CHECK_FALSE(fast_reader_agrees(with("\"rank\":1", "\"rank\":1.5")));
+  CHECK_FALSE(fast_reader_agrees(with("\"wall_s\":2.5", "\"wall_s\":-1")));
+  CHECK_FALSE(fast_reader_agrees(with("\"verified\":true", "\"verified\":1")));
+  CHECK_FALSE(fast_reader_agrees(text + "x"));
+  CHECK_FALSE(fast_reader_agrees("\xef\xbb\xbf" + text));  // a byte-order mark
+  CHECK_FALSE(fast_reader_agrees("  "));
+  // A repeated key inside axes or info is read as nlohmann reads it: first place, last value.
+  CHECK(fast_reader_agrees(with("\"offset\":-3", "\"offset\":-3,\"ratio\":7")));
+  CHECK(fast_reader_agrees(with("\"offset\":-3", "\"offset\":-0,\"z\":-0.0,\"e\":1E-400")));
+  // Nesting: as deep as check_json_depth allows is read alike; one more is refused by the
+  // checked reader with its message, and declined here.
+  // The top level, results, a result and info are 4 levels.
+  CHECK(
+      fast_reader_agrees(with("\"offset\":-3", "\"offset\":" + nested_arrays(max_json_depth - 4))));
+  const std::string too_deep =
+      with("\"offset\":-3", "\"offset\":" + nested_arrays(max_json_depth - 3));
+  CHECK_FALSE(fast_reader_agrees(too_deep));
+  CHECK_THROWS_WITH(parse_results_text(too_deep, "deep.json"), Catch::Contains("nested at most"));
+  // parse_results_text names what is wrong as the checked reader does.
+  CHECK_THROWS_WITH(parse_results_text(with("\"status\":\"ok\"", "\"status\":\"great\""), "t.json"),
+                    Catch::Contains("/results/0/status: expected one of ok, skipped, failed"));
 }

@@ -16,11 +16,16 @@ using json = nlohmann::ordered_json;
 // The largest JSON file gpubench reads, and so the largest it writes: a results file of a
 // many-rank run (100k results is about 100 MB) fits well inside it.
 inline constexpr std::uintmax_t max_json_file_bytes = std::uintmax_t{1} << 30;
+// Every file gpubench reads is a few levels deep; a document nested far deeper would be parsed,
+// then overflow the stack of whatever walks it (copies, dumps, the readers).
+inline constexpr int max_json_depth = 128;
 
 // Reads and parses a JSON file. Throws input_error naming the file and the reason when it cannot
 // be reached (missing, a symlink loop, a folder on its path gpubench may not enter), is not a
 // regular file, cannot be read, is larger than max_json_file_bytes, is empty or is not JSON.
 [[nodiscard]] json read_json_file(const std::filesystem::path& path);
+// Its text, unparsed, after the same checks (for a reader with its own parser).
+[[nodiscard]] std::string read_json_file_text(const std::filesystem::path& path);
 // The same for text already in memory; `file` names it in messages.
 [[nodiscard]] json parse_json_text(const std::string& content, const std::string& file);
 

@@ -115,7 +115,9 @@ void from_json(const json& j, results_document& doc);
 // Reads and parses a results file. Throws input_error naming the file for unreadable or
 // malformed content.
 [[nodiscard]] results_document read_results(const std::filesystem::path& path);
-// The same for a document already parsed; `file` names it in messages.
+// The same for the file's text; `file` names it in messages.
+[[nodiscard]] results_document parse_results_text(const std::string& text, const std::string& file);
+// The same for a document already parsed.
 [[nodiscard]] results_document parse_results(const json& document, const std::string& file);
 
 // The current time as ISO-8601 UTC, "2026-11-22T11:20:39Z".
