@@ -319,12 +319,11 @@ void check_no_gpu_model(const health_rules& h, const results_document& doc,
   }
 }
 
-void check_gpu_model(const health_rules& h, const results_index& /*index*/, const gpu_view& g,
+void check_gpu_model(const health_rules& h, const results_index& index, const gpu_view& g,
                      std::vector<rule_outcome>& out) {
   if (h.gpu_model.empty()) return;
   const gpu_info& gpu = *g.gpu;
-  const auto entry =
-      model::catalog_gpu_for_device(gpu.name, static_cast<double>(gpu.memory_bytes) / 1e9);
+  const auto& entry = index.catalog_gpu(gpu);
   out.push_back(simple("gpu model", g.subject(),
                        entry == h.gpu_model ? rule_status::pass : rule_status::fail,
                        gpu.name + (entry ? " (" + *entry + ")" : ""), h.gpu_model));

@@ -5,6 +5,7 @@
 
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/text.hpp"
+#include "gpubench/vocabulary/units.hpp"
 
 namespace gpubench::acceptance::detail {
 
@@ -124,6 +125,14 @@ const std::vector<const result*>& results_index::on_host(const std::string& host
   static const std::vector<const result*> none;
   const auto found = by_host_.find(host);
   return found == by_host_.end() ? none : found->second;
+}
+
+const std::optional<std::string>& results_index::catalog_gpu(const gpu_info& gpu) const {
+  const auto key = std::make_pair(gpu.name, gpu.memory_bytes);
+  if (const auto it = catalog_gpus_.find(key); it != catalog_gpus_.end()) return it->second;
+  const double memory_GiB = vocabulary::convert(
+      static_cast<double>(gpu.memory_bytes), vocabulary::units::bytes, model::fig::gpu_memory.in);
+  return catalog_gpus_[key] = model::catalog_gpu_for_device(gpu.name, memory_GiB);
 }
 
 std::string results_index::why_not_measured(const std::string& id) const {

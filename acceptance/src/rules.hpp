@@ -2,7 +2,9 @@
 // and one outcome per rule checked. Internal to acceptance/.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,11 +39,16 @@ class results_index {
   [[nodiscard]] const std::vector<const result*>& on_host(const std::string& host) const;
   // why_not_measured(doc, id), each benchmark's answer found in one pass over the file.
   [[nodiscard]] std::string why_not_measured(const std::string& id) const;
+  // The catalog entry a GPU of the file is (model::catalog_gpu_for_device), looked up once per
+  // device name and memory size: the lookup resolves the catalog folder on disk each time, 7%
+  // of validating 100,000 GPUs.
+  [[nodiscard]] const std::optional<std::string>& catalog_gpu(const gpu_info& gpu) const;
 
  private:
   std::map<std::pair<std::string, int>, std::vector<const result*>> by_gpu_;
   std::map<std::string, std::vector<const result*>> by_host_;
   std::map<std::string, const result*> not_measured_;  // each id's first skipped or failed
+  mutable std::map<std::pair<std::string, std::uint64_t>, std::optional<std::string>> catalog_gpus_;
 };
 
 [[nodiscard]] std::string with_unit(double value, const std::string& unit);
