@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <string_view>
+#include <vector>
+
+#include "gpubench/core/parallel.hpp"
 
 namespace gpubench::detail {
 
@@ -229,14 +232,27 @@ std::optional<results_document> parse_results_fast(const std::string& text,
     if (!results) return std::nullopt;
     check_results_header(json_reader(header, file));
     results_document doc = header.get<results_document>();
+    // Each element is read on its own, on every core: the tape is only read, and each range of
+    // elements fills its own slots.
+    const auto elements = [](const dom::array& array) {
+      std::vector<dom::element> out;
+      for (const dom::element item : array) out.push_back(item);
+      return out;
+    };
     if (nodes) {
-      doc.nodes.reserve(nodes->size());
-      for (const dom::element node : *nodes) {
-        doc.nodes.push_back(to_json_value(node).get<node_entry>());
-      }
+      const std::vector<dom::element> items = elements(*nodes);
+      doc.nodes.resize(items.size());
+      parallel_for(items.size(), 256, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          doc.nodes[i] = to_json_value(items[i]).get<node_entry>();
+        }
+      });
     }
-    doc.results.reserve(results->size());
-    for (const dom::element item : *results) doc.results.push_back(read_result(item));
+    const std::vector<dom::element> items = elements(*results);
+    doc.results.resize(items.size());
+    parallel_for(items.size(), 4096, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) doc.results[i] = read_result(items[i]);
+    });
     return doc;
   } catch (const decline&) {
   } catch (const input_error&) {

@@ -2,19 +2,17 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <utility>
 
 #include "gpubench/core/config_paths.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/json_reader.hpp"
+#include "gpubench/core/parallel.hpp"
 #include "gpubench/core/text.hpp"
 
 namespace gpubench::model {
@@ -268,32 +266,16 @@ calibration_report calibrate(const std::vector<calibration_set>& sets, const con
       anchor_row(p, rows, held);
     }
   };
-  std::atomic<std::size_t> next{0};
   std::size_t done = 0;
   std::mutex done_lock;
-  std::exception_ptr failure;
-  const auto worker = [&] {
-    for (std::size_t i = next++; i < groups.size(); i = next++) {
-      try {
-        hold_out(groups[i]);
-      } catch (...) {
-        const std::lock_guard<std::mutex> hold(done_lock);
-        if (!failure) failure = std::current_exception();
-        next = groups.size();
-        return;
-      }
+  parallel_for(groups.size(), 1, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      hold_out(groups[i]);
       const std::lock_guard<std::mutex> hold(done_lock);
       ++done;
       if (progress) progress(done, groups.size());
     }
-  };
-  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
-                                                      std::max<std::size_t>(1, groups.size()));
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+  });
   calibration_report report;
   std::map<std::string, std::vector<const calibration_row*>> by_family;
   std::map<std::pair<std::string, std::string>, std::vector<const calibration_row*>> by_generation;

@@ -3,8 +3,11 @@
 #include <atomic>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <thread>
+#include <vector>
 
+#include "gpubench/core/parallel.hpp"
 #include "gpubench/harness/thread_pool.hpp"
 
 using gpubench::pinned_thread_pool;
@@ -41,4 +44,31 @@ TEST_CASE("a task's exception reaches the caller and the pool stays usable", "[t
   pool.run([&](int) { ++count; });
   CHECK(count == 2);
   CHECK_THROWS_AS(pinned_thread_pool(0), std::invalid_argument);
+}
+
+TEST_CASE("parallel_for calls every index once, in ranges, and rethrows a failure",
+          "[thread_pool]") {
+  for (const std::size_t n :
+       {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{4097}}) {
+    std::vector<std::atomic<int>> calls(n);
+    std::atomic<std::size_t> largest{0};
+    gpubench::parallel_for(n, 64, [&](std::size_t begin, std::size_t end) {
+      REQUIRE(begin < end);
+      std::size_t seen = largest;
+      while (end - begin > seen && !largest.compare_exchange_weak(seen, end - begin)) {
+      }
+      for (std::size_t i = begin; i < end; ++i) ++calls[i];
+    });
+    for (const auto& c : calls) CHECK(c == 1);
+    CHECK(largest <= 64);
+  }
+  // The first failure stops the ranges not yet started and reaches the caller.
+  std::atomic<int> ranges{0};
+  CHECK_THROWS_WITH(gpubench::parallel_for(100000, 1,
+                                           [&](std::size_t begin, std::size_t) {
+                                             ++ranges;
+                                             if (begin == 3) throw std::runtime_error("range 3");
+                                           }),
+                    "range 3");
+  CHECK(ranges < 100000);
 }

@@ -1,0 +1,47 @@
+#include "gpubench/core/parallel.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace gpubench {
+
+void parallel_for(std::size_t n, std::size_t grain,
+                  const std::function<void(std::size_t begin, std::size_t end)>& body) {
+  grain = std::max<std::size_t>(grain, 1);
+  const std::size_t ranges = (n + grain - 1) / grain;
+  std::atomic<std::size_t> next{0};
+  std::mutex failure_lock;
+  std::exception_ptr failure;
+  const auto worker = [&] {
+    for (std::size_t r = next++; r < ranges; r = next++) {
+      try {
+        body(r * grain, std::min(n, (r + 1) * grain));
+      } catch (...) {
+        const std::lock_guard<std::mutex> hold(failure_lock);
+        if (!failure) failure = std::current_exception();
+        next = ranges;
+        return;
+      }
+    }
+  };
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
+                                                      std::max<std::size_t>(ranges, 1));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;  // no more threads: those started and this one share the ranges
+    }
+  }
+  worker();
+  for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace gpubench
