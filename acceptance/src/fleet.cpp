@@ -115,19 +115,19 @@ std::vector<fleet_input> read_fleet(const std::vector<std::string>& paths) {
           // A results file as gpubench writes it is read fast; anything else is looked at.
           if (auto fast = gpubench::detail::parse_results_fast(text, file)) {
             input.doc = std::move(*fast);
-            any_results = true;
-          } else if (const json doc = parse_json_text(text, file);
-                     !doc.is_object() || !doc.contains("schema") ||
-                     doc.at("schema") != results_schema) {
+          } else {
+            const json doc = parse_json_text(text, file);
             const std::string schema =
                 doc.is_object() && doc.contains("schema") && doc.at("schema").is_string()
                     ? doc.at("schema").get<std::string>()
                     : "";
-            input.unusable = "not a gpubench.results/1 file (schema '" + schema + "')";
-          } else {
-            input.doc = parse_results(doc, file);
-            any_results = true;
+            if (schema != results_schema) {
+              input.unusable = "not a gpubench.results/1 file (schema '" + schema + "')";
+            } else {
+              input.doc = parse_results(doc, file);
+            }
           }
+          any_results = any_results || input.unusable.empty();
         } catch (const input_error& e) {
           input.unusable = e.what();
         }

@@ -156,10 +156,9 @@ void check_results_header(const json_reader& root) {
 namespace {
 
 void check_result(const json_reader& item) {
-  item.expect_object({"id", "status", "reason", "error", "axes", "metrics", "verified", "info",
-                      "wall_s", "host", "rank"});
+  item.expect_object(detail::result_keys);
   (void)item.get_string("id");
-  (void)item.find_number("wall_s", 0, 1e9);
+  (void)item.find_number("wall_s", 0, detail::max_wall_s);
   const std::string status = item.get_string("status");
   if (status != "ok" && status != "skipped" && status != "failed") {
     item.fail("status", "one of ok, skipped, failed, got '" + status + "'");
@@ -171,11 +170,12 @@ void check_result(const json_reader& item) {
   }
   for (const auto& [name, value] : metrics.node().items()) {
     const json_reader metric(value, item.file(), json_path(metrics.path(), name));
-    metric.expect_object({"median", "min", "max", "cv", "n", "unit", "better"});
+    metric.expect_object(detail::metric_keys);
     for (const char* field : {"median", "min", "max", "cv"}) {
-      (void)metric.get_number(field, -1e300, 1e300);
+      (void)metric.get_number(field, -detail::max_statistic_magnitude,
+                              detail::max_statistic_magnitude);
     }
-    (void)metric.get_int("n", 1, 1'000'000);
+    (void)metric.get_int("n", 1, detail::max_metric_samples);
     // Every gpubench since 2026-11-23 writes them: what the benchmark declared, the one
     // source of a metric's unit and of which way is better.
     if (!metric.has("unit") || !metric.has("better")) {

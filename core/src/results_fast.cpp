@@ -103,32 +103,25 @@ std::size_t key_index(const std::array<std::string_view, N>& keys, std::string_v
   throw decline{};
 }
 
-// The members parse_results allows, in one order the switches below follow.
-constexpr std::array<std::string_view, 7> metric_keys = {"median", "min",  "max",   "cv",
-                                                         "n",      "unit", "better"};
-constexpr std::array<std::string_view, 11> result_keys = {"id",     "status",  "reason",   "error",
-                                                          "axes",   "metrics", "verified", "info",
-                                                          "wall_s", "host",    "rank"};
-
 metric_summary read_metric(dom::element value) {
   metric_summary out;
   std::uint32_t seen = 0;
   for (const dom::key_value_pair field : as<dom::object>(value)) {
     switch (key_index(metric_keys, field.key, seen)) {
       case 0:
-        out.median = number_in(field.value, -1e300, 1e300);
+        out.median = number_in(field.value, -max_statistic_magnitude, max_statistic_magnitude);
         break;
       case 1:
-        out.min = number_in(field.value, -1e300, 1e300);
+        out.min = number_in(field.value, -max_statistic_magnitude, max_statistic_magnitude);
         break;
       case 2:
-        out.max = number_in(field.value, -1e300, 1e300);
+        out.max = number_in(field.value, -max_statistic_magnitude, max_statistic_magnitude);
         break;
       case 3:
-        out.cv = number_in(field.value, -1e300, 1e300);
+        out.cv = number_in(field.value, -max_statistic_magnitude, max_statistic_magnitude);
         break;
       case 4:
-        out.n = static_cast<std::size_t>(integer_in(field.value, 1, 1'000'000));
+        out.n = static_cast<std::size_t>(integer_in(field.value, 1, max_metric_samples));
         break;
       case 5:
         out.unit.unit = text(field.value);
@@ -190,7 +183,7 @@ result read_result(dom::element value) {
         r.info = to_json_value(field.value);
         break;
       case 8:
-        r.wall_s = number_in(field.value, 0, 1e9);
+        r.wall_s = number_in(field.value, 0, max_wall_s);
         break;
       case 9:
         r.host = text(field.value);
