@@ -1,8 +1,8 @@
 // cpu.augment: how many training samples per second this machine's CPUs prepare, with the image
 // pipeline of a typical torchvision loader (augment_pipeline.hpp): JPEG decode, RandomResizedCrop
 // to 224 with PIL's antialiased bilinear resize, random horizontal flip, normalize to float32
-// CHW. The JPEG corpus is generated here, deterministically (ImageNet-like sizes), never
-// downloaded. One pinned worker per thread, each with its own decoder and buffers.
+// CHW. The JPEG corpus is generated, deterministically (ImageNet-like sizes), never downloaded
+// (jpeg_corpus.hpp). One pinned worker per thread, each with its own decoder and buffers.
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "gpubench/benchmarks/cpu/augment_pipeline.hpp"
+#include "gpubench/benchmarks/cpu/jpeg_corpus.hpp"
 #include "gpubench/core/config.hpp"
 #include "gpubench/harness/benchmark.hpp"
 #include "gpubench/harness/context.hpp"
@@ -36,22 +37,8 @@ class cpu_augment final : public instance {
         height_(static_cast<int>(values.get_int64("image_height"))),
         out_(static_cast<int>(values.get_int64("output_size"))),
         threads_(static_cast<int>(values.get_int64("threads"))) {
-    (void)ctx;
+    corpus_ = augment::jpeg_corpus_for(ctx, width_, height_);
     pool_ = std::make_unique<pinned_thread_pool>(threads_);
-    // Image i depends on i alone, so the case's workers make the corpus between them: the same
-    // bytes, and a 64-thread case no longer waits seconds on one core before it starts.
-    corpus_.resize(augment::corpus_images);
-    pool_->run([this](int worker) {
-      for (std::uint32_t i = static_cast<std::uint32_t>(worker);
-           i < static_cast<std::uint32_t>(augment::corpus_images);
-           i += static_cast<std::uint32_t>(threads_)) {
-        const augment::rgb_image photo =
-            augment::synthetic_photo(width_, height_, i, [] { return interrupt_requested(); });
-        stop_if_interrupted("while the JPEG corpus was made");
-        corpus_[i] = augment::encode_jpeg(photo, augment::corpus_jpeg_quality);
-      }
-    });
-    for (const auto& jpeg : corpus_) corpus_bytes_ += jpeg.size();
     for (int t = 0; t < threads_; ++t) {
       auto w = std::make_unique<worker_state>();
       w->tensor.resize(3 * static_cast<std::size_t>(out_) * static_cast<std::size_t>(out_));
@@ -96,7 +83,7 @@ class cpu_augment final : public instance {
     const double rate = samples_per_worker * threads_ / seconds;
     std::vector<std::pair<std::string, double>> out{
         {"samples_per_s_per_core", rate / threads_},
-        {"jpeg_MBps", rate * static_cast<double>(corpus_bytes_) / augment::corpus_images / 1e6}};
+        {"jpeg_MBps", rate * corpus_->mean_bytes / 1e6}};
     if (single_core_rate_ > 0) {
       out.emplace_back("scaling_efficiency", rate / (threads_ * single_core_rate_));
     }
@@ -108,7 +95,7 @@ class cpu_augment final : public instance {
     // 2. A fixed crop of image 0 resized by the fast fixed-point path agrees, within one 8-bit
     //    level, with a float64 evaluation of the same separable antialiased filter.
     augment::rgb_image image;
-    workers_[0]->decoder.decode(corpus_[0], image);
+    workers_[0]->decoder.decode(corpus_->images.front(), image);
     const augment::crop_box box{image.height / 8, image.width / 10, image.height * 3 / 4,
                                 image.width * 4 / 5};
     const augment::rgb_image fast = augment::resize_bilinear_antialias(image, box, out_, out_);
@@ -130,7 +117,7 @@ class cpu_augment final : public instance {
                          "horizontal flip p=0.5 -> normalize (ImageNet mean/std), float32 CHW"},
         {"corpus_images", augment::corpus_images},
         {"jpeg_quality", augment::corpus_jpeg_quality},
-        {"mean_jpeg_bytes", static_cast<double>(corpus_bytes_) / augment::corpus_images},
+        {"mean_jpeg_bytes", corpus_->mean_bytes},
         {"threads", threads_},
         {"cpus", pool_->bound_cpus()},
         {"single_core_samples_per_s",
@@ -139,7 +126,7 @@ class cpu_augment final : public instance {
 
  private:
   void process(worker_state& w) {
-    const auto& jpeg = corpus_[w.next++ % corpus_.size()];
+    const auto& jpeg = corpus_->images[w.next++ % corpus_->images.size()];
     w.decoder.decode(jpeg, w.decoded);
     const augment::crop_box box =
         augment::random_resized_crop_params(w.decoded.width, w.decoded.height, w.rng);
@@ -209,8 +196,7 @@ class cpu_augment final : public instance {
   int height_;
   int out_;
   int threads_;
-  std::vector<std::vector<std::uint8_t>> corpus_;
-  std::size_t corpus_bytes_ = 0;
+  std::shared_ptr<const augment::jpeg_corpus> corpus_;
   std::unique_ptr<pinned_thread_pool> pool_;
   std::vector<std::unique_ptr<worker_state>> workers_;
   double single_core_rate_ = 0;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gpubench/benchmarks/cpu/augment_pipeline.hpp"
+#include "gpubench/benchmarks/cpu/jpeg_corpus.hpp"
 #include "gpubench/benchmarks/cpu/python_child.hpp"
 #include "gpubench/core/config.hpp"
 #include "gpubench/core/config_paths.hpp"
@@ -75,23 +76,18 @@ corpus_folder& corpus_for(const context& ctx, int width, int height) {
   corpus->root = pattern;
   const fs::path images = corpus->root / "class_0";
   fs::create_directory(images);
-  double bytes = 0;
-  for (int i = 0; i < augment::corpus_images; ++i) {
-    stop_if_interrupted("while the JPEG corpus was made");
-    const auto jpeg =
-        augment::encode_jpeg(augment::synthetic_photo(width, height, static_cast<std::uint32_t>(i),
-                                                      [] { return interrupt_requested(); }),
-                             augment::corpus_jpeg_quality);
+  const auto jpegs = augment::jpeg_corpus_for(ctx, width, height);
+  for (std::size_t i = 0; i < jpegs->images.size(); ++i) {
+    const auto& jpeg = jpegs->images[i];
     char name[32];
-    std::snprintf(name, sizeof name, "img_%03d.jpg", i);
+    std::snprintf(name, sizeof name, "img_%03zu.jpg", i);
     std::ofstream out(images / name, std::ios::binary);
     out.write(reinterpret_cast<const char*>(jpeg.data()),
               static_cast<std::streamsize>(jpeg.size()));
     if (!out) throw std::runtime_error("cannot write the JPEG corpus to " + images.string());
-    bytes += static_cast<double>(jpeg.size());
-    if (i == 0) corpus->first_jpeg = jpeg;
   }
-  corpus->mean_jpeg_bytes = bytes / augment::corpus_images;
+  corpus->first_jpeg = jpegs->images.front();
+  corpus->mean_jpeg_bytes = jpegs->mean_bytes;
   return ctx.resources().add(key, std::move(corpus));
 }
 

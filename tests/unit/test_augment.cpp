@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "gpubench/benchmarks/cpu/augment_pipeline.hpp"
+#include "gpubench/benchmarks/cpu/jpeg_corpus.hpp"
+#include "gpubench/harness/discovery.hpp"
 
 using namespace gpubench::augment;
 
@@ -110,4 +112,30 @@ TEST_CASE("the JPEG corpus is deterministic and ImageNet-sized", "[augment]") {
   CHECK(diff / pixels < 40);
   CHECK_THROWS_AS(decoder.decode(std::vector<std::uint8_t>{0xff, 0xd8, 0x00}, decoded),
                   std::runtime_error);
+}
+
+TEST_CASE("the corpus made on every core holds the bytes made picture by picture, once per run",
+          "[augment]") {
+  // Small pictures: the split over cores, not the size, is what is checked.
+  const auto corpus = make_corpus(96, 72);
+  REQUIRE(corpus.size() == static_cast<std::size_t>(corpus_images));
+  for (std::size_t i = 0; i < corpus.size(); ++i) {
+    INFO("picture " << i);
+    CHECK(corpus[i] ==
+          encode_jpeg(synthetic_photo(96, 72, static_cast<std::uint32_t>(i)), corpus_jpeg_quality));
+  }
+  // The run's cases share one corpus of a size; a new size replaces it in the run, and a case
+  // that holds the old one keeps it.
+  const gpubench::context ctx(gpubench::system_info{}, gpubench::run_options{});
+  const auto first = jpeg_corpus_for(ctx, 96, 72);
+  CHECK(jpeg_corpus_for(ctx, 96, 72) == first);
+  CHECK(first->images == corpus);
+  double bytes = 0;
+  for (const auto& jpeg : corpus) bytes += static_cast<double>(jpeg.size());
+  CHECK(first->mean_bytes == Approx(bytes / corpus_images));
+  const auto other = jpeg_corpus_for(ctx, 64, 48);
+  CHECK(other != first);
+  CHECK(ctx.resources().size() == 1);
+  CHECK(first->images == corpus);
+  CHECK(jpeg_corpus_for(ctx, 96, 72) != first);  // made again: the run kept only 64x48
 }
