@@ -37,7 +37,7 @@ class cpu_augment final : public instance {
         height_(static_cast<int>(values.get_int64("image_height"))),
         out_(static_cast<int>(values.get_int64("output_size"))),
         threads_(static_cast<int>(values.get_int64("threads"))) {
-    corpus_ = augment::jpeg_corpus_for(ctx, width_, height_);
+    corpus_ = augment::jpeg_corpus_for(ctx, width_, height_, static_cast<std::size_t>(threads_));
     pool_ = std::make_unique<pinned_thread_pool>(threads_);
     for (int t = 0; t < threads_; ++t) {
       auto w = std::make_unique<worker_state>();

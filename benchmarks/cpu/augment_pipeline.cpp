@@ -254,19 +254,24 @@ rgb_image synthetic_photo(int width, int height, std::uint32_t index,
 }
 
 std::vector<std::vector<std::uint8_t>> make_corpus(int width, int height,
-                                                   const std::function<bool()>& stop) {
+                                                   const std::function<bool()>& stop,
+                                                   std::size_t threads) {
   std::vector<std::vector<std::uint8_t>> corpus(corpus_images);
-  // One picture per range: 64 of them at 500x375 took 5 s on one core.
-  parallel_for(corpus.size(), 1, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      // Stopped: neither the pictures left nor the encode of an unfinished one (an 8192x8192
-      // encode takes a second).
-      if (stop && stop()) return;
-      const rgb_image photo = synthetic_photo(width, height, static_cast<std::uint32_t>(i), stop);
-      if (stop && stop()) return;
-      corpus[i] = encode_jpeg(photo, corpus_jpeg_quality);
-    }
-  });
+  // One picture per range: 64 of them at 500x375 take 5 s on one core.
+  parallel_for(
+      corpus.size(), 1,
+      [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          // Stopped: neither the pictures left nor the encode of an unfinished one (an 8192x8192
+          // encode takes a second).
+          if (stop && stop()) return;
+          const rgb_image photo =
+              synthetic_photo(width, height, static_cast<std::uint32_t>(i), stop);
+          if (stop && stop()) return;
+          corpus[i] = encode_jpeg(photo, corpus_jpeg_quality);
+        }
+      },
+      threads);
   return corpus;
 }
 

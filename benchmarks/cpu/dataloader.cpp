@@ -76,7 +76,8 @@ corpus_folder& corpus_for(const context& ctx, int width, int height) {
   corpus->root = pattern;
   const fs::path images = corpus->root / "class_0";
   fs::create_directory(images);
-  const auto jpegs = augment::jpeg_corpus_for(ctx, width, height);
+  // On every core: the DataLoader's case uses them all (its workers and the main process).
+  const auto jpegs = augment::jpeg_corpus_for(ctx, width, height, 0);
   for (std::size_t i = 0; i < jpegs->images.size(); ++i) {
     const auto& jpeg = jpegs->images[i];
     char name[32];

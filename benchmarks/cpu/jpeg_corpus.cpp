@@ -19,7 +19,8 @@ struct latest_corpus {
 
 }  // namespace
 
-std::shared_ptr<const jpeg_corpus> jpeg_corpus_for(const context& ctx, int width, int height) {
+std::shared_ptr<const jpeg_corpus> jpeg_corpus_for(const context& ctx, int width, int height,
+                                                   std::size_t threads) {
   const std::string key = "jpeg corpus";
   auto* latest = ctx.resources().find<latest_corpus>(key);
   if (latest != nullptr && latest->width == width && latest->height == height) {
@@ -30,7 +31,8 @@ std::shared_ptr<const jpeg_corpus> jpeg_corpus_for(const context& ctx, int width
     latest = nullptr;
   }
   auto made = std::make_shared<jpeg_corpus>();
-  made->images = make_corpus(width, height, [] { return interrupt_requested(); });
+  made->images = make_corpus(
+      width, height, [] { return interrupt_requested(); }, threads);
   stop_if_interrupted("while the JPEG corpus was made");
   if (std::any_of(made->images.begin(), made->images.end(),
                   [](const auto& jpeg) { return jpeg.empty(); })) {

@@ -1,5 +1,7 @@
 #include "gpubench/core/parallel.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -10,8 +12,23 @@
 
 namespace gpubench {
 
+namespace {
+
+// The cores this process may run on (a cpuset or taskset allows fewer than the machine has).
+std::size_t allowed_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    return static_cast<std::size_t>(std::max(CPU_COUNT(&set), 1));
+  }
+  return std::max<std::size_t>(std::thread::hardware_concurrency(), 1);
+}
+
+}  // namespace
+
 void parallel_for(std::size_t n, std::size_t grain,
-                  const std::function<void(std::size_t begin, std::size_t end)>& body) {
+                  const std::function<void(std::size_t begin, std::size_t end)>& body,
+                  std::size_t max_threads) {
   grain = std::max<std::size_t>(grain, 1);
   const std::size_t ranges = (n + grain - 1) / grain;
   std::atomic<std::size_t> next{0};
@@ -29,8 +46,8 @@ void parallel_for(std::size_t n, std::size_t grain,
       }
     }
   };
-  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
-                                                      std::max<std::size_t>(ranges, 1));
+  const std::size_t cores = max_threads == 0 ? allowed_cores() : max_threads;
+  const std::size_t threads = std::clamp<std::size_t>(cores, 1, std::max<std::size_t>(ranges, 1));
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < threads; ++t) {
     try {

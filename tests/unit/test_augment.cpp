@@ -124,18 +124,19 @@ TEST_CASE("the corpus made on every core holds the bytes made picture by picture
     CHECK(corpus[i] ==
           encode_jpeg(synthetic_photo(96, 72, static_cast<std::uint32_t>(i)), corpus_jpeg_quality));
   }
+  CHECK(make_corpus(96, 72, {}, 1) == corpus);  // on one thread: the same bytes
   // The run's cases share one corpus of a size; a new size replaces it in the run, and a case
   // that holds the old one keeps it.
   const gpubench::context ctx(gpubench::system_info{}, gpubench::run_options{});
-  const auto first = jpeg_corpus_for(ctx, 96, 72);
-  CHECK(jpeg_corpus_for(ctx, 96, 72) == first);
+  const auto first = jpeg_corpus_for(ctx, 96, 72, 0);
+  CHECK(jpeg_corpus_for(ctx, 96, 72, 0) == first);
   CHECK(first->images == corpus);
   double bytes = 0;
   for (const auto& jpeg : corpus) bytes += static_cast<double>(jpeg.size());
   CHECK(first->mean_bytes == Approx(bytes / corpus_images));
-  const auto other = jpeg_corpus_for(ctx, 64, 48);
+  const auto other = jpeg_corpus_for(ctx, 64, 48, 1);
   CHECK(other != first);
   CHECK(ctx.resources().size() == 1);
   CHECK(first->images == corpus);
-  CHECK(jpeg_corpus_for(ctx, 96, 72) != first);  // made again: the run kept only 64x48
+  CHECK(jpeg_corpus_for(ctx, 96, 72, 0) != first);  // made again: the run kept only 64x48
 }

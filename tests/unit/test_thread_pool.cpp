@@ -71,4 +71,14 @@ TEST_CASE("parallel_for calls every index once, in ranges, and rethrows a failur
                                            }),
                     "range 3");
   CHECK(ranges < 100000);
+  // A cap of one thread: every range on the calling thread.
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int> elsewhere{0};
+  gpubench::parallel_for(
+      1000, 1,
+      [&](std::size_t, std::size_t) {
+        if (std::this_thread::get_id() != caller) ++elsewhere;
+      },
+      1);
+  CHECK(elsewhere == 0);
 }

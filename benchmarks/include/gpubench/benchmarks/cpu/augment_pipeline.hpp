@@ -57,11 +57,11 @@ inline constexpr int corpus_jpeg_quality = 90;
 [[nodiscard]] std::vector<std::uint8_t> encode_jpeg(const rgb_image& image, int quality);
 
 // The corpus at one image size: synthetic_photo 0..corpus_images-1, each encoded at
-// corpus_jpeg_quality, made on every core (image i depends on i alone, so the bytes do not
-// depend on the split). `stop` is passed to synthetic_photo: a stopped corpus is unfinished and
-// the caller discards it.
+// corpus_jpeg_quality, made on up to `threads` threads, 0 for every core (image i depends on i
+// alone, so the bytes do not depend on the split). `stop` is passed to synthetic_photo: a stopped
+// corpus is unfinished and the caller discards it.
 [[nodiscard]] std::vector<std::vector<std::uint8_t>> make_corpus(
-    int width, int height, const std::function<bool()>& stop = {});
+    int width, int height, const std::function<bool()>& stop = {}, std::size_t threads = 0);
 
 class jpeg_decoder {
  public:

@@ -2,6 +2,7 @@
 // thread or worker counts does not remake it per case.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -15,10 +16,12 @@ struct jpeg_corpus {
   double mean_bytes = 0;
 };
 
-// The run's corpus at width x height, made on first use. The run keeps the latest size only (one
-// of 8192x8192 pictures is about a gigabyte); a case keeps its own for as long as it runs.
-// Throws the stop request's error if a stop came while it was made (nothing is kept then).
+// The run's corpus at width x height, made on first use on up to `threads` threads (0: every
+// core), the case's own count: a case of one thread stays on one core, as a user who asked for
+// one expects. The run keeps the latest size only (one of 8192x8192 pictures is about a
+// gigabyte); a case keeps its own for as long as it runs. Throws the stop request's error if a
+// stop came while it was made (nothing is kept then).
 [[nodiscard]] std::shared_ptr<const jpeg_corpus> jpeg_corpus_for(const context& ctx, int width,
-                                                                 int height);
+                                                                 int height, std::size_t threads);
 
 }  // namespace gpubench::augment
