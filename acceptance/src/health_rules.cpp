@@ -1,12 +1,10 @@
 // Health rules: what a spec's "health" asks of every GPU and the machine.
 #include <algorithm>
-#include <iterator>
 #include <set>
 #include <tuple>
 #include <utility>
 
 #include "gpubench/core/format.hpp"
-#include "gpubench/core/parallel.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/vocabulary/measurements.hpp"
 #include "rules.hpp"
@@ -562,23 +560,10 @@ void check_health(const health_rules& h, const results_document& doc,
     if (rule.before) rule.before(h, doc, out);
   }
   const results_index index(doc);
-  // Each GPU's rules read only that GPU's results: ranges of GPUs on every core, their outcomes
-  // joined in GPU order (100,000 GPUs of a fleet's merged file).
-  const std::vector<gpu_view> gpus = gpus_of(doc);
-  constexpr std::size_t gpus_per_range = 512;
-  std::vector<std::vector<rule_outcome>> ranges((gpus.size() + gpus_per_range - 1) /
-                                                gpus_per_range);
-  parallel_for(gpus.size(), gpus_per_range, [&](std::size_t begin, std::size_t end) {
-    std::vector<rule_outcome>& part = ranges[begin / gpus_per_range];
-    for (std::size_t i = begin; i < end; ++i) {
-      for (const health_rule& rule : health_table) {
-        if (rule.each_gpu) rule.each_gpu(h, index, gpus[i], part);
-      }
+  for (const gpu_view& g : gpus_of(doc)) {
+    for (const health_rule& rule : health_table) {
+      if (rule.each_gpu) rule.each_gpu(h, index, g, out);
     }
-  });
-  for (std::vector<rule_outcome>& part : ranges) {
-    out.insert(out.end(), std::make_move_iterator(part.begin()),
-               std::make_move_iterator(part.end()));
   }
   for (const health_rule& rule : health_table) {
     if (rule.after) rule.after(h, doc, out);

@@ -129,7 +129,6 @@ const std::vector<const result*>& results_index::on_host(const std::string& host
 
 const std::optional<std::string>& results_index::catalog_gpu(const gpu_info& gpu) const {
   const auto key = std::make_pair(gpu.name, gpu.memory_bytes);
-  const std::lock_guard<std::mutex> held(catalog_lock_);
   if (const auto it = catalog_gpus_.find(key); it != catalog_gpus_.end()) return it->second;
   const double memory_GiB = vocabulary::convert(
       static_cast<double>(gpu.memory_bytes), vocabulary::units::bytes, model::fig::gpu_memory.in);

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,8 +48,6 @@ class results_index {
   std::map<std::pair<std::string, int>, std::vector<const result*>> by_gpu_;
   std::map<std::string, std::vector<const result*>> by_host_;
   std::map<std::string, const result*> not_measured_;  // each id's first skipped or failed
-  // Asked from every core: check_health runs ranges of GPUs in parallel.
-  mutable std::mutex catalog_lock_;
   mutable std::map<std::pair<std::string, std::uint64_t>, std::optional<std::string>> catalog_gpus_;
 };
 
