@@ -134,7 +134,20 @@ std::vector<fleet_input> read_fleet(const std::vector<std::string>& paths) {
         inputs.push_back(std::move(input));
       }
       if (!any_results) {
-        throw input_error(path + ": no gpubench.results/1 file in this folder");
+        // Name the .json files that were there and why each is not one, as a fleet with good
+        // files beside them would.
+        std::vector<std::string> why;
+        const std::size_t first = inputs.size() - found.size();
+        for (std::size_t i = first; i < inputs.size() && why.size() < 3; ++i) {
+          const std::string& reason = inputs[i].unusable;
+          why.push_back(reason.rfind(inputs[i].file, 0) == 0 ? reason
+                                                             : inputs[i].file + ": " + reason);
+        }
+        if (found.size() > why.size()) {
+          why.push_back("and " + std::to_string(found.size() - why.size()) + " more");
+        }
+        throw input_error(path + ": no gpubench.results/1 file in this folder" +
+                          (why.empty() ? std::string() : " (" + join(why, "; ") + ")"));
       }
     } else if (fs::is_regular_file(path, ec)) {
       inputs.push_back({path, read_results(path), ""});

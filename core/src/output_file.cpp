@@ -108,7 +108,9 @@ void check_output_files(const std::vector<output_request>& outputs,
                           " (writing it would replace what it is made from)");
       }
     }
-    const fs::path canonical = fs::weakly_canonical(target, ec);
+    // Absolute first: a relative name that does not exist yet stays as written ("X" against
+    // "./X" would pass as two files).
+    const fs::path canonical = fs::weakly_canonical(fs::absolute(target, ec), ec);
     for (std::size_t i = 0; i < targets.size(); ++i) {
       if (targets[i] == canonical) {
         throw input_error(name + ": expected a file other than " + label(outputs[i]) +
@@ -187,18 +189,23 @@ claimed_folder::~claimed_folder() {
 
 namespace {
 
-// What a run leaves in its folder before results.json exists: the marker and scratch folders
-// (real folders, not links: scratch files are written inside them).
-bool left_by_a_run(const fs::directory_entry& entry) {
+// What a run leaves in its folder before its finished file exists: the marker, scratch folders
+// (real folders, not links: scratch files are written inside them) and its file in progress (a
+// regular file, not a link).
+bool left_by_a_run(const fs::directory_entry& entry, std::string_view in_progress) {
   const std::string name = entry.path().filename().string();
   if (name == results_folder_marker) return true;
-  const bool scratch_name = name == "scratch" || name.rfind("scratch-", 0) == 0;
   std::error_code ec;
+  if (!in_progress.empty() && name == in_progress) {
+    return entry.is_regular_file(ec) && !entry.is_symlink(ec);
+  }
+  const bool scratch_name = name == "scratch" || name.rfind("scratch-", 0) == 0;
   return scratch_name && entry.is_directory(ec) && !entry.is_symlink(ec);
 }
 
 // Why gpubench may not write a run into `folder`, or empty. Looked at under the lock.
-std::string why_not_ours(const fs::path& folder, std::string_view finished) {
+std::string why_not_ours(const fs::path& folder, const folder_use& use) {
+  const std::string_view finished = use.finished;
   std::error_code ec;
   bool marked = false;
   std::string foreign;
@@ -206,7 +213,7 @@ std::string why_not_ours(const fs::path& folder, std::string_view finished) {
     const std::string name = entry.path().filename().string();
     if (name == finished) return "it holds an earlier " + std::string(finished);
     marked = marked || name == results_folder_marker;
-    if (foreign.empty() && !left_by_a_run(entry)) foreign = name;
+    if (foreign.empty() && !left_by_a_run(entry, use.in_progress)) foreign = name;
   }
   if (ec) return "it cannot be read (" + ec.message() + ")";
   if (!foreign.empty()) {
@@ -252,7 +259,7 @@ claimed_folder claim_results_folder(const fs::path& folder, const std::string& n
     throw input_error(name + ": expected a folder gpubench may write to");
   }
   // Refused before the marker is made: a foreign folder is left exactly as it was.
-  if (std::string why = why_not_ours(folder, use.finished); !why.empty()) {
+  if (std::string why = why_not_ours(folder, use); !why.empty()) {
     throw input_error(name + ": expected a new or empty folder, or one gpubench made; " + why);
   }
   const fs::path marker = folder / results_folder_marker;
@@ -268,7 +275,7 @@ claimed_folder claim_results_folder(const fs::path& folder, const std::string& n
                       (holder.empty() ? std::string("another gpubench run holds it") : holder));
   }
   // Under the lock, again: the run that held it a moment ago may have finished.
-  if (std::string why = why_not_ours(folder, use.finished); !why.empty()) {
+  if (std::string why = why_not_ours(folder, use); !why.empty()) {
     throw input_error(name + ": expected a new or empty folder, or one gpubench made; " + why);
   }
   char host[256] = {};

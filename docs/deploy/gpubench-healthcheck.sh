@@ -25,8 +25,9 @@ node=${SLURMD_NODENAME:-${NODE_NAME:-$(hostname -s)}}
 drain=${GPUBENCH_DRAIN:-$([ -n "${SLURMD_NODENAME:-}" ] && echo 1 || echo 0)}
 
 interval=${GPUBENCH_HEALTH_INTERVAL:-}
-if [ -n "$interval" ] && ! [[ "$interval" =~ ^[0-9]+$ && "$interval" -ge 1 ]]; then
-  # "1 day" or "0" would check (and drain) many times a second.
+if [ -n "$interval" ] && ! [[ "$interval" =~ ^[1-9][0-9]*$ ]]; then
+  # "1 day" or "0" would check (and drain) many times a second; no leading zero, which bash's
+  # arithmetic would read as octal ("08" an error, "010" eight seconds).
   echo "gpubench health: GPUBENCH_HEALTH_INTERVAL: expected whole seconds, 1 or more, got '$interval'" >&2
   exit 2
 fi

@@ -315,8 +315,10 @@ calibration_report calibrate(const std::vector<calibration_set>& sets, const con
         f.sources.push_back(r.source_group);
       }
     }
+    // A stack with no rows in these sets was fitted no values of its own (fit): it runs with
+    // what it inherits, which is what it reports.
     for (const std::string& name : fitted_names_of(c, i)) {
-      f.constants.emplace_back(name, i == 0 ? c.at(name) : c.stacks[i].values.at(name));
+      f.constants.emplace_back(name, c.for_stack(f.stack).at(name));
     }
     report.stacks.push_back(std::move(f));
   }

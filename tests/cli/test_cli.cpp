@@ -743,6 +743,11 @@ TEST_CASE("calibrate prints the stacks, the held-out tables and the rows of the 
   REQUIRE(as_json.exit_code == 0);
   const json report = json::parse(as_json.out);
   CHECK(report["rows"].size() == 6);
+  // --fit on rows of one stack: the stacks with none report what they inherit (was map::at).
+  const auto fitted = run_gpubench({"calibrate", file, "--fit"});
+  INFO(fitted.err);
+  CHECK(fitted.exit_code == 0);
+  CHECK_THAT(fitted.out, Catch::Contains("| pytorch |"));
 }
 
 TEST_CASE("calibrate: a set that is not a calibration set is exit 2 with one line naming it",

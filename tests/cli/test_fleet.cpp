@@ -223,6 +223,18 @@ TEST_CASE(
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.out, Catch::Contains("ok-2: its host name is also " +
                                     (dir.path / "ok-2-again.json").string() + "'s"));
+
+  // A folder of bad files only: exit 2, and the one line names them and why.
+  temp_dir bad;
+  write_file(bad.path / "cut.json", whole.substr(0, whole.size() / 2));
+  write_file(bad.path / "watch.json", R"({"schema": "gpubench.watch/1"})");
+  r = run_gpubench({"fleet", bad.path.string()});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("no gpubench.results/1 file in this folder (" +
+                                    (bad.path / "cut.json").string() + ": ") &&
+                        Catch::Contains((bad.path / "watch.json").string() +
+                                        ": not a gpubench.results/1 file (schema "
+                                        "'gpubench.watch/1')"));
 }
 
 TEST_CASE("fleet: bad input is exit 2 with one line", "[cli][fleet]") {

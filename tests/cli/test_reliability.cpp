@@ -317,8 +317,8 @@ std::vector<bad_case> cases() {
                {"compare", "{f}", "catalog:dgx-h100", "--html", "{f}"},
                results_text,
                "writing it would replace what it is made from"});
-  c.push_back({"report --html and --md naming one file",
-               {"report", ok_results, "--html", "out.html", "--md", "out.html"},
+  c.push_back({"report --html and --md naming one new file, spelt two ways",
+               {"report", ok_results, "--html", "out.html", "--md", "./out.html"},
                "",
                "both would write the same file"});
   c.push_back({"validate --spec an unknown name",

@@ -75,7 +75,7 @@ def main():
     r = run_script(healthy, {"GPUBENCH_PROMETHEUS_DIR": os.path.join(out, "no-such-folder")})
     check(r.returncode == 2, "a passing node whose export failed exits 2")
     # An interval that is not whole seconds would check many times a second: refused.
-    for bad in ("1 day", "0", "-5", "1.5"):
+    for bad in ("1 day", "0", "-5", "1.5", "08", "010"):
         r = run_script(healthy, {"GPUBENCH_HEALTH_INTERVAL": bad})
         check(r.returncode == 2 and "GPUBENCH_HEALTH_INTERVAL: expected whole seconds" in r.stderr,
               "GPUBENCH_HEALTH_INTERVAL=%r: exit 2 naming it" % bad)

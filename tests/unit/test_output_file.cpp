@@ -142,6 +142,10 @@ TEST_CASE("check_output_files refuses what the write would harm, before any work
   CHECK(check({{"--html", dir.path / "a.html"}, {"--md", dir.path / "." / "a.html"}}) ==
         "--md " + (dir.path / "." / "a.html").string() + ": expected a file other than --html " +
             (dir.path / "a.html").string() + " (both would write the same file)");
+  // A new file named relative to the working folder in two spellings is still one file.
+  CHECK(check({{"--html", "gpubench-test-new.html"}, {"--md", "./gpubench-test-new.html"}}) ==
+        "--md ./gpubench-test-new.html: expected a file other than --html "
+        "gpubench-test-new.html (both would write the same file)");
   CHECK(check({{"--html", "/dev/null"}}) ==
         "--html /dev/null: expected a regular file or a new name, got a character device");
   CHECK(
@@ -199,4 +203,33 @@ TEST_CASE("a results folder is new, empty or gpubench's own, and one run holds i
   CHECK_THAT(claim_message(dir.path / "bare"), Catch::Contains("it holds scratch"));
   write_file_atomically(dir.path / "file", "x");
   CHECK(claim_message(dir.path / "file") == "--out X: expected a folder, got an existing file");
+}
+
+TEST_CASE("a watch's folder in progress is its own: reused after a kill, held while it runs",
+          "[output]") {
+  temp_dir dir;
+  constexpr folder_use watch{
+      .finished = "watch.json", .in_progress = "watch.jsonl", .writer = "gpubench watch"};
+  const fs::path folder = dir.path / "w";
+  const auto claim_message = [&](folder_use use) {
+    return input_error_message([&] { (void)claim_results_folder(folder, "--out w", use); });
+  };
+  {
+    const claimed_folder first = claim_results_folder(folder, "--out w", watch);
+    write_file_atomically(folder / "watch.jsonl", "{}\n");
+    // A second watch meanwhile is told the folder is in use, not that the file is foreign.
+    CHECK_THAT(claim_message(watch), Catch::StartsWith("--out w: expected a folder no other run is "
+                                                       "using; gpubench watch (pid"));
+  }
+  // Left by a watch that was killed (marker, watch.jsonl, no watch.json): reused.
+  CHECK(claim_message(watch) == "(accepted)");
+  // Not a run's file, and not a link planted under the name.
+  CHECK_THAT(claim_message(folder_use{}), Catch::EndsWith("it holds watch.jsonl, which gpubench "
+                                                          "did not make"));
+  fs::remove(folder / "watch.jsonl");
+  write_file_atomically(dir.path / "victim.txt", "mine");
+  fs::create_symlink(dir.path / "victim.txt", folder / "watch.jsonl");
+  CHECK_THAT(claim_message(watch), Catch::EndsWith("it holds watch.jsonl, which gpubench did "
+                                                   "not make"));
+  CHECK(slurp(dir.path / "victim.txt") == "mine");
 }

@@ -297,7 +297,8 @@ int watch_job(const options& args) {
   if (args.workload) workload = model::load_workload(*args.workload);
   // The run's rules (core/output_file): a new, empty or unfinished folder of gpubench's own,
   // held for the whole watch, so a planted link is refused and two watches never share one.
-  constexpr folder_use watch_use{.finished = "watch.json", .writer = "gpubench watch"};
+  constexpr folder_use watch_use{
+      .finished = "watch.json", .in_progress = "watch.jsonl", .writer = "gpubench watch"};
   const claimed_folder claim =
       args.out.empty()
           ? claim_new_folder("gpubench-watch", "watch-" + folder_timestamp(), watch_use)

@@ -52,18 +52,21 @@ class claimed_folder {
 // folder is its own.
 inline constexpr const char* results_folder_marker = ".gpubench-run";
 
-// What a folder's run leaves there when it has finished (a later run must not mix its files in)
-// and what the marker says is writing to it.
+// What a folder's run leaves there when it has finished (a later run must not mix its files in),
+// what it writes as it goes (a run stopped with SIGKILL leaves it behind), and what the marker
+// says is writing to it.
 struct folder_use {
   std::string_view finished = "results.json";
+  std::string_view in_progress = {};
   std::string_view writer = "gpubench run";
 };
 
 // A folder gpubench may write a run into: new (made here, parents too), empty, or one gpubench
 // made (it holds the marker) that holds no `use.finished` file yet and only what a run leaves
-// there (scratch folders). Refused, as input_error naming `name`: a file, a folder with anything
-// else in it (the user's files, a symlink), a folder another gpubench run holds now. The check
-// and the claim are one step under the lock: of two runs started together, one goes ahead.
+// there (scratch folders, a `use.in_progress` file). Refused, as input_error naming `name`: a file,
+// a folder with anything else in it (the user's files, a symlink), a folder another gpubench run
+// holds now. The check and the claim are one step under the lock: of two runs started together, one
+// goes ahead.
 [[nodiscard]] claimed_folder claim_results_folder(const std::filesystem::path& folder,
                                                   const std::string& name, folder_use use = {});
 
