@@ -26,10 +26,7 @@ std::shared_ptr<const jpeg_corpus> jpeg_corpus_for(const context& ctx, int width
   if (latest != nullptr && latest->width == width && latest->height == height) {
     return latest->corpus;
   }
-  if (latest != nullptr) {
-    ctx.resources().remove(key);  // the cases that hold it keep it
-    latest = nullptr;
-  }
+  if (latest != nullptr) ctx.resources().remove(key);  // the cases that hold it keep it
   auto made = std::make_shared<jpeg_corpus>();
   made->images = make_corpus(
       width, height, [] { return interrupt_requested(); }, threads);

@@ -7,8 +7,9 @@ collated by a DataLoader with W worker processes (1, 2 and one per core). Its im
 worker divided by cpu.augment's one-core rate is this machine's `loader_efficiency`. The model's
 ceilings come from `gpubench size` on this machine's own results for 1 GPU with 1 and 2 loader
 cores: from cpu.dataloader (basis measured; target: the median over rounds of each round's
-ceiling over this script's own DataLoader measured right after it within +-25%), and, for comparison, from the same results without cpu.dataloader (cpu.augment x
-loader_efficiency, basis derived).
+ceiling over this script's own DataLoader measured right after it within +-25%), and, for
+comparison, from the same results without cpu.dataloader (cpu.augment x loader_efficiency,
+basis derived).
 
 Needs python3-torch and python3-torchvision (Debian). Usage:
   /usr/bin/python3 docs/validation/loader_vs_torchvision.py build/gpubench build/tools/gpubench_jpeg_corpus
@@ -138,6 +139,11 @@ def main():
         measured = {w: [] for w in worker_counts}
         rates = {w: [] for w in worker_counts}
         ceilings = {w: [] for w in checked}
+
+        def round_errors(workers):
+            """Each round's ceiling over the DataLoader measured right after it, minus one."""
+            return [c[0] / r - 1 for c, r in zip(ceilings[workers], rates[workers])]
+
         workers_axis = "cpu.dataloader:workers=" + ",".join(str(w) for w in worker_counts)
         for round_index in range(ROUNDS):
             part = gpubench_results("cpu.dataloader", workers_axis, f"dataloader-{round_index}")
@@ -156,8 +162,7 @@ def main():
             print(f"round {round_index + 1}: " + "; ".join(
                 f"{w} worker(s): cpu.dataloader {measured[w][-1]:.1f}, DataLoader here "
                 f"{rates[w][-1]:.1f} images/s" for w in worker_counts))
-            if all(settled([c[0] / r - 1 for c, r in zip(ceilings[w], rates[w])])
-                   for w in checked):
+            if all(settled(round_errors(w)) for w in checked):
                 break  # the rounds left cannot change the median's verdict
         # The same results without cpu.dataloader: the ceiling the model derives from
         # cpu.augment x loader_efficiency where no DataLoader was measured.
@@ -175,8 +180,7 @@ def main():
 
         failed = False
         for workers in checked:
-            # The target: each round's ceiling over the DataLoader measured right after it.
-            errors = [c[0] / r - 1 for c, r in zip(ceilings[workers], rates[workers])]
+            errors = round_errors(workers)  # the target
             error = median(errors)
             verdict = "PASS" if abs(error) <= TOLERANCE else "FAIL"
             failed = failed or verdict == "FAIL"

@@ -317,8 +317,9 @@ calibration_report calibrate(const std::vector<calibration_set>& sets, const con
     }
     // A stack with no rows in these sets was fitted no values of its own (fit): it runs with
     // what it inherits, which is what it reports.
+    const constants runs_with = c.for_stack(f.stack);
     for (const std::string& name : fitted_names_of(c, i)) {
-      f.constants.emplace_back(name, c.for_stack(f.stack).at(name));
+      f.constants.emplace_back(name, runs_with.at(name));
     }
     report.stacks.push_back(std::move(f));
   }
