@@ -45,7 +45,8 @@ int validate(const validate_args& args) {
                                        args.baseline_tolerance_pct);
   }
   if (args.as_json) {
-    std::cout << json_text(acceptance::to_json(v), 2) << "\n";
+    acceptance::write_json(std::cout, v, 2);
+    std::cout << "\n";
   } else {
     std::cout << acceptance::to_text(v);
   }

@@ -5,9 +5,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ostream>
+#include <stdexcept>
+#include <vector>
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/json.hpp"
+#include "gpubench/core/parallel.hpp"
 #include "gpubench/core/text.hpp"
 
 namespace gpubench {
@@ -44,6 +48,58 @@ std::string unreachable(const fs::path& path, int error) {
 
 std::string json_text(const json& doc, int indent) {
   return doc.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+void write_json_text(std::ostream& out, const json& doc, std::string_view key, std::size_t count,
+                     const std::function<json(std::size_t)>& element, int indent) {
+  const std::string text = json_text(doc, indent);
+  // The member as nlohmann writes it at the top level. With an indent it starts a line, and a
+  // raw newline occurs only between members (inside strings it is escaped), so the line found is
+  // the member's own. Without one (or with 0, where every line starts alike), the member must be
+  // the document's last.
+  const std::string newline = indent < 0 ? "" : "\n";
+  const std::string pad = indent < 0 ? "" : std::string(static_cast<std::size_t>(indent), ' ');
+  const std::string member =
+      newline + pad + json(std::string(key)).dump() + (indent < 0 ? ":" : ": ") + "[]";
+  std::size_t at = std::string::npos;
+  if (doc.is_object() && doc.contains(std::string(key))) {
+    if (indent > 0) {
+      at = text.find(member);
+    } else if (const std::string last = member + newline + "}"; text.ends_with(last)) {
+      at = text.size() - last.size();
+    }
+  }
+  if (at == std::string::npos) {
+    throw std::logic_error("write_json_text: no empty array member '" + std::string(key) + "'");
+  }
+  const std::size_t open = at + member.size() - 1;  // the ']' of "[]"
+  out.write(text.data(), static_cast<std::streamsize>(open));
+  // An element one level down: each of its lines moves right by two indents, as in the whole.
+  const std::string inner = newline + pad + pad;
+  constexpr std::size_t batch = std::size_t{1} << 16;
+  std::vector<std::string> parts;
+  for (std::size_t first = 0; first < count; first += batch) {
+    const std::size_t n = std::min(batch, count - first);
+    parts.assign(n, std::string());
+    parallel_for(n, 1024, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::string one = json_text(element(first + i), indent);
+        std::string& part = parts[i];
+        part.reserve(one.size() + one.size() / 4 + inner.size());
+        part += (first + i == 0 ? "" : ",") + inner;
+        for (std::size_t from = 0; from < one.size();) {
+          const std::size_t line_end = std::min(one.find('\n', from), one.size());
+          part.append(one, from, line_end - from);
+          if (line_end < one.size()) part += inner;
+          from = line_end + 1;
+        }
+      }
+    });
+    for (const std::string& part : parts)
+      out.write(part.data(), static_cast<std::streamsize>(part.size()));
+  }
+  if (count > 0) out << newline << pad;
+  out.write(text.data() + open, static_cast<std::streamsize>(text.size() - open));
 }
 
 std::string read_json_file_text(const fs::path& path) {

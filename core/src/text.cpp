@@ -70,23 +70,39 @@ std::string format_plain(double value) {
   return buffer;
 }
 
+namespace {
+
+// A byte printable() leaves as it is, bar 0xc2 (a C1 control's lead byte, judged with the next).
+bool plain_byte(unsigned char byte) {
+  return (byte >= 0x20 || byte == '\n' || byte == '\t') && byte != 0x7f && byte != 0xc2;
+}
+
+}  // namespace
+
 std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   char escape[8];
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    // Runs of plain bytes are copied whole: stdout passes every byte of a --json document here.
+    std::size_t run = i;
+    while (run < text.size() && plain_byte(static_cast<unsigned char>(text[run]))) ++run;
+    out.append(text.data() + i, run - i);
+    i = run;
+    if (i == text.size()) break;
     const auto byte = static_cast<unsigned char>(text[i]);
-    if ((byte < 0x20 && byte != '\n' && byte != '\t') || byte == 0x7f) {
+    if (byte != 0xc2) {
       std::snprintf(escape, sizeof escape, "\\x%02x", byte);
       out += escape;
-    } else if (byte == 0xc2 && i + 1 < text.size() &&
-               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+    } else if (i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
                static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
       std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned char>(text[++i]));
       out += escape;
     } else {
       out += text[i];
     }
+    ++i;
   }
   return out;
 }

@@ -409,3 +409,35 @@ TEST_CASE("validate: a warning is the verdict WARN, named with its GPU's bus id,
   CHECK_THAT(text.out, Catch::Contains("Failures and warnings (1):\n  gemm fp8 GPU 3 "
                                        "(0000:5d:00.0): WARN, 1060 TFLOP/s, floor 1090 TFLOP/s"));
 }
+
+TEST_CASE("validate: a fleet's merged file is counted per rule in text, every rule in --json",
+          "[cli][validate]") {
+  temp_dir dir;
+  const std::string file = (dir.path / "fleet.json").string();
+  const auto made = run_program({"/usr/bin/python3",
+                                 std::string(GPUBENCH_SOURCE_DIR) + "/tools/make_fleet_results.py",
+                                 "400", file, "--health"});
+  REQUIRE(made.exit_code == 0);
+  const json v = validate_json({file, "--spec", "dgx-h100"}, 1);
+  std::size_t gemm_bf16 = 0;
+  for (const auto& r : v["rules"]) gemm_bf16 += r["rule"] == "gemm bf16" ? 1 : 0;
+  CHECK(gemm_bf16 == 400);  // one per GPU
+  REQUIRE(v["rules"].size() > 2000);
+
+  const auto r = run_gpubench({"validate", file, "--spec", "dgx-h100"});
+  REQUIRE(r.exit_code == 1);
+  // One row per rule with its counts, not one per GPU and rule.
+  CHECK_THAT(r.out, Catch::Contains("RULE             SUBJECTS  PASS  WARN  FAIL  MISSING  N/A"));
+  std::size_t rows = 0;
+  for (std::size_t at = r.out.find("\ngemm bf16 "); at != std::string::npos;
+       at = r.out.find("\ngemm bf16 ", at + 1)) {
+    ++rows;
+    const std::string row = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+    CHECK_THAT(row, Catch::StartsWith("gemm bf16        400       400   0     0     0        0"));
+    CHECK_THAT(row, Catch::Contains("TFLOP/s (node-0"));  // the lowest and highest, and where
+  }
+  CHECK(rows == 1);
+  // What did not pass is still named in full: the network ports no node measured.
+  CHECK_THAT(r.out, Catch::Contains("\n  network ports node-00049 ports: MISSING"));
+  CHECK(last_line(r.out) == v["verdict"].get<std::string>());
+}

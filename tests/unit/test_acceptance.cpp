@@ -3,6 +3,8 @@
 // (tests/cli/test_validate.cpp) check the shipped specs on fixtures; these pin each rule's logic.
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include <string>
 
 #include "gpubench/acceptance/validate.hpp"
@@ -98,6 +100,27 @@ TEST_CASE("a figure rule holds the best repetition of each GPU to its floor", "[
   CHECK(rules_out[1].subject == "GPU 1");
   CHECK(rules_out[1].status == rule_status::fail);
   CHECK(rules_out[1].detail.starts_with("86.7% of expected, under the floor"));
+}
+
+TEST_CASE("validate --json written an outcome at a time is the whole document's text",
+          "[acceptance]") {
+  const json rules = json::array({{{"name", "hbm copy"},
+                                   {"benchmark", "hbm.copy"},
+                                   {"metric", "GBps"},
+                                   {"expected", 3000.0},
+                                   {"source", "a test\nwith a newline"},
+                                   {"floor", 0.9}}});
+  results_document doc = machine(3);
+  doc.results.push_back(ok("hbm.copy", {{"gpu", 0}, {"bytes", 1 << 30}}, "GBps", 2950, gbps));
+  doc.results.push_back(ok("hbm.copy", {{"gpu", 1}, {"bytes", 1 << 30}}, "GBps", 2600, gbps));
+  const acceptance::validation v =
+      acceptance::validate(doc, "results.json", spec_of(rules, {{"gpus", 3}}));
+  REQUIRE(v.rules.size() == 3);  // three GPUs, one of them not measured
+  for (const int indent : {-1, 2}) {
+    std::ostringstream out;
+    acceptance::write_json(out, v, indent);
+    CHECK(out.str() == json_text(acceptance::to_json(v), indent));
+  }
 }
 
 TEST_CASE("a rule on a latency is a ceiling: lower than it passes, higher fails", "[acceptance]") {

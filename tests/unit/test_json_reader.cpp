@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <sstream>
+#include <stdexcept>
+
 #include "gpubench/core/json_reader.hpp"
 #include "input_error_message.hpp"
 
@@ -41,4 +44,43 @@ TEST_CASE("a JSON parse error names the line and column where the parser stopped
         "w.json: expected valid JSON (parse error at line 1, column 1)");
   CHECK(input_error_message([] { (void)parse_json_text("{\"a\": 1", "w.json"); }) ==
         "w.json: expected valid JSON (parse error at line 1, column 8)");
+}
+
+TEST_CASE("write_json_text writes what the whole document's dump gives, an element at a time",
+          "[json]") {
+  // Elements that are objects, nested arrays, strings holding newlines and the member's own
+  // text, and numbers; more than one batch of them.
+  const auto element = [](std::size_t i) {
+    return json{{"i", i},
+                {"text", "line\n  \"rules\": []" + std::to_string(i)},
+                {"nested", json::array({i, json::object(), json::array({1.5, nullptr})})},
+                {"empty", json::array()}};
+  };
+  for (const std::size_t count :
+       {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{70000}}) {
+    json head = {{"schema", "t/1"},
+                 {"inner", {{"rules", json::array()}}},
+                 {"rules", json::array()},
+                 {"after", "x"}};
+    json whole = head;
+    for (std::size_t i = 0; i < count; ++i) whole["rules"].push_back(element(i));
+    for (const int indent : {-1, 0, 2, 4}) {
+      json streamed_head = head;
+      if (indent <= 0) streamed_head.erase("after");  // the member must come last
+      json expected = whole;
+      if (indent <= 0) expected.erase("after");
+      std::ostringstream out;
+      write_json_text(out, streamed_head, "rules", count, element, indent);
+      INFO("count " << count << ", indent " << indent);
+      CHECK(out.str() == json_text(expected, indent));
+    }
+  }
+  std::ostringstream out;
+  const json no_member = {{"a", 1}};
+  CHECK_THROWS_AS(write_json_text(out, no_member, "rules", 1, [](std::size_t) { return json(); }),
+                  std::logic_error);
+  // Compact, the member must be the last one: elsewhere it is refused, not misplaced.
+  const json not_last = {{"rules", json::array()}, {"after", 1}};
+  CHECK_THROWS_AS(write_json_text(out, not_last, "rules", 1, [](std::size_t) { return json(); }),
+                  std::logic_error);
 }

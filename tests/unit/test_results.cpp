@@ -146,6 +146,9 @@ TEST_CASE("printable shows control characters instead of sending them to the ter
   CHECK(printable("carriage\rreturn\x7f") == "carriage\\x0dreturn\\x7f");
   CHECK(printable("C1 \xc2\x9b"
                   "2J") == "C1 \\u009b2J");
+  // A lead byte at the very end, and one before a byte that makes no C1 control, stay as they are.
+  CHECK(printable("end \xc2") == "end \xc2");
+  CHECK(printable("\xc2\xa9\x01") == "\xc2\xa9\\x01");
   // Other UTF-8 stays as it is: a non-breaking space (C2 A0), an accent, a CJK name.
   CHECK(printable("A\xc2\xa0"
                   "caf\xc3\xa9 \xe5\x90\x8d") ==

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
@@ -162,6 +163,13 @@ void check_against_baseline(validation& v, const results_document& doc, const ba
                             double tolerance_pct);
 
 [[nodiscard]] json to_json(const validation& v);
+// What json_text(to_json(v), indent) gives, written an outcome at a time (write_json_text): a
+// fleet's validation of 100,000 GPUs has 1.3 million outcomes.
+void write_json(std::ostream& out, const validation& v, int indent);
+// The rules as a table, every rule that did not pass in full, and the verdict. Past max_text_rows
+// rules (a fleet's merged file) the table counts each rule's results instead, with its lowest and
+// highest figure and where they were measured.
+inline constexpr std::size_t max_text_rows = 2000;
 [[nodiscard]] std::string to_text(const validation& v);
 
 }  // namespace gpubench::acceptance
