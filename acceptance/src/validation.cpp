@@ -164,10 +164,6 @@ json outcome_json(const rule_outcome& r) {
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // Everything but the outcomes, whose member is left an empty array.
 json head_json(const validation& v) {
   json counts = json::object();
