@@ -121,13 +121,18 @@ void check_output_files(const std::vector<output_request>& outputs,
   }
 }
 
-void write_file_atomically(const fs::path& path, std::string_view text) {
-  const fs::path target = resolve_target(path, path.string());
-  const auto before = lstat_of(target);
-  if (before && !S_ISREG(before->st_mode)) {
+void write_file_atomically(const fs::path& path, std::string_view text, at_symlink links) {
+  const fs::path target = links == at_symlink::follow ? resolve_target(path, path.string()) : path;
+  // What may stand at the target: a regular file, or nothing; a link too where it is replaced.
+  const auto writable = [&](mode_t mode) {
+    return S_ISREG(mode) || (links == at_symlink::replace && S_ISLNK(mode));
+  };
+  auto before = lstat_of(target);
+  if (before && !writable(before->st_mode)) {
     throw input_error(path.string() + ": expected a regular file or a new name, got " +
                       kind_of(before->st_mode));
   }
+  if (before && S_ISLNK(before->st_mode)) before.reset();  // its mode is no file's to keep
   // Hidden, in the same folder (rename must not cross filesystems); mkstemp fills the X's.
   std::string hidden_name = ".";  // appended, not "." + name: GCC 12 warns falsely on that
   hidden_name.append(target.filename().string()).append(".XXXXXX");
@@ -159,7 +164,7 @@ void write_file_atomically(const fs::path& path, std::string_view text) {
     write_failed(path, error);
   }
   // Checked again at the last moment: something may have been put there while we wrote.
-  if (const auto now = lstat_of(target); now && !S_ISREG(now->st_mode)) {
+  if (const auto now = lstat_of(target); now && !writable(now->st_mode)) {
     ::unlink(temp.c_str());
     throw input_error(path.string() + ": expected a regular file or a new name, got " +
                       kind_of(now->st_mode));

@@ -290,7 +290,7 @@ void save_results(const std::filesystem::path& results_path, const results_docum
                                ", more than the " + format_bytes(max_json_file_bytes) +
                                " gpubench reads back");
     }
-    write_file_atomically(results_path, text);
+    write_file_atomically(results_path, text, at_symlink::replace);  // in the run's own folder
     outcome.save_error.clear();
     outcome.results_saved = document.results.size();
   } catch (const std::exception& e) {

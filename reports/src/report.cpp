@@ -304,15 +304,17 @@ machine_report make_report(const results_document& doc, const std::string& file,
 }
 
 void write_report_file(const report_writer& writer, const machine_report& report,
-                       const std::string& path) {
+                       const std::string& path, at_symlink links) {
   std::ostringstream text;
   writer.write(text, report);
-  write_file_atomically(path, text.str());
+  write_file_atomically(path, text.str(), links);
 }
 
 void write_run_reports(const machine_report& report, const std::filesystem::path& results_path) {
-  write_report_file(html_writer{}, report, (results_path.parent_path() / "report.html").string());
-  write_report_file(markdown_writer{}, report, (results_path.parent_path() / "report.md").string());
+  const std::filesystem::path folder = results_path.parent_path();  // the run's claimed folder
+  write_report_file(html_writer{}, report, (folder / "report.html").string(), at_symlink::replace);
+  write_report_file(markdown_writer{}, report, (folder / "report.md").string(),
+                    at_symlink::replace);
 }
 
 }  // namespace gpubench::reports

@@ -423,6 +423,34 @@ TEST_CASE(
                    GPUBENCH_EXE, full.string()});
   CHECK_FALSE(fs::exists(full / "watch.json"));
   CHECK_THAT(r.err, Catch::EndsWith("; watch.json not written\n"));
+  // The disk fills while the job runs (2 KB, a few samples): said when watch.jsonl stops taking
+  // samples, not only at the end.
+  const fs::path filling = dir.path / "filling";
+  r = run_program({"/bin/bash", "-c",
+                   "/usr/bin/prlimit --fsize=2000 \"$0\" watch --interval 0.1 --out \"$1\" -- "
+                   "sleep 2 2>&1 | cat >&2",
+                   GPUBENCH_EXE, filling.string()});
+  CHECK(r.exit_code == 0);  // the job's
+  CHECK_THAT(r.err, Catch::Contains("gpubench: watch: watch.jsonl: could not write sample "));
+  CHECK_THAT(r.err, Catch::Contains(" or any after it (File too large); the samples are kept"));
+  CHECK(fs::file_size(filling / "watch.jsonl") <= 2000);
+
+  // Links planted as watch.json and watch.html while the job runs: replaced by the watch's own
+  // files; what they point at is untouched.
+  const fs::path victim = dir.path / "victim";
+  fs::create_directories(victim);
+  write_file(victim / "a.txt", "mine\n");
+  write_file(victim / "b.txt", "mine too\n");
+  const fs::path planting = dir.path / "planting";
+  r = run_gpubench({"watch", "--out", planting.string(), "--", "sh", "-c",
+                    "ln -s \"$0/a.txt\" \"$1/watch.json\" && ln -s \"$0/b.txt\" \"$1/watch.html\"",
+                    victim.string(), planting.string()});
+  CHECK(r.exit_code == 0);
+  CHECK(read_file(victim / "a.txt") == "mine\n");
+  CHECK(read_file(victim / "b.txt") == "mine too\n");
+  CHECK(fs::is_regular_file(fs::symlink_status(planting / "watch.json")));
+  CHECK(fs::is_regular_file(fs::symlink_status(planting / "watch.html")));
+  CHECK(watched(planting).at("job_exit_code") == 0);
 
   // An argument that is not UTF-8 (a Latin-1 file name): both files written, the byte shown as
   // U+FFFD.

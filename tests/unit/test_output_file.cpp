@@ -85,6 +85,30 @@ TEST_CASE("a symlink is followed: the link stays and what it points to gets the 
   CHECK(slurp(dir.path / "real" / "fresh.md") == "x\n");
 }
 
+TEST_CASE("in a folder gpubench claimed, a planted link is replaced, never written through",
+          "[output]") {
+  temp_dir dir;
+  const fs::path precious = dir.path / "precious.txt";
+  write_file_atomically(precious, "mine\n");
+  fs::permissions(precious, fs::perms::owner_read | fs::perms::owner_write);
+  const fs::path planted = dir.path / "results.json";
+  fs::create_symlink(precious, planted);
+  write_file_atomically(planted, "{}\n", at_symlink::replace);
+  CHECK(S_ISREG(mode_of(planted)));
+  CHECK(slurp(planted) == "{}\n");
+  CHECK(slurp(precious) == "mine\n");
+  // A new file's mode, not the link's or its target's.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  CHECK((mode_of(planted) & 0777) == (0666 & ~mask));
+  // Anything else but a regular file is still refused.
+  REQUIRE(::mkfifo((dir.path / "report.html").c_str(), 0600) == 0);
+  CHECK(input_error_message([&] {
+          write_file_atomically(dir.path / "report.html", "x", at_symlink::replace);
+        }).find("got a FIFO") != std::string::npos);
+  CHECK(entries_in(dir.path) == 3);
+}
+
 TEST_CASE("only a regular file is written over: FIFOs, folders and devices are refused",
           "[output]") {
   temp_dir dir;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -200,6 +201,7 @@ watched sample_job(const options& args, pid_t root, const watch_clock& clock, st
   watched w;
   const bool live = static_cast<bool>(args.terminal_control);
   const std::uint64_t attached_start = args.pid ? start_ticks_of(root) : 0;
+  bool lines_failed = false;
   const auto control = [&](const char* sequence) {
     std::cerr << std::flush;
     args.terminal_control(sequence);
@@ -235,7 +237,17 @@ watched sample_job(const options& args, pid_t root, const watch_clock& clock, st
       snapshot current = sampler.take(clock.now_s());
       interval sample = interval_sample(previous, current, allowed);
       w.sampling_cpu_s += cpu_seconds_of_this_process() - cpu_before;
+      errno = 0;
       lines << json_text(json(sample)) << "\n" << std::flush;
+      if (!lines && !lines_failed) {
+        // A full disk: said at once and in watch.json, and sampling goes on in memory.
+        lines_failed = true;
+        const std::string why = errno != 0 ? std::strerror(errno) : "the write failed";
+        w.errors.push_back("watch.jsonl: could not write sample " +
+                           std::to_string(w.samples.size() + 1) + " or any after it (" + why +
+                           "); the samples are kept in memory for watch.json");
+        std::cerr << "gpubench: watch: " << w.errors.back() << "\n";
+      }
       if (live) {
         control("\r\033[K");
         std::cerr << status_line(sample) << std::flush;
@@ -330,8 +342,8 @@ int watch_job(const options& args) {
   std::string where = (out / "watch.json").string();
   std::error_code ec;
   try {
-    write_file_atomically(out / "watch.json", json_text(doc, 2) + "\n");
-    write_file_atomically(out / "watch.html", render_page(doc, w.samples));
+    write_file_atomically(out / "watch.json", json_text(doc, 2) + "\n", at_symlink::replace);
+    write_file_atomically(out / "watch.html", render_page(doc, w.samples), at_symlink::replace);
   } catch (const std::exception& e) {
     std::cerr << "gpubench: watch: " << e.what() << "\n";
     if (args.pid) return exit_failure;

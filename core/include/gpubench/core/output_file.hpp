@@ -22,12 +22,19 @@ struct output_request {
 void check_output_files(const std::vector<output_request>& outputs,
                         const std::vector<std::filesystem::path>& inputs = {});
 
+// What a write does with a symlink at its path. A file the user named (--html, --out) follows it,
+// as the shell's `>` does. A file of a folder gpubench claimed (results.json, watch.json) has a
+// name that is gpubench's own: a link planted there while gpubench runs is replaced, never
+// written through to what it points at.
+enum class at_symlink { follow, replace };
+
 // Writes the text whole or not at all: a temporary file in the target's folder, fsync, rename, so
 // a reader sees the old file or the new one. A symlink is followed (the link stays; what it
-// points to gets the text); a file that is there keeps its permissions; anything but a regular
-// file is refused (input_error). A failed write throws std::runtime_error
-// "PATH: could not write (REASON)".
-void write_file_atomically(const std::filesystem::path& path, std::string_view text);
+// points to gets the text) or replaced, as `links` says; a file that is there keeps its
+// permissions; anything else but a regular file is refused (input_error). A failed write throws
+// std::runtime_error "PATH: could not write (REASON)".
+void write_file_atomically(const std::filesystem::path& path, std::string_view text,
+                           at_symlink links = at_symlink::follow);
 
 // The folder a run writes its results into, held (an flock on its marker file) while this object
 // lives, so a second run given the same folder is refused rather than mixing its files in.

@@ -49,7 +49,8 @@ struct run_outcome {
 
 // Writes the document to `results_path` atomically and records how that went in `outcome`:
 // results_saved and save_error cleared on success, save_error set (the earlier file left whole)
-// on failure. Never throws for a failed write: the run keeps its results in memory.
+// on failure. Never throws for a failed write: the run keeps its results in memory. The path is
+// in the run's claimed folder: a link planted there is replaced, not followed.
 void save_results(const std::filesystem::path& results_path, const results_document& document,
                   run_outcome& outcome);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpubench/acceptance/validate.hpp"
+#include "gpubench/core/output_file.hpp"
 #include "gpubench/core/results.hpp"
 #include "gpubench/model/hardware.hpp"
 #include "gpubench/model/model.hpp"
@@ -127,10 +128,11 @@ class csv_writer final : public report_writer {
   void write(std::ostream& out, const machine_report& report) const override;
 };
 
-// Writes one format of the report to `path` atomically.
+// Writes one format of the report to `path` atomically (write_file_atomically).
 void write_report_file(const report_writer& writer, const machine_report& report,
-                       const std::string& path);
-// report.html and report.md beside a run's results.json.
+                       const std::string& path, at_symlink links = at_symlink::follow);
+// report.html and report.md beside a run's results.json, in the run's own folder: a link planted
+// there is replaced.
 void write_run_reports(const machine_report& report, const std::filesystem::path& results_path);
 
 // The rules that did not pass, in the order a reader acts on them: failures, rules without a
