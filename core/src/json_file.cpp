@@ -51,7 +51,7 @@ std::string json_text(const json& doc, int indent) {
 }
 
 void write_json_text(std::ostream& out, const json& doc, std::string_view key, std::size_t count,
-                     const std::function<json(std::size_t)>& element, int indent) {
+                     const std::function<json(std::size_t)>& element, int indent, std::size_t batch) {
   const std::string text = json_text(doc, indent);
   // The member as nlohmann writes it at the top level. With an indent it starts a line, and a
   // raw newline occurs only between members (inside strings it is escaped), so the line found is
@@ -76,7 +76,7 @@ void write_json_text(std::ostream& out, const json& doc, std::string_view key, s
   out.write(text.data(), static_cast<std::streamsize>(open));
   // An element one level down: each of its lines moves right by two indents, as in the whole.
   const std::string inner = newline + pad + pad;
-  constexpr std::size_t batch = std::size_t{1} << 16;
+  batch = std::max<std::size_t>(batch, 1);
   std::vector<std::string> parts;
   for (std::size_t first = 0; first < count; first += batch) {
     const std::size_t n = std::min(batch, count - first);

@@ -41,8 +41,10 @@ inline constexpr int max_json_depth = 128;
 // array in `doc`) holds element(0) .. element(count - 1), without holding them all as one
 // document: each element is built and dumped when its turn comes, a range at a time on every
 // core. A fleet's validation holds a million outcomes; as one document they took 6 s and 4 GB.
+// `batch`: the elements whose texts are held at once.
 void write_json_text(std::ostream& out, const json& doc, std::string_view key, std::size_t count,
-                     const std::function<json(std::size_t)>& element, int indent = -1);
+                     const std::function<json(std::size_t)>& element, int indent = -1,
+                     std::size_t batch = std::size_t{1} << 16);
 
 // The JSON Pointer of an array element or object member, for error messages: "/benchmarks/3".
 [[nodiscard]] std::string json_path(const std::string& parent, const std::string& child);
