@@ -201,45 +201,49 @@ void write_json(std::ostream& out, const validation& v, int indent) {
 
 namespace {
 
-// Per rule, in the order rules first appear: how many subjects it judged and their results, the
-// lowest and highest measured value with the subject it was measured on.
+// Per rule: how many subjects it judged and their results, the lowest and highest measured value
+// with the subject it was measured on.
 std::string summary_table(const std::vector<rule_outcome>& rules) {
-  struct tally {
-    std::map<rule_status, std::size_t> count;
-    const rule_outcome* lowest = nullptr;
-    const rule_outcome* highest = nullptr;
-  };
-  std::vector<std::string> order;
-  std::unordered_map<std::string, tally> by_rule;
-  for (const rule_outcome& r : rules) {
-    auto [it, added] = by_rule.try_emplace(r.rule);
-    if (added) order.push_back(r.rule);
-    tally& t = it->second;
-    ++t.count[r.status];
-    if (!r.measured_value) continue;
-    if (t.lowest == nullptr || *r.measured_value < *t.lowest->measured_value) t.lowest = &r;
-    if (t.highest == nullptr || *r.measured_value > *t.highest->measured_value) t.highest = &r;
-  }
   const auto extreme = [](const rule_outcome* r) {
     return r == nullptr ? std::string() : r->measured + " (" + named_subject(*r) + ")";
   };
   text_table table(
       {"RULE", "SUBJECTS", "PASS", "WARN", "FAIL", "MISSING", "N/A", "LOWEST", "HIGHEST"});
-  for (const std::string& name : order) {
-    tally& t = by_rule.at(name);
-    std::size_t subjects = 0;
-    for (const auto& [status, n] : t.count) subjects += n;
-    table.add_row({name, std::to_string(subjects), std::to_string(t.count[rule_status::pass]),
-                   std::to_string(t.count[rule_status::warn]),
-                   std::to_string(t.count[rule_status::fail]),
-                   std::to_string(t.count[rule_status::missing]),
-                   std::to_string(t.count[rule_status::not_applicable]), extreme(t.lowest),
+  for (const rule_tally& t : tally_rules(rules)) {
+    table.add_row({t.rule, std::to_string(t.subjects), std::to_string(t.of(rule_status::pass)),
+                   std::to_string(t.of(rule_status::warn)), std::to_string(t.of(rule_status::fail)),
+                   std::to_string(t.of(rule_status::missing)),
+                   std::to_string(t.of(rule_status::not_applicable)), extreme(t.lowest),
                    extreme(t.highest)});
   }
   return table.render();
 }
 
 }  // namespace
+
+std::size_t rule_tally::of(rule_status status) const {
+  const auto it = count.find(status);
+  return it == count.end() ? 0 : it->second;
+}
+
+std::vector<rule_tally> tally_rules(const std::vector<rule_outcome>& rules) {
+  std::vector<rule_tally> out;
+  std::unordered_map<std::string, std::size_t> at;  // rule name -> its place in `out`
+  for (const rule_outcome& r : rules) {
+    auto [it, added] = at.try_emplace(r.rule, out.size());
+    if (added) {
+      out.emplace_back();
+      out.back().rule = r.rule;
+    }
+    rule_tally& t = out[it->second];
+    ++t.subjects;
+    ++t.count[r.status];
+    if (!r.measured_value) continue;
+    if (t.lowest == nullptr || *r.measured_value < *t.lowest->measured_value) t.lowest = &r;
+    if (t.highest == nullptr || *r.measured_value > *t.highest->measured_value) t.highest = &r;
+  }
+  return out;
+}
 
 std::string to_text(const validation& v) {
   std::string out = "validate " + v.results_file;

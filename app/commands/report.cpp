@@ -33,10 +33,10 @@ int report(const report_args& args) {
   }
   std::vector<std::string> inputs = args.workloads;
   inputs.push_back(args.results);
-  const results_document doc = read_results(args.results);  // a missing input is named first
+  results_document doc = read_results(args.results);  // a missing input is named first
   check_output_files(outputs, input_files(inputs));
-  reports::machine_report report =
-      reports::make_report(doc, args.results, split_commas(args.workloads), args.settings);
+  reports::machine_report report = reports::make_report(
+      std::move(doc), args.results, split_commas(args.workloads), args.settings);
   if (!args.serve.empty()) {
     require_tokens(args.serving, "report");
     reports::add_serving(report, args.serve, args.serving);

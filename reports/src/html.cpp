@@ -326,11 +326,18 @@ void acceptance_part(html_page& page, const machine_report& report) {
     counts += "; " + std::to_string(v.count(rule_status::not_applicable)) +
               (v.count(rule_status::not_applicable) == 1 ? " does not apply" : " do not apply");
   }
-  html_table t({"rule", "subject", "measured", "expected", "floor", "result", "detail"},
+  const bool fleet = v.rules.size() > acceptance::max_text_rows;  // counted per rule
+  html_table t(fleet ? tally_header()
+                     : std::vector<std::string>{"rule", "subject", "measured", "expected", "floor",
+                                                "result", "detail"},
                "acceptance-table");
-  for (const auto& r : v.rules) {
-    if (r.status == rule_status::pass || r.status == rule_status::not_applicable) {
-      t.row(rule_cells(r));
+  if (fleet) {
+    for (const auto& tally : acceptance::tally_rules(v.rules)) t.row(tally_cells(tally));
+  } else {
+    for (const auto& r : v.rules) {
+      if (r.status == rule_status::pass || r.status == rule_status::not_applicable) {
+        t.row(rule_cells(r));
+      }
     }
   }
   page.raw("<details id=\"passed-rules\"><summary>" + escape_html(counts) + "</summary>" +
@@ -360,7 +367,14 @@ void html_writer::write(std::ostream& out, const machine_report& report) const {
   if (report.serving) page.raw(serving_html(*report.serving));
 
   page.raw("<section id=\"figures\"><h2>Measured figures</h2>");
-  {
+  if (!report.spreads.empty()) {
+    page.raw("<p class=\"note\">" + escape_html(spread_intro(report)) + "</p>");
+    html_table t(spread_header(), "measured");
+    for (const auto& s : report.spreads)
+      t.row(spread_cells(s),
+            {0, 0, 0, 0, 0, 0, 0, 0, 0, s.noisy > 0 ? 1 : 0, s.unverified > 0 ? 1 : 0});
+    page.raw(t.render());
+  } else {
     html_table t({"benchmark", "configuration", "metric", "median", "unit", "% of datasheet", "cv",
                   "n", "verified", "host"},
                  "measured");

@@ -114,12 +114,39 @@ void acceptance_section(std::ostream& out, const machine_report& report) {
   }
   out << ".\n\n";
   std::vector<std::vector<std::string>> rows;
+  if (v.rules.size() > acceptance::max_text_rows) {  // a fleet's: counted per rule
+    for (const auto& t : acceptance::tally_rules(v.rules)) rows.push_back(tally_cells(t));
+    table(out, tally_header(), rows);
+    return;
+  }
   for (const auto& r : v.rules) {
     if (r.status == rule_status::pass || r.status == rule_status::not_applicable) {
       rows.push_back(rule_cells(r));
     }
   }
   table(out, rule_header, rows);
+}
+
+// Every figure; a fleet's merged file's, each once over its GPUs.
+void measured_section(std::ostream& out, const machine_report& report) {
+  out << "## Measured figures\n\n";
+  std::vector<std::vector<std::string>> rows;
+  if (!report.spreads.empty()) {
+    out << spread_intro(report) << "\n\n";
+    for (const auto& s : report.spreads) rows.push_back(spread_cells(s));
+    table(out, spread_header(), rows);
+    return;
+  }
+  for (const auto& f : report.figures) {
+    rows.push_back({f.benchmark, f.axes, f.metric, format_number(f.value), f.unit,
+                    f.percent_of_peak ? format_number(*f.percent_of_peak) + "%" : "",
+                    cv_text(f.cv, f.noisy), std::to_string(f.n),
+                    f.verified ? (*f.verified ? "yes" : "NO") : "-"});
+  }
+  table(out,
+        {"benchmark", "configuration", "metric", "median", "unit", "% of datasheet", "cv", "n",
+         "verified"},
+        rows);
 }
 
 }  // namespace
@@ -137,21 +164,10 @@ void markdown_writer::write(std::ostream& out, const machine_report& report) con
     }
   }
 
-  out << "## Measured figures\n\n";
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& f : report.figures) {
-    rows.push_back({f.benchmark, f.axes, f.metric, format_number(f.value), f.unit,
-                    f.percent_of_peak ? format_number(*f.percent_of_peak) + "%" : "",
-                    cv_text(f.cv, f.noisy), std::to_string(f.n),
-                    f.verified ? (*f.verified ? "yes" : "NO") : "-"});
-  }
-  table(out,
-        {"benchmark", "configuration", "metric", "median", "unit", "% of datasheet", "cv", "n",
-         "verified"},
-        rows);
+  measured_section(out, report);
 
   out << "## Assumed figures (not measured)\n\n";
-  rows.clear();
+  std::vector<std::vector<std::string>> rows;
   for (const auto& a : report.assumed) {
     rows.push_back({a.key, format_number(a.value), a.basis, a.source});
   }

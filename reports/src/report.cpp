@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <sstream>
+#include <unordered_map>
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
@@ -55,6 +56,74 @@ void add_percent_of_peak(figure_row& row, const result& r, const model::hardware
     return;
   }
 }
+
+// The figures of a fleet's merged file gathered by what they measure, GPU by GPU.
+class spread_builder {
+ public:
+  void add(const figure_row& row, const result& r) {
+    const std::optional<std::string> gpu = axis_text(r.axes, "gpu");
+    std::string axes = row.axes;
+    if (gpu) {
+      json others = r.axes;
+      others.erase("gpu");
+      axes = format_axes(others);
+    }
+    std::string key = row.benchmark;
+    key.append(1, '\0').append(axes).append(1, '\0').append(row.metric);
+    const auto [it, added] = at_.try_emplace(std::move(key), spreads_.size());
+    if (added) {
+      figure_spread& s = spreads_.emplace_back();
+      s.benchmark = row.benchmark;
+      s.axes = axes;
+      s.metric = row.metric;
+      s.unit = row.unit;
+      s.per_gpu = gpu.has_value();
+      values_.emplace_back();
+      peak_share_.emplace_back();
+    }
+    const std::size_t i = it->second;
+    figure_spread& s = spreads_[i];
+    const auto where = [&] {
+      if (row.host.empty()) return gpu ? "GPU " + *gpu : std::string("the machine");
+      return row.host + (gpu ? " GPU " + *gpu : std::string());
+    };
+    if (s.count == 0 || row.value < s.lowest) {
+      s.lowest = row.value;
+      s.lowest_at = where();
+    }
+    if (s.count == 0 || row.value > s.highest) {
+      s.highest = row.value;
+      s.highest_at = where();
+    }
+    ++s.count;
+    s.noisy += row.noisy ? 1 : 0;
+    s.unverified += row.verified == false ? 1 : 0;
+    values_[i].push_back(row.value);
+    // The peak is the profile's, the same for every GPU: a figure's share of it per unit.
+    if (!peak_share_[i] && row.percent_of_peak && row.value != 0) {
+      peak_share_[i] = *row.percent_of_peak / row.value;
+    }
+  }
+
+  [[nodiscard]] std::vector<figure_spread> finish() {
+    for (std::size_t i = 0; i < spreads_.size(); ++i) {
+      std::vector<double>& v = values_[i];
+      const auto middle = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+      std::nth_element(v.begin(), middle, v.end());
+      double median = *middle;
+      if (v.size() % 2 == 0) median = (median + *std::max_element(v.begin(), middle)) / 2;
+      spreads_[i].median = median;
+      if (peak_share_[i]) spreads_[i].percent_of_peak = *peak_share_[i] * median;
+    }
+    return std::move(spreads_);
+  }
+
+ private:
+  std::vector<figure_spread> spreads_;
+  std::vector<std::vector<double>> values_;
+  std::vector<std::optional<double>> peak_share_;
+  std::unordered_map<std::string, std::size_t> at_;
+};
 
 std::string machine_line(const system_info& sys, const results_document& doc) {
   std::string line = sys.host.empty() ? std::string("unnamed host") : sys.host;
@@ -162,6 +231,57 @@ std::vector<std::string> rule_cells(const acceptance::rule_outcome& r) {
           r.floor, std::string(to_string(r.status)), r.detail};
 }
 
+const std::vector<std::string>& tally_header() {
+  static const std::vector<std::string> header{"rule",    "subjects", "pass",   "warn",   "fail",
+                                               "missing", "n/a",      "lowest", "highest"};
+  return header;
+}
+
+std::vector<std::string> tally_cells(const acceptance::rule_tally& t) {
+  using acceptance::rule_status;
+  const auto extreme = [](const acceptance::rule_outcome* r) {
+    return r == nullptr ? std::string() : r->measured + " (" + acceptance::named_subject(*r) + ")";
+  };
+  return {t.rule,
+          std::to_string(t.subjects),
+          std::to_string(t.of(rule_status::pass)),
+          std::to_string(t.of(rule_status::warn)),
+          std::to_string(t.of(rule_status::fail)),
+          std::to_string(t.of(rule_status::missing)),
+          std::to_string(t.of(rule_status::not_applicable)),
+          extreme(t.lowest),
+          extreme(t.highest)};
+}
+
+const std::vector<std::string>& spread_header() {
+  static const std::vector<std::string> header{
+      "benchmark", "configuration", "metric",         "measured on", "median",      "lowest",
+      "highest",   "unit",          "% of datasheet", "noisy",       "not verified"};
+  return header;
+}
+
+std::vector<std::string> spread_cells(const figure_spread& s) {
+  return {s.benchmark,
+          s.axes,
+          s.metric,
+          std::to_string(s.count) + (s.per_gpu ? " GPUs" : " nodes"),
+          format_number(s.median),
+          format_number(s.lowest) + " (" + s.lowest_at + ")",
+          format_number(s.highest) + " (" + s.highest_at + ")",
+          s.unit,
+          s.percent_of_peak ? format_number(*s.percent_of_peak) + "%" : "",
+          std::to_string(s.noisy),
+          std::to_string(s.unverified)};
+}
+
+std::string spread_intro(const machine_report& report) {
+  return std::to_string(report.figures.size()) + " figures, more than " +
+         std::to_string(max_figure_rows) +
+         ": each is shown once over every GPU that measured it, with the median of their "
+         "medians and where the lowest and highest were measured. The CSV report has every "
+         "figure.";
+}
+
 std::string fits_text(const model::sizing& s) {
   const model::memory_verdict& m = s.memory;
   std::string text = !m.fits ? "no, "
@@ -190,11 +310,10 @@ std::string cv_text(double cv, bool noisy) {
   return format_number(cv * 100) + "%" + (noisy ? " noisy" : "");
 }
 
-machine_report make_report(const results_document& doc, const std::string& file,
+machine_report make_report(results_document doc, const std::string& file,
                            std::vector<std::string> workloads,
                            const std::vector<std::string>& settings) {
   machine_report report;
-  report.results = doc;
   report.source = std::filesystem::path(file).filename().string();
   const system_info& sys = doc.nodes.empty() ? doc.system : doc.nodes.front().system;
   report.summary = machine_line(sys, doc);
@@ -212,6 +331,12 @@ machine_report make_report(const results_document& doc, const std::string& file,
   }
   const model::hardware_profile* hw = report.profile ? &*report.profile : nullptr;
 
+  std::size_t figure_count = 0;
+  for (const result& r : doc.results) {
+    if (r.status == result_status::ok) figure_count += r.metrics.size();
+  }
+  report.figures.reserve(figure_count);
+  spread_builder spreads;
   for (const result& r : doc.results) {
     if (r.status != result_status::ok) {
       report.not_run.push_back({r.id, format_axes(r.axes),
@@ -232,9 +357,11 @@ machine_report make_report(const results_document& doc, const std::string& file,
       row.verified = r.verified;
       row.host = r.host;
       add_percent_of_peak(row, r, hw);
+      if (figure_count > max_figure_rows) spreads.add(row, r);
       report.figures.push_back(std::move(row));
     }
   }
+  report.spreads = spreads.finish();
   report.time_spent = time_spent(doc);
   report.run_seconds = run_seconds(doc.meta);
   if (hw != nullptr) {
@@ -300,6 +427,8 @@ machine_report make_report(const results_document& doc, const std::string& file,
     report.environment.emplace_back("gpu discovery", sys.gpu_status.reason);
   for (const auto& warning : m.warnings) report.environment.emplace_back("warning", warning);
   if (m.interrupted) report.environment.emplace_back("interrupted", "yes: partial results");
+  // Last: the validation above points into the rules, not the results, so the move is safe.
+  report.results = std::move(doc);
   return report;
 }
 

@@ -2,10 +2,12 @@
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "fixtures.hpp"
 #include "one_line_error.hpp"
@@ -862,6 +864,61 @@ TEST_CASE("report: the numbers of the Markdown and the CSV agree", "[cli][report
   CHECK_THAT(md.out, Catch::Contains("| pcie.bidir |  | skipped | fixture: skipped to show a "
                                      "reason |"));
   CHECK_THAT(csv, Catch::Contains("failed,nccl.alltoall,bytes=1048576,"));
+}
+
+TEST_CASE("report: a fleet's merged file shows each figure once over its GPUs; CSV keeps them all",
+          "[cli][report]") {
+  temp_dir dir;
+  const std::string file = (dir.path / "fleet.json").string();
+  REQUIRE(run_program({"/usr/bin/python3",
+                       std::string(GPUBENCH_SOURCE_DIR) + "/tools/make_fleet_results.py", "1000",
+                       file, "--health"})
+              .exit_code == 0);
+  const fs::path md = dir.path / "r.md";
+  const fs::path csv = dir.path / "r.csv";
+  const fs::path html = dir.path / "r.html";
+  REQUIRE(run_gpubench({"report", file, "--md", md.string(), "--csv", csv.string(), "--html",
+                        html.string()})
+              .exit_code == 0);
+  // CSV: every GPU's figure, from which the spread is computed here.
+  std::vector<double> gemm;
+  std::istringstream csv_lines(read_file(csv));
+  for (std::string line; std::getline(csv_lines, line);) {
+    if (line.rfind("measured,gemm,gpu=", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string c; std::getline(fields, c, ',');) cells.push_back(c);
+    gemm.push_back(std::stod(cells.at(4)));
+  }
+  REQUIRE(gemm.size() == 1000);
+  std::sort(gemm.begin(), gemm.end());
+  const double median = (gemm[499] + gemm[500]) / 2;
+
+  const std::string text = read_file(md);
+  CHECK_THAT(text, Catch::Contains("2375 figures, more than 2000: each is shown once"));
+  CHECK(text.find("| gemm | gpu=") == std::string::npos);  // no row per GPU
+  const std::string head = "| gemm | dtype=bf16 shape=8192x8192x8192 | TFLOPs | 1000 GPUs | ";
+  const std::size_t at = text.find(head);
+  REQUIRE(at != std::string::npos);
+  std::vector<std::string> cells;
+  std::istringstream row(text.substr(at + 1, text.find('\n', at) - at - 1));
+  for (std::string c; std::getline(row, c, '|');) cells.push_back(c);
+  REQUIRE(cells.size() >= 11);
+  CHECK(std::stod(cells[4]) == Approx(median).epsilon(0.001));
+  CHECK(std::stod(cells[5]) == Approx(gemm.front()).epsilon(0.001));
+  CHECK(std::stod(cells[6]) == Approx(gemm.back()).epsilon(0.001));
+  CHECK_THAT(cells[5], Catch::Contains(" (node-"));
+  CHECK_THAT(cells[5], Catch::Contains(" GPU "));
+  // The passing rules counted per rule, as validate's text counts them.
+  CHECK_THAT(text, Catch::Contains("| rule | subjects | pass | warn | fail | missing | n/a |"));
+  CHECK_THAT(text, Catch::Contains("| gemm bf16 | 1000 | 1000 | 0 | 0 | 0 | 0 | "));
+  CHECK(std::count(text.begin(), text.end(), '\n') < 300);
+  const std::string page = read_file(html);
+  CHECK_THAT(page, Catch::Contains("<th>measured on</th>"));
+  std::size_t rows = 0;
+  for (std::size_t p = page.find("<tr>"); p != std::string::npos; p = page.find("<tr>", p + 1))
+    ++rows;
+  CHECK(rows < 300);
 }
 
 TEST_CASE("report: each ceilings chart draws the prediction first, then the ceilings",

@@ -172,4 +172,17 @@ void write_json(std::ostream& out, const validation& v, int indent);
 inline constexpr std::size_t max_text_rows = 2000;
 [[nodiscard]] std::string to_text(const validation& v);
 
+// One rule over every subject it judged: how many had each result, and the outcomes with the
+// lowest and highest measured value (null where none was measured). Points into the rules.
+struct rule_tally {
+  std::string rule;
+  std::size_t subjects = 0;
+  std::map<rule_status, std::size_t> count;
+  const rule_outcome* lowest = nullptr;
+  const rule_outcome* highest = nullptr;
+  [[nodiscard]] std::size_t of(rule_status status) const;
+};
+// Per rule, in the order rules first appear.
+[[nodiscard]] std::vector<rule_tally> tally_rules(const std::vector<rule_outcome>& rules);
+
 }  // namespace gpubench::acceptance

@@ -35,6 +35,29 @@ struct figure_row {
   std::string host;                       // the node, in a multi-node job
 };
 
+// Past this many measured figures (a fleet's merged file: 100,000 GPUs give over a million) the
+// Markdown and HTML reports show each figure once over every GPU that measured it (figure_spread)
+// instead of a row per GPU; CSV keeps every figure.
+inline constexpr std::size_t max_figure_rows = 2000;
+
+// One figure (benchmark, configuration but the GPU, metric) over every GPU and node measuring it.
+struct figure_spread {
+  std::string benchmark;
+  std::string axes;  // the configuration, without its gpu axis
+  std::string metric;
+  std::string unit;
+  std::size_t count = 0;  // the figures: one per GPU, or per node where it has no gpu axis
+  bool per_gpu = false;
+  double median = 0;      // of their medians
+  double lowest = 0;
+  double highest = 0;
+  std::string lowest_at;  // "node-0003 GPU 5"
+  std::string highest_at;
+  std::optional<double> percent_of_peak;  // the median's
+  std::size_t noisy = 0;
+  std::size_t unverified = 0;  // whose data check failed
+};
+
 struct assumed_row {
   std::string key;
   double value = 0;
@@ -84,6 +107,7 @@ struct machine_report {
   std::string verdict;  // from `validate` where a spec matches, else why not
   std::optional<acceptance::validation> acceptance;  // every rule of that spec
   std::vector<figure_row> figures;
+  std::vector<figure_spread> spreads;  // past max_figure_rows figures, else empty
   std::vector<assumed_row> assumed;
   std::vector<not_run_row> not_run;
   std::vector<time_row> time_spent;   // longest first; empty for a file without case times
@@ -99,7 +123,7 @@ struct machine_report {
 // `file` names the results file in the report (only its file name is printed). `workloads`
 // empty: configs/workloads/default.json. `settings`: what-if changes to the profile (--set
 // KEY=VALUE, docs/model.md), shown as such. Throws input_error for an unknown workload or setting.
-[[nodiscard]] machine_report make_report(const results_document& doc, const std::string& file,
+[[nodiscard]] machine_report make_report(results_document doc, const std::string& file,
                                          std::vector<std::string> workloads,
                                          const std::vector<std::string>& settings = {});
 
@@ -166,5 +190,14 @@ void write_run_reports(const machine_report& report, const std::filesystem::path
 // A rule's row in the report's acceptance tables: rule, subject, measured, expected, floor,
 // result, detail.
 [[nodiscard]] std::vector<std::string> rule_cells(const acceptance::rule_outcome& r);
+// Past acceptance::max_text_rows rules, the passing rules are counted per rule (as validate's
+// text does): the header and a rule's row.
+[[nodiscard]] const std::vector<std::string>& tally_header();
+[[nodiscard]] std::vector<std::string> tally_cells(const acceptance::rule_tally& t);
+// The measured figures past max_figure_rows: the header, a figure's row, and the sentence that
+// says what the table is.
+[[nodiscard]] const std::vector<std::string>& spread_header();
+[[nodiscard]] std::vector<std::string> spread_cells(const figure_spread& s);
+[[nodiscard]] std::string spread_intro(const machine_report& report);
 
 }  // namespace gpubench::reports
