@@ -304,6 +304,7 @@ calibration_report calibrate(const std::vector<calibration_set>& sets, const con
   }
   report.all = summarize(all, "all", "");
   report.bands = error_bands(report.rows);
+  report.shared_bands = shared_bands(report.rows);
   report.all.supported = true;  // "all" reports every row, flagged families too
   for (std::size_t i = 0; i < c.stacks.size(); ++i) {
     stack_fit f;

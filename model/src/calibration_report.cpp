@@ -238,16 +238,21 @@ std::string memory_check(const calibration_report& report) {
 std::string bands_table(const calibration_report& report) {
   std::string out =
       "\nError band: published / predicted over the rows predicted without their source, between "
-      "the quantiles that hold " +
+      "the ranks that hold at least " +
       pct(band_coverage) +
-      " of them (docs/model.md, \"Error band\"); held-out coverage: the share of each "
+      " of a next row (split-conformal; docs/model.md, \"Error band\"); a family of fewer than "
+      "9 rows or 4 sources takes every family's band; held-out coverage: the share of each "
       "source's rows inside the band built from the other sources' rows, which should be near " +
       pct(band_coverage) +
       ".\n\n| method | family | rows | low | high | held-out coverage "
       "|\n|---|---|---|---|---|---|\n";
-  for (const error_band& b : report.bands) {
-    out += "| " + b.method + " | " + b.family + " | " + std::to_string(b.rows) + " | " +
-           pct(b.low - 1) + " | +" + pct(b.high - 1) + " | " + pct(b.held_out_coverage) + " |\n";
+  std::vector<const error_band*> listed;
+  for (const error_band& b : report.bands) listed.push_back(&b);
+  for (const error_band& b : report.shared_bands) listed.push_back(&b);
+  for (const error_band* b : listed) {
+    out += "| " + b->method + " | " + b->family + (b->shared ? " (every family's band)" : "") +
+           " | " + std::to_string(b->rows) + " | " + pct(b->low - 1) + " | +" + pct(b->high - 1) +
+           " | " + pct(b->held_out_coverage) + " |\n";
   }
   return out;
 }

@@ -866,8 +866,9 @@ TEST_CASE("report: the numbers of the Markdown and the CSV agree", "[cli][report
   CHECK_THAT(csv, Catch::Contains("failed,nccl.alltoall,bytes=1048576,"));
 }
 
-TEST_CASE("report: a fleet's merged file shows each figure once over its GPUs; CSV keeps them all",
-          "[cli][report]") {
+TEST_CASE(
+    "report: a fleet's merged file shows each figure once over its GPUs, and CSV keeps them all",
+    "[cli][report]") {
   temp_dir dir;
   const std::string file = (dir.path / "fleet.json").string();
   REQUIRE(run_program({"/usr/bin/python3",
@@ -877,8 +878,8 @@ TEST_CASE("report: a fleet's merged file shows each figure once over its GPUs; C
   const fs::path md = dir.path / "r.md";
   const fs::path csv = dir.path / "r.csv";
   const fs::path html = dir.path / "r.html";
-  REQUIRE(run_gpubench({"report", file, "--md", md.string(), "--csv", csv.string(), "--html",
-                        html.string()})
+  REQUIRE(run_gpubench(
+              {"report", file, "--md", md.string(), "--csv", csv.string(), "--html", html.string()})
               .exit_code == 0);
   // CSV: every GPU's figure, from which the spread is computed here.
   std::vector<double> gemm;

@@ -769,41 +769,58 @@ TEST_CASE("calibration: both sets, every stack, held-out errors against the docu
   CHECK(doc.substr(doc.size() - text.size()) == text);
 }
 
-TEST_CASE("error bands by hand: quantiles of published / predicted, coverage held out by source",
-          "[unit][model]") {
-  // Ten rows of one family, two sources alternating: published / predicted 0.6, 0.7, ..., 1.5.
+TEST_CASE(
+    "error bands by hand: conformal ranks of published / predicted, coverage held out by "
+    "source, a family of too few sources on every family's band",
+    "[unit][model]") {
+  // Twenty rows of one family, four sources in turn: published / predicted 0.60, 0.65, ..., 1.55.
   std::vector<calibration_row> rows;
-  for (int i = 0; i < 10; ++i) {
+  for (int i = 0; i < 20; ++i) {
     calibration_row r;
     r.usable = true;
     r.family = "x";
-    r.source_group = i % 2 == 0 ? "a" : "b";
-    r.published = 60 + 10.0 * i;
+    r.source_group = std::string(1, static_cast<char>('a' + i % 4));
+    r.published = 60 + 5.0 * i;
     r.held_out = 100;
     rows.push_back(r);
   }
-  const std::vector<error_band> bands = error_bands(rows);
+  std::vector<error_band> bands = error_bands(rows);
   REQUIRE(bands.size() == 2);  // the family's and every family's (first-principles only)
+  CHECK(shared_bands(rows).empty());
   const error_band& x = bands[0];
   CHECK(x.family == "x");
   CHECK(x.method == "first_principles");
-  CHECK(x.rows == 10);
-  // Type-7 quantiles 0.1 and 0.9 of ten values: 0.6 + 0.9 x 0.1 and 1.4 + 0.1 x 0.1.
-  CHECK(x.low == Approx(0.69));
-  CHECK(x.high == Approx(1.41));
-  // Source a (0.6, 0.8, ..., 1.4) against b's band [0.74, 1.46]: 4 inside; b (0.7, ..., 1.5)
-  // against a's [0.64, 1.36]: 4 inside. Five rows are fewer than a family band needs, so each
-  // held-out band is every family's without the source: the same rows here.
-  CHECK(x.held_out_coverage == Approx(0.8));
+  CHECK(x.rows == 20);
+  // Of n = 20: the floor(21 x 0.1) = 2nd and the ceil(21 x 0.9) = 19th smallest.
+  CHECK(x.low == Approx(0.65));
+  CHECK(x.high == Approx(1.50));
+  // Each source left out leaves three, fewer than a family band needs: every family's band of
+  // the other 15 rows, whose 1st and 15th smallest are the ends. a's 0.60 falls below
+  // [0.65, 1.55], d's 1.55 above [0.60, 1.50]: 18 of 20 inside.
+  CHECK(x.held_out_coverage == Approx(0.9));
   CHECK(bands[1].family == "all");
-  CHECK(bands[1].held_out_coverage == Approx(0.8));
+  CHECK(bands[1].held_out_coverage == Approx(0.9));
   // Written and read back as configs/model/error_bands.json holds them.
   const std::vector<error_band> back = parse_error_bands(to_json(bands), "bands.json");
   REQUIRE(back.size() == 2);
-  CHECK(back[0].high == Approx(1.41));
+  CHECK(back[0].high == Approx(1.50));
   json wrong = to_json(bands);
   wrong["coverage"] = 0.9;
   CHECK_THROWS_WITH(parse_error_bands(wrong, "bands.json"), Catch::Contains("/coverage"));
+
+  // The same rows from two sources: no band of the family's own; its rows are held to every
+  // family's, built without their source (10 rows: the 1st and 10th smallest), 9 of 10 each.
+  for (int i = 0; i < 20; ++i) rows[static_cast<std::size_t>(i)].source_group = i % 2 ? "b" : "a";
+  bands = error_bands(rows);
+  REQUIRE(bands.size() == 1);
+  CHECK(bands[0].family == "all");
+  const std::vector<error_band> shared = shared_bands(rows);
+  REQUIRE(shared.size() == 1);
+  CHECK(shared[0].family == "x");
+  CHECK(shared[0].shared);
+  CHECK(shared[0].low == Approx(bands[0].low));
+  CHECK(shared[0].high == Approx(bands[0].high));
+  CHECK(shared[0].held_out_coverage == Approx(0.9));
 }
 
 TEST_CASE(

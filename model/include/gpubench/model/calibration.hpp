@@ -90,13 +90,20 @@ struct error_band {
   double high = 1;
   // The share of rows inside the band built from the other sources' rows only.
   double held_out_coverage = 0;
+  // The family has too few rows or sources for a band of its own: low and high are every
+  // family's, held to this family's rows (shared_bands; never in the bands file).
+  bool shared = false;
 };
 inline constexpr double band_coverage = 0.8;
 
 // Per method, per family with enough rows and for all: the bands of a report's rows.
 [[nodiscard]] std::vector<error_band> error_bands(const std::vector<calibration_row>& rows);
-// The band of published / predicted ratios: their quantiles (1 - band_coverage)/2 and
-// (1 + band_coverage)/2 (Hyndman and Fan's type 7); {1, 1} for none. The serving bands use it too.
+// Per method, the families whose predictions take every family's band, with how often it held
+// their rows, each built without the row's source.
+[[nodiscard]] std::vector<error_band> shared_bands(const std::vector<calibration_row>& rows);
+// The band of published / predicted ratios: of n ratios, the floor((n+1)(1-c)/2)-th and
+// ceil((n+1)(1+c)/2)-th smallest for c = band_coverage (split-conformal ranks, held to the
+// smallest and largest); {1, 1} for none. The serving bands use it too.
 [[nodiscard]] std::pair<double, double> ratio_band(std::vector<double> ratios);
 // configs/model/error_bands.json as `gpubench calibrate --bands` writes it, and read back.
 [[nodiscard]] json to_json(const std::vector<error_band>& bands);
@@ -112,6 +119,7 @@ struct calibration_report {
   std::vector<stack_fit> stacks;
   error_summary all;
   std::vector<error_band> bands;
+  std::vector<error_band> shared_bands;  // the families without a band of their own
 };
 
 // Told after each source group's held-out refit: how many of how many are done. Called from
