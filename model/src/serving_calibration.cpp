@@ -303,7 +303,8 @@ json to_json(const std::vector<serving_band>& bands) {
               {"about",
                "gpubench calibrate --serve --bands: per figure, published / predicted over the "
                "published serving rows (configs/calibration/serving.json, none fitted on), the "
-               "quantiles that hold `coverage` of them between, and how often a band built "
+               "split-conformal ranks that hold at least `coverage` of a next row between, and "
+               "how often a band built "
                "without a source group held that group's rows (docs/serving.md, 'Error band')"},
               {"coverage", band_coverage},
               {"bands", std::move(list)}};

@@ -2037,13 +2037,17 @@ TEST_CASE("every remedy printed holds within the headroom and is predicted faste
           for (const std::string& line : s.recommendations) {
             INFO(name << " on " << system << " x" << nodes << ": " << line);
             std::smatch m;
-            if (std::regex_search(line, m, rate_now) &&
+            // The plain searches first: std::regex is slow, and under the sanitizers most of
+            // this test's minute went to lines neither pattern can match.
+            if (line.find("samples/s (now ") != std::string::npos &&
+                std::regex_search(line, m, rate_now) &&
                 line.find("the price of the headroom") == std::string::npos &&
                 line.find("the most overlap can give") == std::string::npos) {
               CHECK(std::stod(m[1]) > std::stod(m[2]));
               ++checked;
             }
-            if (std::regex_search(line, m, more_gpus)) {
+            if (line.find("under FSDP") != std::string::npos &&
+                std::regex_search(line, m, more_gpus)) {
               workload grown = w;
               grown.strategy = parallel_strategy::fsdp;
               if (m[1] != "under FSDP") grown.model.flags["activation_checkpointing"] = true;

@@ -81,7 +81,7 @@ struct stack_fit {
 };
 
 // The held-out errors of a family's rows as a band (docs/model.md, "Error band"): published /
-// predicted at the quantiles that hold `coverage` of them between.
+// predicted between the ranks that hold at least `coverage` of a next row (ratio_band).
 struct error_band {
   std::string family;  // "all": every family's rows
   std::string method;  // first_principles | anchored
