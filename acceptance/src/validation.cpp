@@ -255,7 +255,7 @@ std::string to_text(const validation& v) {
   out += "\n\n";
   // A node's rules are a table a person reads. A fleet's merged file has a million: they are
   // counted per rule instead, and those that did not pass are listed below in full either way.
-  if (v.rules.size() > max_text_rows) {
+  if (counted_per_rule(v)) {
     out += summary_table(v.rules);
   } else {
     text_table table({"RULE", "SUBJECT", "MEASURED", "EXPECTED", "FLOOR", "RESULT", "DETAIL"});

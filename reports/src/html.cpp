@@ -326,7 +326,7 @@ void acceptance_part(html_page& page, const machine_report& report) {
     counts += "; " + std::to_string(v.count(rule_status::not_applicable)) +
               (v.count(rule_status::not_applicable) == 1 ? " does not apply" : " do not apply");
   }
-  const bool fleet = v.rules.size() > acceptance::max_text_rows;  // counted per rule
+  const bool fleet = acceptance::counted_per_rule(v);
   html_table t(fleet ? tally_header()
                      : std::vector<std::string>{"rule", "subject", "measured", "expected", "floor",
                                                 "result", "detail"},

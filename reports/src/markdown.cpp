@@ -114,7 +114,7 @@ void acceptance_section(std::ostream& out, const machine_report& report) {
   }
   out << ".\n\n";
   std::vector<std::vector<std::string>> rows;
-  if (v.rules.size() > acceptance::max_text_rows) {  // a fleet's: counted per rule
+  if (acceptance::counted_per_rule(v)) {  // a fleet's
     for (const auto& t : acceptance::tally_rules(v.rules)) rows.push_back(tally_cells(t));
     table(out, tally_header(), rows);
     return;

@@ -171,6 +171,10 @@ void write_json(std::ostream& out, const validation& v, int indent);
 // highest figure and where they were measured.
 inline constexpr std::size_t max_text_rows = 2000;
 [[nodiscard]] std::string to_text(const validation& v);
+// Whether the text, and the reports' tables of passing rules, count each rule's results.
+[[nodiscard]] inline bool counted_per_rule(const validation& v) {
+  return v.rules.size() > max_text_rows;
+}
 
 // One rule over every subject it judged: how many had each result, and the outcomes with the
 // lowest and highest measured value (null where none was measured). Points into the rules.
