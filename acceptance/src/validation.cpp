@@ -199,28 +199,6 @@ void write_json(std::ostream& out, const validation& v, int indent) {
       [&v](std::size_t i) { return outcome_json(v.rules[i]); }, indent);
 }
 
-namespace {
-
-// Per rule: how many subjects it judged and their results, the lowest and highest measured value
-// with the subject it was measured on.
-std::string summary_table(const std::vector<rule_outcome>& rules) {
-  const auto extreme = [](const rule_outcome* r) {
-    return r == nullptr ? std::string() : r->measured + " (" + named_subject(*r) + ")";
-  };
-  text_table table(
-      {"RULE", "SUBJECTS", "PASS", "WARN", "FAIL", "MISSING", "N/A", "LOWEST", "HIGHEST"});
-  for (const rule_tally& t : tally_rules(rules)) {
-    table.add_row({t.rule, std::to_string(t.subjects), std::to_string(t.of(rule_status::pass)),
-                   std::to_string(t.of(rule_status::warn)), std::to_string(t.of(rule_status::fail)),
-                   std::to_string(t.of(rule_status::missing)),
-                   std::to_string(t.of(rule_status::not_applicable)), extreme(t.lowest),
-                   extreme(t.highest)});
-  }
-  return table.render();
-}
-
-}  // namespace
-
 std::size_t rule_tally::of(rule_status status) const {
   const auto it = count.find(status);
   return it == count.end() ? 0 : it->second;
@@ -245,6 +223,27 @@ std::vector<rule_tally> tally_rules(const std::vector<rule_outcome>& rules) {
   return out;
 }
 
+const std::vector<std::string>& tally_header() {
+  static const std::vector<std::string> header{"rule",    "subjects", "pass",   "warn",   "fail",
+                                               "missing", "n/a",      "lowest", "highest"};
+  return header;
+}
+
+std::vector<std::string> tally_cells(const rule_tally& t) {
+  const auto extreme = [](const rule_outcome* r) {
+    return r == nullptr ? std::string() : r->measured + " (" + named_subject(*r) + ")";
+  };
+  return {t.rule,
+          std::to_string(t.subjects),
+          std::to_string(t.of(rule_status::pass)),
+          std::to_string(t.of(rule_status::warn)),
+          std::to_string(t.of(rule_status::fail)),
+          std::to_string(t.of(rule_status::missing)),
+          std::to_string(t.of(rule_status::not_applicable)),
+          extreme(t.lowest),
+          extreme(t.highest)};
+}
+
 std::string to_text(const validation& v) {
   std::string out = "validate " + v.results_file;
   if (!v.spec_name.empty()) out += " against spec " + v.spec_name;
@@ -256,7 +255,11 @@ std::string to_text(const validation& v) {
   // A node's rules are a table a person reads. A fleet's merged file has a million: they are
   // counted per rule instead, and those that did not pass are listed below in full either way.
   if (counted_per_rule(v)) {
-    out += summary_table(v.rules);
+    std::vector<std::string> header;
+    for (const std::string& h : tally_header()) header.push_back(upper_case(h));
+    text_table table(std::move(header));
+    for (const rule_tally& t : tally_rules(v.rules)) table.add_row(tally_cells(t));
+    out += table.render();
   } else {
     text_table table({"RULE", "SUBJECT", "MEASURED", "EXPECTED", "FLOOR", "RESULT", "DETAIL"});
     for (const rule_outcome& r : v.rules) {

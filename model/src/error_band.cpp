@@ -22,11 +22,14 @@ namespace {
 
 inline constexpr const char* bands_schema = "gpubench.error-bands/1";
 // A family's own band needs this many rows, from this many source groups; with fewer its
-// predictions take every family's. Rows of one or two sources share their sources' bias: a band
-// of them holds those sources, not the next one (held out, moe's 3 sources held 56% and
+// predictions take every family's. Rows of a few sources share their sources' bias: a band of
+// them holds those sources, not the next one (held out, moe's 3 sources held 56% and
 // transformer-xl's 2 held 45% in their own 80% bands).
 constexpr int min_family_rows = 9;
 constexpr std::size_t min_family_groups = 4;
+bool has_own_band(int kept, std::size_t groups) {
+  return kept >= min_family_rows && groups >= min_family_groups;
+}
 constexpr const char* every_family = "all";
 
 // The methods a band is built for, with the prediction of a row each reads.
@@ -73,7 +76,7 @@ std::pair<double, double> family_band(const std::vector<sample>& samples, const 
   const auto band = band_of(
       samples, [&](const sample& s) { return s.family == family && s.group != left_out; }, kept,
       &groups);
-  if (kept >= min_family_rows && groups.size() >= min_family_groups) return band;
+  if (has_own_band(kept, groups.size())) return band;
   return band_of(
       samples, [&](const sample& s) { return s.group != left_out; }, kept);
 }
@@ -120,7 +123,7 @@ std::vector<error_band> bands_of(const std::vector<calibration_row>& calibrated,
       std::set<std::string> groups;
       std::tie(b.low, b.high) = band_of(samples, mine, b.rows, &groups);
       // Too few rows or sources of a family: its predictions take every family's band.
-      const bool own = all || (b.rows >= min_family_rows && groups.size() >= min_family_groups);
+      const bool own = all || has_own_band(b.rows, groups.size());
       if (b.rows == 0 || own == shared) continue;
       b.shared = shared;
       if (shared) {

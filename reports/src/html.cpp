@@ -327,12 +327,13 @@ void acceptance_part(html_page& page, const machine_report& report) {
               (v.count(rule_status::not_applicable) == 1 ? " does not apply" : " do not apply");
   }
   const bool fleet = acceptance::counted_per_rule(v);
-  html_table t(fleet ? tally_header()
+  html_table t(fleet ? acceptance::tally_header()
                      : std::vector<std::string>{"rule", "subject", "measured", "expected", "floor",
                                                 "result", "detail"},
                "acceptance-table");
   if (fleet) {
-    for (const auto& tally : acceptance::tally_rules(v.rules)) t.row(tally_cells(tally));
+    for (const auto& tally : acceptance::tally_rules(v.rules))
+      t.row(acceptance::tally_cells(tally));
   } else {
     for (const auto& r : v.rules) {
       if (r.status == rule_status::pass || r.status == rule_status::not_applicable) {

@@ -115,8 +115,9 @@ void acceptance_section(std::ostream& out, const machine_report& report) {
   out << ".\n\n";
   std::vector<std::vector<std::string>> rows;
   if (acceptance::counted_per_rule(v)) {  // a fleet's
-    for (const auto& t : acceptance::tally_rules(v.rules)) rows.push_back(tally_cells(t));
-    table(out, tally_header(), rows);
+    for (const auto& t : acceptance::tally_rules(v.rules))
+      rows.push_back(acceptance::tally_cells(t));
+    table(out, acceptance::tally_header(), rows);
     return;
   }
   for (const auto& r : v.rules) {

@@ -10,6 +10,7 @@
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/output_file.hpp"
+#include "gpubench/core/statistics.hpp"
 #include "gpubench/core/text.hpp"
 #include "gpubench/model/calibration.hpp"
 #include "gpubench/model/workload.hpp"
@@ -107,11 +108,7 @@ class spread_builder {
 
   [[nodiscard]] std::vector<figure_spread> finish() {
     for (std::size_t i = 0; i < spreads_.size(); ++i) {
-      std::vector<double>& v = values_[i];
-      const auto middle = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-      std::nth_element(v.begin(), middle, v.end());
-      double median = *middle;
-      if (v.size() % 2 == 0) median = (median + *std::max_element(v.begin(), middle)) / 2;
+      const double median = summarize(values_[i]).median;
       spreads_[i].median = median;
       if (peak_share_[i]) spreads_[i].percent_of_peak = *peak_share_[i] * median;
     }
@@ -229,28 +226,6 @@ std::string money(const std::optional<double>& usd) {
 std::vector<std::string> rule_cells(const acceptance::rule_outcome& r) {
   return {r.rule,  acceptance::named_subject(r),     r.measured, r.expected,
           r.floor, std::string(to_string(r.status)), r.detail};
-}
-
-const std::vector<std::string>& tally_header() {
-  static const std::vector<std::string> header{"rule",    "subjects", "pass",   "warn",   "fail",
-                                               "missing", "n/a",      "lowest", "highest"};
-  return header;
-}
-
-std::vector<std::string> tally_cells(const acceptance::rule_tally& t) {
-  using acceptance::rule_status;
-  const auto extreme = [](const acceptance::rule_outcome* r) {
-    return r == nullptr ? std::string() : r->measured + " (" + acceptance::named_subject(*r) + ")";
-  };
-  return {t.rule,
-          std::to_string(t.subjects),
-          std::to_string(t.of(rule_status::pass)),
-          std::to_string(t.of(rule_status::warn)),
-          std::to_string(t.of(rule_status::fail)),
-          std::to_string(t.of(rule_status::missing)),
-          std::to_string(t.of(rule_status::not_applicable)),
-          extreme(t.lowest),
-          extreme(t.highest)};
 }
 
 const std::vector<std::string>& spread_header() {

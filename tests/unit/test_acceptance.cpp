@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <sstream>
-
 #include <string>
 
 #include "gpubench/acceptance/validate.hpp"

@@ -188,5 +188,9 @@ struct rule_tally {
 };
 // Per rule, in the order rules first appear.
 [[nodiscard]] std::vector<rule_tally> tally_rules(const std::vector<rule_outcome>& rules);
+// A tally as a table's row (validate's text, the reports): rule, subjects, the count of each
+// result, and the lowest and highest figure with where each was measured; and the header.
+[[nodiscard]] const std::vector<std::string>& tally_header();
+[[nodiscard]] std::vector<std::string> tally_cells(const rule_tally& t);
 
 }  // namespace gpubench::acceptance

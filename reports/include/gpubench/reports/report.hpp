@@ -48,7 +48,7 @@ struct figure_spread {
   std::string unit;
   std::size_t count = 0;  // the figures: one per GPU, or per node where it has no gpu axis
   bool per_gpu = false;
-  double median = 0;      // of their medians
+  double median = 0;  // of their medians
   double lowest = 0;
   double highest = 0;
   std::string lowest_at;  // "node-0003 GPU 5"
@@ -190,10 +190,6 @@ void write_run_reports(const machine_report& report, const std::filesystem::path
 // A rule's row in the report's acceptance tables: rule, subject, measured, expected, floor,
 // result, detail.
 [[nodiscard]] std::vector<std::string> rule_cells(const acceptance::rule_outcome& r);
-// Past acceptance::max_text_rows rules, the passing rules are counted per rule (as validate's
-// text does): the header and a rule's row.
-[[nodiscard]] const std::vector<std::string>& tally_header();
-[[nodiscard]] std::vector<std::string> tally_cells(const acceptance::rule_tally& t);
 // The measured figures past max_figure_rows: the header, a figure's row, and the sentence that
 // says what the table is.
 [[nodiscard]] const std::vector<std::string>& spread_header();
