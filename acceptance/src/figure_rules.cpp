@@ -1,6 +1,8 @@
 // Figure rules: a measured figure against a floor (a ceiling where lower is better), the best
 // value per GPU, GPU pair or machine.
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "rules.hpp"
 
@@ -82,10 +84,14 @@ void check_figure(const figure_rule& rule, const results_document& doc, std::siz
                          q.benchmark + " " + why_not_measured(doc, q.benchmark)));
     return;
   }
-  for (const auto& [subject, value] : best) {
-    out.push_back(against_floor(rule.name, subject, value, rule.expected, rule.floor, unit.unit,
-                                unit.direction));
-  }
+  const std::vector<std::pair<std::string, double>> judged(best.begin(), best.end());
+  outcomes_in_order(
+      judged.size(),
+      [&](std::size_t i, std::vector<rule_outcome>& part) {
+        part.push_back(against_floor(rule.name, judged[i].first, judged[i].second, rule.expected,
+                                     rule.floor, unit.unit, unit.direction));
+      },
+      out);
 }
 
 }  // namespace gpubench::acceptance::detail

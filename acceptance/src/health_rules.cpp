@@ -231,6 +231,17 @@ void check_burn(const health_rules& h, const results_index& index, const gpu_vie
                            with_unit(sustained, "TFLOP/s"), "",
                            "no gemm result at " + b->value(burn_info::dtype, std::string()) + " " +
                                shape + " on this GPU to compare with"));
+    } else if (const double cold = b->value(burn_info::first_tenth, 0.0);
+               cold > 0 && !(*burst <= implausible_factor * cold)) {
+      // A reference no GPU reaches (a broken timer, an edited file) is not the burn's fault:
+      // even the burn's first seconds, before any heat, ran at a quarter of it or less.
+      out.push_back(simple(
+          "sustained rate", g.subject(), rule_status::missing, with_unit(sustained, "TFLOP/s"), "",
+          "no usable gemm reference: this GPU's gemm figure at " +
+              b->value(burn_info::dtype, std::string()) + " " + shape + ", " +
+              with_unit(*burst, "TFLOP/s") + ", is more than " + format_number(implausible_factor) +
+              "x what it ran in the burn's first tenth (" + with_unit(cold, "TFLOP/s") +
+              "); see the gemm rule"));
     } else {
       expectation e{*burst, "this GPU's gemm rate at the same dtype and shape", false};
       out.push_back(against_floor("sustained rate", g.subject(), sustained, e,
@@ -560,11 +571,15 @@ void check_health(const health_rules& h, const results_document& doc,
     if (rule.before) rule.before(h, doc, out);
   }
   const results_index index(doc);
-  for (const gpu_view& g : gpus_of(doc)) {
-    for (const health_rule& rule : health_table) {
-      if (rule.each_gpu) rule.each_gpu(h, index, g, out);
-    }
-  }
+  const std::vector<gpu_view> gpus = gpus_of(doc);
+  outcomes_in_order(
+      gpus.size(),
+      [&](std::size_t i, std::vector<rule_outcome>& part) {
+        for (const health_rule& rule : health_table) {
+          if (rule.each_gpu) rule.each_gpu(h, index, gpus[i], part);
+        }
+      },
+      out);
   for (const health_rule& rule : health_table) {
     if (rule.after) rule.after(h, doc, out);
   }

@@ -27,18 +27,14 @@ void add_measurements(const results_document& doc, const std::string& host, figu
   for (const result& r : doc.results) {
     if (r.status != result_status::ok) continue;
     const std::string where_measured = doc.nodes.size() > 1 ? r.host : host;
-    json axes = r.axes;
     std::optional<int> gpu;
-    if (const auto index = axis_number(r.axes, "gpu")) {
-      gpu = static_cast<int>(*index);
-      axes.erase("gpu");
-    }
+    if (const auto index = axis_number(r.axes, "gpu")) gpu = static_cast<int>(*index);
     const gpu_info* info = nullptr;
     if (gpu) {
       const auto it = by_index.find({doc.nodes.size() > 1 ? where_measured : std::string(), *gpu});
       if (it != by_index.end()) info = it->second;
     }
-    const std::string where = format_axes(axes);
+    const std::string where = gpu ? format_axes(r.axes, "gpu") : format_axes(r.axes);
     for (const auto& [name, m] : r.metrics) {
       if (!std::isfinite(m.median)) continue;
       std::string key = r.id;
@@ -53,10 +49,14 @@ void add_measurements(const results_document& doc, const std::string& host, figu
 
 std::optional<spread> spread_of(const std::vector<measurement>& values,
                                 const outlier_settings& settings) {
-  if (values.size() < settings.min_members || values.empty()) return std::nullopt;
   std::vector<double> v;
   v.reserve(values.size());
   for (const measurement& m : values) v.push_back(m.value);
+  return spread_of(std::move(v), settings);
+}
+
+std::optional<spread> spread_of(std::vector<double> v, const outlier_settings& settings) {
+  if (v.size() < settings.min_members || v.empty()) return std::nullopt;
   const double median = summarize(v).median;  // finite values only (add_measurements)
   if (median == 0) return std::nullopt;
   std::vector<double> distance;

@@ -39,6 +39,8 @@ struct spread {
 };
 // nullopt where there is nothing to hold the values to: fewer than settings.min_members, or a
 // median of zero.
+[[nodiscard]] std::optional<spread> spread_of(std::vector<double> values,
+                                              const outlier_settings& settings);
 [[nodiscard]] std::optional<spread> spread_of(const std::vector<measurement>& values,
                                               const outlier_settings& settings);
 

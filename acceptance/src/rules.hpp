@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,8 +50,17 @@ class results_index {
   std::map<std::pair<std::string, int>, std::vector<const result*>> by_gpu_;
   std::map<std::string, std::vector<const result*>> by_host_;
   std::map<std::string, const result*> not_measured_;  // each id's first skipped or failed
+  // Rules check GPUs on every core (outcomes_in_order): the cache is filled under a lock.
+  mutable std::mutex catalog_lock_;
   mutable std::map<std::pair<std::string, std::uint64_t>, std::optional<std::string>> catalog_gpus_;
 };
+
+// Appends the outcomes of n checks that read the results and nothing else, made on every core,
+// in the order of i: check(i, part) appends item i's to `part`. A fleet's 100,000 GPUs are
+// checked on all the cores the machine gives.
+void outcomes_in_order(
+    std::size_t n, const std::function<void(std::size_t i, std::vector<rule_outcome>& part)>& check,
+    std::vector<rule_outcome>& out);
 
 [[nodiscard]] std::string with_unit(double value, const std::string& unit);
 

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/text.hpp"
@@ -16,19 +19,21 @@ namespace {
 
 const std::string rule_name = "siblings";
 
-// One figure of one GPU, held to the median of the node's GPUs.
+// One figure of one GPU, held to the median of the node's GPUs; the figure and its value are
+// those add_measurements collected (a fleet's file holds 100,000 GPUs: nothing is copied).
 struct held {
-  std::string figure;
-  measurement m;
+  const std::string* figure = nullptr;
+  const measurement* value = nullptr;
   spread s;
   std::size_t members = 0;
+  [[nodiscard]] const measurement& m() const { return *value; }
 };
 
 std::string held_text(const held& h) {
-  return h.figure + " " + signed_percent(deviation(h.m, h.s)) + " (" +
-         with_unit(h.m.value, h.m.unit) + ", median of " + std::to_string(h.members) + " GPUs " +
-         with_unit(h.s.median, h.m.unit) + ", threshold " + format_number(h.s.threshold * 100) +
-         "%)";
+  return *h.figure + " " + signed_percent(deviation(h.m(), h.s)) + " (" +
+         with_unit(h.m().value, h.m().unit) + ", median of " + std::to_string(h.members) +
+         " GPUs " + with_unit(h.s.median, h.m().unit) + ", threshold " +
+         format_number(h.s.threshold * 100) + "%)";
 }
 
 // The outcome of one GPU: its figures that stand out named, furthest first; its worst one as
@@ -36,24 +41,24 @@ std::string held_text(const held& h) {
 rule_outcome judge(const sibling_rule& rule, const std::string& subject,
                    std::vector<held> figures) {
   std::stable_sort(figures.begin(), figures.end(), [](const held& a, const held& b) {
-    return std::abs(deviation(a.m, a.s)) > std::abs(deviation(b.m, b.s));
+    return std::abs(deviation(a.m(), a.s)) > std::abs(deviation(b.m(), b.s));
   });
   std::vector<const held*> out;
   bool any_worse = false;
   for (const held& h : figures) {
-    if (!stands_out(h.m, h.s)) continue;
+    if (!stands_out(h.m(), h.s)) continue;
     out.push_back(&h);
-    any_worse = any_worse || worse(h.m, h.s);
+    any_worse = any_worse || worse(h.m(), h.s);
   }
   const held& shown = out.empty() ? figures.front() : *out.front();
   rule_outcome o;
   o.rule = rule_name;
   o.subject = subject;
   o.status = out.empty() ? rule_status::pass : any_worse ? rule.worse : rule_status::warn;
-  o.unit = shown.m.unit;
-  o.measured_value = shown.m.value;
+  o.unit = shown.m().unit;
+  o.measured_value = shown.m().value;
   o.expected_value = shown.s.median;
-  const bool lower = shown.m.direction == better::lower;
+  const bool lower = shown.m().direction == better::lower;
   o.floor_value = shown.s.median * (lower ? 1 + shown.s.threshold : 1 - shown.s.threshold);
   o.expected = "median of " + std::to_string(shown.members) + " GPUs";
   o.floor = "within " + format_number(shown.s.threshold * 100) + "%";
@@ -62,8 +67,9 @@ rule_outcome judge(const sibling_rule& rule, const std::string& subject,
     o.detail = "furthest: " + held_text(shown);
     return o;
   }
-  o.measured = shown.figure + " " + signed_percent(deviation(shown.m, shown.s));
+  o.measured = *shown.figure + " " + signed_percent(deviation(shown.m(), shown.s));
   std::vector<std::string> named;
+  named.reserve(out.size());
   for (const held* h : out) named.push_back(held_text(*h));
   o.detail = std::string(any_worse ? "slower than its siblings: " : "faster than its siblings: ") +
              join(named, "; ");
@@ -94,21 +100,25 @@ void check_siblings(const health_rules& h, const results_document& doc,
   figure_values figures;
   add_measurements(doc, "", figures);
   // Per node, per GPU: every figure that enough of the node's GPUs measured.
-  std::map<std::pair<std::string, int>, std::vector<held>> per_gpu;
+  std::map<std::pair<std::string_view, int>, std::vector<held>> per_gpu;
   for (const auto& [figure, values] : figures) {
-    std::map<std::string, std::vector<measurement>> by_node;
+    std::map<std::string_view, std::vector<const measurement*>> by_node;
     for (const measurement& m : values) {
-      if (m.gpu) by_node[m.host].push_back(m);
+      if (m.gpu) by_node[m.host].push_back(&m);
     }
     for (const auto& [node, members] : by_node) {
       // One value per GPU: a figure measured twice on a GPU is not a sibling of itself.
       std::set<int> seen;
-      for (const measurement& m : members) seen.insert(*m.gpu);
+      std::vector<double> node_values;
+      for (const measurement* m : members) {
+        seen.insert(*m->gpu);
+        node_values.push_back(m->value);
+      }
       if (seen.size() != members.size()) continue;
-      const auto s = spread_of(members, rule.settings);
+      const auto s = spread_of(std::move(node_values), rule.settings);
       if (!s) continue;
-      for (const measurement& m : members) {
-        per_gpu[{node, *m.gpu}].push_back({figure, m, *s, members.size()});
+      for (const measurement* m : members) {
+        per_gpu[{node, *m->gpu}].push_back({&figure, m, *s, members.size()});
       }
     }
   }
@@ -119,10 +129,14 @@ void check_siblings(const health_rules& h, const results_document& doc,
                              std::to_string(gpus_of(doc).size()) + " GPUs"));
     return;
   }
-  for (const gpu_view& g : gpus_of(doc)) {
-    const auto it = per_gpu.find({g.host, g.gpu->index});
-    if (it != per_gpu.end()) out.push_back(judge(rule, g.subject(), it->second));
-  }
+  const std::vector<gpu_view> gpus = gpus_of(doc);
+  outcomes_in_order(
+      gpus.size(),
+      [&](std::size_t i, std::vector<rule_outcome>& part) {
+        const auto it = per_gpu.find({gpus[i].host, gpus[i].gpu->index});
+        if (it != per_gpu.end()) part.push_back(judge(rule, gpus[i].subject(), it->second));
+      },
+      out);
 }
 
 }  // namespace gpubench::acceptance::detail

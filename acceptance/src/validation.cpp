@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "gpubench/core/format.hpp"
+#include "gpubench/core/parallel.hpp"
 #include "gpubench/core/text.hpp"
 #include "rules.hpp"
 
@@ -129,12 +130,15 @@ validation validate(const results_document& doc, const std::string& file, const 
   std::unordered_map<std::string, const gpu_info*> by_subject;
   by_subject.reserve(gpus.size());
   for (const detail::gpu_view& g : gpus) by_subject[g.subject()] = g.gpu;  // the last one wins
-  for (rule_outcome& o : v.rules) {
-    if (const auto it = by_subject.find(o.subject); it != by_subject.end()) {
-      o.gpu = it->second->index;
-      o.pci_bus_id = it->second->pci_bus_id;
+  parallel_for(v.rules.size(), 4096, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      rule_outcome& o = v.rules[i];
+      if (const auto it = by_subject.find(o.subject); it != by_subject.end()) {
+        o.gpu = it->second->index;
+        o.pci_bus_id = it->second->pci_bus_id;
+      }
     }
-  }
+  });
   return v;
 }
 

@@ -1,10 +1,11 @@
 #include "gpubench/core/format.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <system_error>
 
 namespace gpubench {
 
@@ -14,18 +15,20 @@ std::string format_number(double value, int digits) {
   if (value == 0) {
     return "0";
   }
-  // Whole numbers from 100 to 1e12; `digits` significant digits otherwise.
-  if (magnitude >= 100 && magnitude < 1e12) {
-    std::snprintf(buffer, sizeof buffer, "%.0f", value);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-  }
-  return buffer;
+  // Whole numbers from 100 to 1e12; `digits` significant digits otherwise. to_chars writes what
+  // printf's %.0f and %.*g write, several times faster: validate formats millions of figures.
+  const bool whole = magnitude >= 100 && magnitude < 1e12;
+  const auto written =
+      whole ? std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, 0)
+            : std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general,
+                            digits);
+  return written.ec == std::errc() ? std::string(buffer, written.ptr) : std::string("?");
 }
 
-std::string format_axes(const json& axes) {
+std::string format_axes(const json& axes, std::string_view without) {
   std::string out;
   for (const auto& [name, value] : axes.items()) {
+    if (!without.empty() && name == without) continue;
     if (!out.empty()) out += ' ';
     out += name + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
   }

@@ -51,7 +51,8 @@ std::string json_text(const json& doc, int indent) {
 }
 
 void write_json_text(std::ostream& out, const json& doc, std::string_view key, std::size_t count,
-                     const std::function<json(std::size_t)>& element, int indent, std::size_t batch) {
+                     const std::function<json(std::size_t)>& element, int indent,
+                     std::size_t batch) {
   const std::string text = json_text(doc, indent);
   // The member as nlohmann writes it at the top level. With an indent it starts a line, and a
   // raw newline occurs only between members (inside strings it is escaped), so the line found is
@@ -121,7 +122,13 @@ std::string read_json_file_text(const fs::path& path) {
                         ? std::string("a file gpubench may read (permission denied)")
                         : std::string("a readable file (") + std::strerror(error) + ")");
   }
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  // A byte more than the file has, so that the read finding its end needs no larger string
+  // (growing one copies it: 263 MB for a fleet's file), and room past it for a parser's padding
+  // (json_text_padding), so that the fast reader parses the text where it lies.
+  const auto size = static_cast<std::size_t>(st.st_size);
+  std::string text;
+  text.reserve(size + 1 + json_text_padding);
+  text.resize(size + 1);
   std::size_t done = 0;
   while (true) {
     if (done == text.size()) text.resize(text.size() + 65536);  // it grew, or /proc-like

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -52,8 +51,11 @@ void parallel_for(std::size_t n, std::size_t grain,
   for (std::size_t t = 1; t < threads; ++t) {
     try {
       pool.emplace_back(worker);
-    } catch (const std::system_error&) {
-      break;  // no more threads: those started and this one share the ranges
+    } catch (...) {
+      // No more threads (system_error), or no memory for one's state (bad_alloc): those started
+      // and this one share the ranges. Nothing may leave here while `pool` holds a thread that
+      // runs: its destructor would end the process.
+      break;
     }
   }
   worker();

@@ -126,6 +126,29 @@ TEST_CASE("validate names each fault of the fixtures and exits 1", "[cli][valida
   }
 }
 
+TEST_CASE("validate: an implausible gemm figure fails its own rule, not the burn's",
+          "[cli][validate]") {
+  // The burn's sustained rate is held to the gemm figure of its dtype and shape; 1e300 TFLOP/s
+  // used to fail that row too, with a detail that blamed the sustained load.
+  temp_dir dir;
+  const json v = validate_json({fault_fixture(dir, "gemm-implausible")}, 1);
+  CHECK(rules_with(v, "fail") == std::set<std::string>{"gemm bf16 GPU 0"});
+  CHECK(rules_with(v, "missing") == std::set<std::string>{"sustained rate GPU 0"});
+  for (const auto& rule : v["rules"]) {
+    if (rule["rule"] == "gemm bf16" && rule["subject"] == "GPU 0") {
+      CHECK_THAT(rule["detail"].get<std::string>(), Catch::StartsWith("implausible"));
+    }
+    if (rule["rule"] == "sustained rate" && rule["subject"] == "GPU 0") {
+      CHECK_THAT(rule["detail"].get<std::string>(),
+                 Catch::Contains("no usable gemm reference") &&
+                     Catch::Contains("first tenth (740 TFLOP/s)"));
+    }
+    if (rule["rule"] == "sustained rate" && rule["subject"] == "GPU 1") {
+      CHECK(rule["status"] == "pass");
+    }
+  }
+}
+
 TEST_CASE("validate: a system spec adds the system's rules to its GPU's", "[cli][validate]") {
   const json v = validate_json({data + "/validate-healthy.json", "--spec", "dgx-h100"}, 1);
   CHECK(v["spec"]["name"] == "dgx-h100");

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpubench/core/json.hpp"
@@ -15,8 +16,9 @@ namespace gpubench {
 // "0.0123", 123456.7 -> "123457". Every command, report, check and model message writes numbers
 // with it.
 [[nodiscard]] std::string format_number(double value, int digits = 3);
-// "kernel=triad threads=8" from a results file's axes object.
-[[nodiscard]] std::string format_axes(const json& axes);
+// "kernel=triad threads=8" from a results file's axes object, leaving out the axis named
+// `without` where one is named.
+[[nodiscard]] std::string format_axes(const json& axes, std::string_view without = {});
 
 // One CSV cell (RFC 4180): quoted when it holds a comma, quote or line break, quotes doubled; a
 // formula-like cell gets a leading ' first (OWASP's CSV-injection advice), so it shows as the text

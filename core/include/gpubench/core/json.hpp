@@ -29,6 +29,9 @@ inline constexpr int max_json_depth = 128;
 [[nodiscard]] json read_json_file(const std::filesystem::path& path);
 // Its text, unparsed, after the same checks (for a reader with its own parser).
 [[nodiscard]] std::string read_json_file_text(const std::filesystem::path& path);
+// The spare capacity read_json_file_text leaves past the text: simdjson reads up to 64 bytes
+// beyond a text's end, and copies one that has less room.
+inline constexpr std::size_t json_text_padding = 64;
 // The same for text already in memory; `file` names it in messages.
 [[nodiscard]] json parse_json_text(const std::string& content, const std::string& file);
 
