@@ -156,7 +156,7 @@ void outcomes_in_order(
   for (const auto& part : parts) total += part.size();
   // Doubled, as push_back grows a vector: a reserve of exactly `total` would move a fleet's
   // million outcomes again at the next rule that adds one (a quarter of a second each time).
-  if (total > out.capacity()) out.reserve(std::max(2 * total, 2 * out.capacity()));
+  if (total > out.capacity()) out.reserve(2 * total);
   for (auto& part : parts) std::move(part.begin(), part.end(), std::back_inserter(out));
 }
 
