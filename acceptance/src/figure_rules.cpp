@@ -50,8 +50,7 @@ void check_figure(const figure_rule& rule, const results_document& doc, std::siz
   const metric_unit unit = declared_unit(doc, q.benchmark, q.metric).value_or(metric_unit{});
   const auto over_ranks = [&](const result& r) {
     if (!rule.ranks) return true;
-    const auto ranks = r.info.find("ranks");
-    return ranks != r.info.end() && ranks->is_number() && ranks->get<int>() == *rule.ranks;
+    return r.info.view()["ranks"].number() == *rule.ranks;
   };
   const auto subject_of = [&](const result& r) {
     std::string subject = rule.per == "gpu"    ? "GPU " + axis_text(r.axes, "gpu").value_or("?")

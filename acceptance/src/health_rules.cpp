@@ -27,9 +27,9 @@ std::optional<pcie_link_info> link_under_load(const results_index& index, const 
   for (const result* on_gpu : index.on_gpu(g)) {
     const result& r = *on_gpu;
     if (!measurements::pcie_any.matches_id(r.id) || r.status != result_status::ok) continue;
-    const auto seen = r.info.find("pcie_link_during_copy");
-    if (seen == r.info.end() || !seen->is_object()) continue;
-    const auto link = seen->get<pcie_link_info>();
+    const json_view seen = r.info.view()["pcie_link_during_copy"];
+    if (!seen.is_object()) continue;
+    const auto link = seen.to_json().get<pcie_link_info>();
     if (!link.gen) continue;
     if (!worst || *link.gen < worst->gen.value_or(99) ||
         link.width.value_or(0) < worst->width.value_or(99)) {
@@ -120,20 +120,20 @@ void check_ecc(const gpu_view& g, std::vector<rule_outcome>& out) {
   }
 }
 
-const json* burn_gpu(const results_index& index, const gpu_view& g, const result** owner) {
+// This GPU's entry in a burn result's info (read where it lies: a fleet's burn samples are most
+// of its file), and the result; an absent view where no burn result names the GPU.
+json_view burn_gpu(const results_index& index, const gpu_view& g, const result** owner) {
   for (const result* on_host : index.on_host(g.host)) {
     const result& r = *on_host;
     if (!measurements::burn.matches_id(r.id) || r.status == result_status::skipped) continue;
-    const auto gpus = r.info.find(burn_info::list);
-    if (gpus == r.info.end() || !gpus->is_array()) continue;
-    for (const json& entry : *gpus) {
-      if (entry.value(burn_info::gpu, -1) == g.gpu->index) {
+    for (const json_view entry : r.info.view()[burn_info::list].items()) {
+      if (entry[burn_info::gpu].integer() == g.gpu->index) {
         *owner = &r;
-        return &entry;
+        return entry;
       }
     }
   }
-  return nullptr;
+  return {};
 }
 
 // A shape as a results file states it; nullopt for one the gemm benchmark never writes (a file
@@ -169,8 +169,8 @@ void check_burn(const health_rules& h, const results_index& index, const gpu_vie
                    h.burn_sustain_fraction || h.sm_clock_fraction;
   if (!any) return;
   const result* owner = nullptr;
-  const json* b = burn_gpu(index, g, &owner);
-  if (b == nullptr) {
+  const json_view b = burn_gpu(index, g, &owner);
+  if (!b.exists()) {
     const std::string& burn = measurements::burn.benchmark;
     out.push_back(simple("sustained load", g.subject(), rule_status::missing, "", burn,
                          burn + " " + index.why_not_measured(burn)));
@@ -183,18 +183,19 @@ void check_burn(const health_rules& h, const results_index& index, const gpu_vie
   if (!h.throttle_reasons_fail.empty()) {
     std::vector<std::string> seen;
     std::vector<std::string> bad;
-    for (const json& r : b->value(burn_info::throttle_reasons, json::array())) {
-      const auto name = r.get<std::string>();
-      seen.push_back(name);
+    for (const json_view r : b[burn_info::throttle_reasons].items()) {
+      auto name = r.text().value_or("?");
       if (std::find(h.throttle_reasons_fail.begin(), h.throttle_reasons_fail.end(), name) !=
           h.throttle_reasons_fail.end()) {
         bad.push_back(name);
       }
+      seen.push_back(std::move(name));
     }
-    const bool sampled = owner->info.find("nvml") == owner->info.end();
+    const json_view info = owner->info.view();
+    const bool sampled = !info["nvml"].exists();
     std::string detail = "forbidden: " + join(h.throttle_reasons_fail) + "; seen during " +
                          measurements::burn.benchmark + ": " + (seen.empty() ? "none" : join(seen));
-    if (!sampled) detail = owner->info.value("nvml", std::string());
+    if (!sampled) detail = info.value("nvml", std::string());
     if (!bad.empty()) {
       detail =
           "the GPU slowed itself under sustained load (check cooling, airflow, power "
@@ -207,38 +208,50 @@ void check_burn(const health_rules& h, const results_index& index, const gpu_vie
                                        : rule_status::fail,
                          bad.empty() ? "none forbidden" : join(bad), "no slowdown", detail));
   }
-  if (h.burn_max_drop_pct) {
-    const double drop = b->value(burn_info::drop, 0.0);
+  // A figure the burn did not write, or wrote as something other than a number (a damaged file),
+  // is not measured: never read as 0, which would pass the drop.
+  const auto unwritten = [&](const char* rule, std::string_view figure) {
+    out.push_back(simple(rule, g.subject(), rule_status::missing, "", "",
+                         measurements::burn.benchmark + " wrote no number for " +
+                             std::string(figure) + " of this GPU"));
+  };
+  if (h.burn_max_drop_pct && !b[burn_info::drop].number()) {
+    unwritten("sustained drop", burn_info::drop);
+  } else if (h.burn_max_drop_pct) {
+    const double drop = *b[burn_info::drop].number();
     rule_outcome o = simple(
         "sustained drop", g.subject(),
         drop <= *h.burn_max_drop_pct ? rule_status::pass : rule_status::fail,
         format_number(drop) + "%", "<= " + format_number(*h.burn_max_drop_pct) + "%",
-        "first tenth " + format_number(b->value(burn_info::first_tenth, 0.0)) + ", last tenth " +
-            format_number(b->value(burn_info::last_tenth, 0.0)) + " TFLOP/s");
+        "first tenth " + format_number(b.value(burn_info::first_tenth, 0.0)) + ", last tenth " +
+            format_number(b.value(burn_info::last_tenth, 0.0)) + " TFLOP/s");
     o.measured_value = drop;
     o.floor_value = *h.burn_max_drop_pct;
     o.unit = "%";
     out.push_back(std::move(o));
   }
-  if (h.burn_sustain_fraction) {
-    const double sustained = b->value(burn_info::rate, 0.0);
-    const std::string shape = std::to_string(owner->info.value("m", 0)) + "x" +
-                              std::to_string(owner->info.value("n", 0)) + "x" +
-                              std::to_string(owner->info.value("k", 0));
-    const auto burst = gemm_rate(index, g, b->value(burn_info::dtype, std::string()), shape);
+  if (h.burn_sustain_fraction && !b[burn_info::rate].number()) {
+    unwritten("sustained rate", burn_info::rate);
+  } else if (h.burn_sustain_fraction) {
+    const double sustained = *b[burn_info::rate].number();
+    const json_view info = owner->info.view();
+    const std::string shape = std::to_string(info.value("m", std::int64_t{0})) + "x" +
+                              std::to_string(info.value("n", std::int64_t{0})) + "x" +
+                              std::to_string(info.value("k", std::int64_t{0}));
+    const auto burst = gemm_rate(index, g, b.value(burn_info::dtype, std::string()), shape);
     if (!burst) {
       out.push_back(simple("sustained rate", g.subject(), rule_status::missing,
                            with_unit(sustained, "TFLOP/s"), "",
-                           "no gemm result at " + b->value(burn_info::dtype, std::string()) + " " +
+                           "no gemm result at " + b.value(burn_info::dtype, std::string()) + " " +
                                shape + " on this GPU to compare with"));
-    } else if (const double cold = b->value(burn_info::first_tenth, 0.0);
+    } else if (const double cold = b.value(burn_info::first_tenth, 0.0);
                cold > 0 && !(*burst <= implausible_factor * cold)) {
       // A reference no GPU reaches (a broken timer, an edited file) is not the burn's fault:
       // even the burn's first seconds, before any heat, ran at a quarter of it or less.
       out.push_back(simple(
           "sustained rate", g.subject(), rule_status::missing, with_unit(sustained, "TFLOP/s"), "",
           "no usable gemm reference: this GPU's gemm figure at " +
-              b->value(burn_info::dtype, std::string()) + " " + shape + ", " +
+              b.value(burn_info::dtype, std::string()) + " " + shape + ", " +
               with_unit(*burst, "TFLOP/s") + ", is more than " + format_number(implausible_factor) +
               "x what it ran in the burn's first tenth (" + with_unit(cold, "TFLOP/s") +
               "); see the gemm rule"));
@@ -249,15 +262,15 @@ void check_burn(const health_rules& h, const results_index& index, const gpu_vie
     }
   }
   if (h.sm_clock_fraction) {
-    const json typical = b->value(burn_info::sm_mhz_median, json());
-    const json max = b->value(burn_info::sm_max_mhz, json());
-    if (!typical.is_number() || !max.is_number()) {
+    const auto typical = b[burn_info::sm_mhz_median].number();
+    const auto max = b[burn_info::sm_max_mhz].number();
+    if (!typical || !max) {
       out.push_back(simple("sm clock", g.subject(), rule_status::missing, "", "",
                            "NVML gave no SM clocks during " + measurements::burn.benchmark));
     } else {
-      expectation e{max.get<double>(), "NVML's maximum SM clock for this GPU", false};
-      out.push_back(against_floor("sm clock", g.subject(), typical.get<double>(), e,
-                                  *h.sm_clock_fraction, "MHz"));
+      expectation e{*max, "NVML's maximum SM clock for this GPU", false};
+      out.push_back(
+          against_floor("sm clock", g.subject(), *typical, e, *h.sm_clock_fraction, "MHz"));
     }
   }
 }
@@ -278,15 +291,15 @@ void check_peer_access(const results_document& doc, const std::vector<gpu_view>&
   for (const result& r : doc.results) {
     if (!measurements::peer_any.matches_id(r.id) || r.status == result_status::failed) continue;
     const auto pair = axis_text(r.axes, "pair");
-    const auto access = r.info.find("peer_access");
-    if (!pair || access == r.info.end() || !access->is_boolean()) continue;
+    const auto access = r.info.view()["peer_access"].boolean();
+    if (!pair || !access) continue;
     const auto ends = split(*pair, '>');
     if (ends.size() != 2) continue;
     if (nvlinked.count(std::stoi(ends[0])) == 0 || nvlinked.count(std::stoi(ends[1])) == 0) {
       continue;
     }
     any = true;
-    if (!access->get<bool>() && std::find(missing.begin(), missing.end(), *pair) == missing.end()) {
+    if (!*access && std::find(missing.begin(), missing.end(), *pair) == missing.end()) {
       missing.push_back(*pair);
     }
   }

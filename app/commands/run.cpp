@@ -89,10 +89,8 @@ progress_listener make_progress() {
           }
         }
         // What the case changed from what was asked (a size stepped down to fit, say).
-        if (const auto notes = r.info.find("notes"); notes != r.info.end() && notes->is_array()) {
-          for (const auto& note : *notes) {
-            if (note.is_string()) std::cerr << " (note: " << note.get<std::string>() << ")";
-          }
+        for (const json_view note : r.info.view()["notes"].items()) {
+          if (const auto text = note.text()) std::cerr << " (note: " << *text << ")";
         }
         break;
       case result_status::skipped:

@@ -43,7 +43,7 @@ void to_json(json& j, const result& r) {
     j["verified"] = *r.verified;
   }
   if (!r.info.empty()) {
-    j["info"] = r.info;
+    j["info"] = r.info.get();
   }
   if (r.wall_s) {
     j["wall_s"] = *r.wall_s;
@@ -130,7 +130,12 @@ void from_json(const json& j, results_document& doc) {
 }
 
 results_document read_results(const fs::path& path) {
-  return parse_results_text(read_json_file_text(path), path.string());
+  std::string text = read_json_file_text(path);
+  if (auto doc = detail::parse_results_fast(text, path.string(), &text)) return std::move(*doc);
+  // Declined after the text was let go: read again for the checked reader, which names what is
+  // wrong with it.
+  if (text.empty()) text = read_json_file_text(path);
+  return parse_results(parse_json_text(text, path.string()), path.string());
 }
 
 results_document parse_results_text(const std::string& text, const std::string& file) {

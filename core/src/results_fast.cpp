@@ -6,11 +6,13 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <string_view>
 #include <vector>
 
 #include "gpubench/core/parallel.hpp"
+#include "json_document.hpp"
 
 namespace gpubench::detail {
 
@@ -30,59 +32,14 @@ T as(dom::element value) {
   return out;
 }
 
-// As nlohmann reads a number: an integer from 0 up as unsigned, below 0 as signed, the rest as
-// double ("-0" is a signed 0 there and an unsigned one here: the same value, written alike).
-json number_json(dom::element value) {
-  switch (value.type()) {
-    case dom::element_type::INT64: {
-      const auto n = as<std::int64_t>(value);
-      return n >= 0 ? json(static_cast<std::uint64_t>(n)) : json(n);
-    }
-    case dom::element_type::UINT64:
-      return json(as<std::uint64_t>(value));
-    case dom::element_type::DOUBLE:
-      return json(as<double>(value));
-    default:
-      throw decline{};
-  }
-}
-
-json to_json_value(dom::element value) {
-  switch (value.type()) {
-    case dom::element_type::OBJECT: {
-      const auto object = as<dom::object>(value);
-      json out = json::object();
-      // Sized once: a fleet's file holds millions of small objects, and growing each one's
-      // vector is most of what reading them costs.
-      auto& members = out.get_ref<json::object_t&>();
-      members.reserve(object.size());
-      for (const dom::key_value_pair field : object) {
-        // A repeated key: nlohmann keeps its first place and its last value, as this does.
-        out[std::string(field.key)] = to_json_value(field.value);
-      }
-      return out;
-    }
-    case dom::element_type::ARRAY: {
-      const auto array = as<dom::array>(value);
-      json::array_t items;
-      items.reserve(array.size());
-      for (const dom::element item : array) items.push_back(to_json_value(item));
-      return json(std::move(items));
-    }
-    case dom::element_type::STRING:
-      return std::string(as<std::string_view>(value));
-    case dom::element_type::BOOL:
-      return as<bool>(value);
-    case dom::element_type::NULL_VALUE:
-      return nullptr;
-    default:
-      return number_json(value);
-  }
-}
-
 // A number as json_reader::get_number takes it: finite and within [min, max].
 double number_in(dom::element value, double min, double max) {
-  const double x = number_json(value).get<double>();
+  const auto type = value.type();
+  if (type != dom::element_type::INT64 && type != dom::element_type::UINT64 &&
+      type != dom::element_type::DOUBLE) {
+    throw decline{};
+  }
+  const double x = as<double>(value);
   if (!std::isfinite(x) || x < min || x > max) throw decline{};
   return x;
 }
@@ -147,7 +104,9 @@ metric_summary read_metric(dom::element value) {
   return out;
 }
 
-result read_result(dom::element value) {
+// `info` stays in `document` at `slot`.
+result read_result(dom::element value, const std::shared_ptr<json_document>& document,
+                   std::size_t slot) {
   result r;
   std::uint32_t seen = 0;
   for (const dom::key_value_pair field : as<dom::object>(value)) {
@@ -190,7 +149,8 @@ result read_result(dom::element value) {
         r.verified = as<bool>(field.value);
         break;
       case 7:
-        r.info = to_json_value(field.value);
+        document->elements[slot] = field.value;
+        r.info = json_view_access::stored(document, slot);
         break;
       case 8:
         r.wall_s = number_in(field.value, 0, max_wall_s);
@@ -208,10 +168,12 @@ result read_result(dom::element value) {
 
 }  // namespace
 
-std::optional<results_document> parse_results_fast(const std::string& text,
-                                                   const std::string& file) {
+std::optional<results_document> parse_results_fast(const std::string& text, const std::string& file,
+                                                   std::string* release) {
   try {
-    dom::parser parser;
+    // Kept while a result's info is: the results hold their info in it.
+    auto document = std::make_shared<json_document>();
+    dom::parser& parser = document->parser;
     // simdjson counts depth as check_json_depth does (the top level is 1): deeper is declined.
     const simdjson::error_code room = parser.allocate(text.size(), max_json_depth);
     // Out of memory here is out of memory: the checked reader needs several times more.
@@ -219,6 +181,8 @@ std::optional<results_document> parse_results_fast(const std::string& text,
     if (room != simdjson::SUCCESS) return std::nullopt;
     dom::element root;
     if (parser.parse(text).get(root) != simdjson::SUCCESS) return std::nullopt;
+    // The document holds copies of the strings: the text is no longer read.
+    if (release != nullptr) std::string().swap(*release);
 
     // Everything but the results and nodes arrays, as nlohmann would have read it, for the checks
     // and conversions parse_results applies; the arrays are read an element at a time.
@@ -256,11 +220,14 @@ std::optional<results_document> parse_results_fast(const std::string& text,
     }
     const std::vector<dom::element> items = elements(*results);
     doc.results.resize(items.size());
+    document->elements.resize(items.size());
+    document->conversions = std::make_unique<json_document::conversion[]>(items.size());
     parallel_for(items.size(), 4096, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) doc.results[i] = read_result(items[i]);
+      for (std::size_t i = begin; i < end; ++i) doc.results[i] = read_result(items[i], document, i);
     });
     return doc;
   } catch (const decline&) {
+  } catch (const unconvertible_element&) {
   } catch (const input_error&) {
   } catch (const json::exception&) {
   }

@@ -194,16 +194,17 @@ void record(const benchmark_definition& def, const run_settings& settings, insta
     r.metrics.emplace_back(name, metric_summary(summarize(values_), spec->written()));
   }
 
-  r.info = inst.info();
-  r.info["timing"] = def.timing_mode() == timing::manual ? "manual" : "host_wall";
-  r.info["warmup_iterations"] = settings.warmup_iterations;
-  r.info["iterations_per_repetition"] = std::move(iterations);
+  json& info = r.info.edit();
+  info = inst.info();
+  info["timing"] = def.timing_mode() == timing::manual ? "manual" : "host_wall";
+  info["warmup_iterations"] = settings.warmup_iterations;
+  info["iterations_per_repetition"] = std::move(iterations);
 
   if (ctx.options().verify) {
     const verification check = inst.verify();
     r.verified = check.passed;
     if (!check.detail.empty()) {
-      r.info["verification"] = check.detail;
+      info["verification"] = check.detail;
     }
     if (!check.passed) {
       r.status = result_status::failed;

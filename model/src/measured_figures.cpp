@@ -174,11 +174,11 @@ void read_dataloader(const vocabulary::query& q, const rows& selected,
             axis_number(axes, "image_height").value_or(375),
         basis::measured, q.benchmark + " axes");
   namespace stage = vocabulary::measurements::dataloader_stages;
-  const json& stages = first.from->info.value(stage::list, json::object());
+  const json_view stages = first.from->info.view()[stage::list];
   const auto ms = [&](const char* name) -> std::optional<double> {
-    const auto it = stages.find(name);
-    if (it == stages.end() || !it->is_number() || it->get<double>() < 0) return std::nullopt;
-    return it->get<double>();
+    const auto it = stages[name].number();
+    if (!it || *it < 0) return std::nullopt;
+    return it;
   };
   const double ms_per_image = 1e3 / per_worker;
   const auto decode = ms(stage::decode);

@@ -252,11 +252,11 @@ TEST_CASE("health: the PCIe link, idle and under load", "[acceptance]") {
   CHECK(only(outcomes(doc, spec_of(json::array(), health)), "pcie link").status ==
         rule_status::warn);
   result loaded = ok("pcie.h2d", {{"gpu", 0}, {"bytes", 1 << 28}}, "GBps", 55, gbps);
-  loaded.info["pcie_link_during_copy"] = {{"gen", 5}, {"width", 16}};
+  loaded.info.edit()["pcie_link_during_copy"] = {{"gen", 5}, {"width", 16}};
   doc.results.push_back(loaded);
   CHECK(only(outcomes(doc, spec_of(json::array(), health)), "pcie link").status ==
         rule_status::pass);
-  doc.results.back().info["pcie_link_during_copy"] = {{"gen", 4}, {"width", 8}};
+  doc.results.back().info.edit()["pcie_link_during_copy"] = {{"gen", 4}, {"width", 8}};
   const rule_outcome down = only(outcomes(doc, spec_of(json::array(), health)), "pcie link");
   CHECK(down.status == rule_status::fail);
   CHECK(down.measured == "Gen4 x8 under load");
@@ -285,7 +285,7 @@ TEST_CASE("health: NVLink links and peer access over them", "[acceptance]") {
   for (gpu_info& g : doc.system.gpus) g.nvlink_links_up = 18;
   for (const char* pair : {"0>1", "1>0"}) {
     result r = ok("p2p.copy", {{"pair", pair}}, "GBps", 300, gbps);
-    r.info["peer_access"] = true;
+    r.info.edit()["peer_access"] = true;
     doc.results.push_back(r);
   }
   auto rules_out = outcomes(doc, spec_of(json::array(), health));
@@ -294,7 +294,7 @@ TEST_CASE("health: NVLink links and peer access over them", "[acceptance]") {
     if (o.rule == "nvlink links") CHECK(o.status == rule_status::pass);
   }
   doc.system.gpus[1].nvlink_links_up = 12;
-  doc.results[1].info["peer_access"] = false;
+  doc.results[1].info.edit()["peer_access"] = false;
   rules_out = outcomes(doc, spec_of(json::array(), health));
   CHECK(only(rules_out, "peer access").status == rule_status::fail);
   CHECK(only(rules_out, "peer access").measured == "none for 1>0");
@@ -329,19 +329,19 @@ TEST_CASE("health: the sustained load (throttling, drop, rate, clocks)", "[accep
   const auto burn = [](double tflops, double drop, json seen, int sm_mhz) {
     result r;
     r.id = "gpu.burn";
-    r.info = {{"m", 8192},
-              {"n", 8192},
-              {"k", 8192},
-              {"gpus",
-               {{{"gpu", 0},
-                 {"dtype", "fp16"},
-                 {"TFLOPs", tflops},
-                 {"drop_pct", drop},
-                 {"first_tenth_TFLOPs", tflops},
-                 {"last_tenth_TFLOPs", tflops},
-                 {"throttle_reasons_seen", std::move(seen)},
-                 {"sm_mhz_median", sm_mhz},
-                 {"sm_max_mhz", 1980}}}}};
+    r.info = json{{"m", 8192},
+                  {"n", 8192},
+                  {"k", 8192},
+                  {"gpus",
+                   {{{"gpu", 0},
+                     {"dtype", "fp16"},
+                     {"TFLOPs", tflops},
+                     {"drop_pct", drop},
+                     {"first_tenth_TFLOPs", tflops},
+                     {"last_tenth_TFLOPs", tflops},
+                     {"throttle_reasons_seen", std::move(seen)},
+                     {"sm_mhz_median", sm_mhz},
+                     {"sm_max_mhz", 1980}}}}};
     return r;
   };
   results_document doc = machine(1);
@@ -362,6 +362,51 @@ TEST_CASE("health: the sustained load (throttling, drop, rate, clocks)", "[accep
   doc.results.pop_back();
   CHECK(only(outcomes(doc, spec_of(json::array(), health)), "sustained load").status ==
         rule_status::missing);
+}
+
+TEST_CASE("health: a burn read back from its file, and one damaged there", "[acceptance]") {
+  // Read from a file, a result's info stays in the parser's document and the burn rules read it
+  // there; a figure written as text is not measured, never read as 0 (which passes the drop).
+  const json health = {{"burn", {{"max_drop_pct", 5}, {"sustain_fraction", 0.9}}},
+                       {"throttle_reasons_fail", {"hw_thermal_slowdown"}}};
+  results_document doc = machine(1);
+  doc.results.push_back(ok("gemm", {{"gpu", 0}, {"dtype", "fp16"}, {"shape", "8192"}}, "TFLOPs",
+                           700, {"TFLOP/s", better::higher}));
+  result burn;
+  burn.id = "gpu.burn";
+  const json info = {{"m", 8192},
+                     {"n", 8192},
+                     {"k", 8192},
+                     {"gpus",
+                      {{{"gpu", 0},
+                        {"dtype", "fp16"},
+                        {"TFLOPs", 680},
+                        {"drop_pct", 2},
+                        {"first_tenth_TFLOPs", 690},
+                        {"last_tenth_TFLOPs", 676},
+                        {"throttle_reasons_seen", {"sw_power_cap"}},
+                        {"samples", {{{"t_s", 1.0}, {"TFLOPs", 690}}}}}}}};
+  burn.info = info;
+  doc.results.push_back(burn);
+  json text = doc;
+  const results_document read = parse_results_text(text.dump(), "burn.json");
+  CHECK(read.results.back().info.get() == info);
+  auto rules_out = outcomes(read, spec_of(json::array(), health));
+  CHECK(only(rules_out, "throttling").status == rule_status::pass);
+  CHECK(only(rules_out, "sustained drop").status == rule_status::pass);
+  CHECK(only(rules_out, "sustained rate").status == rule_status::pass);
+
+  json& gpu = text["results"].back()["info"]["gpus"][0];
+  gpu["drop_pct"] = "2";
+  gpu["TFLOPs"] = nullptr;
+  gpu["throttle_reasons_seen"] = {7};
+  const results_document damaged = parse_results_text(text.dump(), "burn.json");
+  rules_out = outcomes(damaged, spec_of(json::array(), health));
+  CHECK(only(rules_out, "sustained drop").status == rule_status::missing);
+  CHECK(only(rules_out, "sustained drop").detail ==
+        "gpu.burn wrote no number for drop_pct of this GPU");
+  CHECK(only(rules_out, "sustained rate").status == rule_status::missing);
+  CHECK(only(rules_out, "throttling").status == rule_status::pass);
 }
 
 TEST_CASE("health: network ports up at their rate", "[acceptance]") {

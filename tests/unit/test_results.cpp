@@ -263,3 +263,51 @@ TEST_CASE("the fast results reader reads what the checked reader reads, and decl
   CHECK_THROWS_WITH(parse_results_text(with("\"status\":\"ok\"", "\"status\":\"great\""), "t.json"),
                     Catch::Contains("/results/0/status: expected one of ok, skipped, failed"));
 }
+
+TEST_CASE("a result's info read from its file is viewed where it lies, as if converted",
+          "[results]") {
+  // The same info built in memory and read back by the fast reader: the two views answer alike.
+  const std::string info_text =
+      R"({"m": 8192, "big": 18446744073709551615, "neg": -3, "half": 2.5, "whole": 4.0,
+          "name": "bf16", "on": true, "none": null, "list": [1, "two", {"x": 3}],
+          "twice": 1, "twice": 2})";
+  const json built = json::parse(info_text);
+  results_document doc = sample_document();
+  const std::string text = json(doc).dump();
+  const std::string with_info = text.substr(0, text.rfind("\"id\"")) + R"("info": )" + info_text +
+                                ", " + text.substr(text.rfind("\"id\""));
+  const results_document read = parse_results_text(with_info, "info.json");
+  const result_info& stored = read.results.back().info;
+  const result_info in_memory(built);
+  CHECK(stored.get() == built);
+  for (const json_view v : {stored.view(), in_memory.view()}) {
+    CHECK(v.is_object());
+    CHECK(v.size() == 10);
+    CHECK(v["m"].integer() == 8192);
+    CHECK(v["m"].number() == 8192.0);
+    CHECK_FALSE(v["big"].integer());  // past int64
+    CHECK(v["neg"].integer() == -3);
+    CHECK_FALSE(v["half"].integer());
+    CHECK(v["whole"].integer() == 4);
+    CHECK(v["name"].text() == "bf16");
+    CHECK_FALSE(v["name"].number());
+    CHECK(v["on"].boolean() == true);
+    CHECK(v["none"].exists());
+    CHECK_FALSE(v["none"].number());
+    CHECK_FALSE(v["absent"].exists());
+    CHECK_FALSE(v["m"]["deeper"].exists());
+    CHECK(v["twice"].integer() == 2);  // nlohmann keeps a repeated key's last value
+    const std::vector<json_view> items = v["list"].items();
+    REQUIRE(items.size() == 3);
+    CHECK(items[1].text() == "two");
+    CHECK(items[2]["x"].integer() == 3);
+    CHECK(items[2].to_json() == json{{"x", 3}});
+    CHECK(v.value("name", std::string("?")) == "bf16");
+    CHECK(v.value("name", 1.5) == 1.5);  // not a number: the fallback, not a throw
+  }
+  // Changing a stored info makes it the result's own; the file's document is not touched.
+  result copy = read.results.back();
+  copy.info.edit()["m"] = 1;
+  CHECK(copy.info.view()["m"].integer() == 1);
+  CHECK(stored.view()["m"].integer() == 8192);
+}

@@ -74,7 +74,7 @@ TEST_CASE("manual times become metrics through Google Benchmark", "[runner]") {
   CHECK(res.metrics[0].second.n == 4);
   CHECK(res.metrics[0].second.cv == Approx(0).margin(1e-9));
   CHECK(res.verified == true);
-  CHECK(res.info["iterations_per_repetition"] == json::array({3, 3, 3, 3}));
+  CHECK(res.info.get()["iterations_per_repetition"] == json::array({3, 3, 3, 3}));
   // Warm-up ran but was not counted: 2 + 4 x 3 calls in all.
   CHECK(*b.calls == 14);
   // The file on disk holds the same result.
@@ -121,7 +121,7 @@ TEST_CASE("adaptive iteration counts reach the minimum time", "[runner]") {
   s.warmup_iterations = 0;
   (void)f.run(r, s);
   REQUIRE(f.doc.results.at(0).status == result_status::ok);
-  for (const auto& n : f.doc.results[0].info["iterations_per_repetition"]) {
+  for (const auto& n : f.doc.results[0].info.get()["iterations_per_repetition"]) {
     CHECK(static_cast<double>(n.get<std::int64_t>()) * 1e-3 >= 0.05 * 0.999);
   }
 }
@@ -287,11 +287,11 @@ TEST_CASE("a results file of 100k results is written so that it reads back",
       r.metrics.emplace_back(name, metric_summary(summarize(samples), {"GB/s", better::higher}));
     }
     r.verified = true;
-    r.info = {{"timing", "manual"},
-              {"warmup_iterations", 5},
-              {"iterations_per_repetition", {20, 20, 20, 20, 20}},
-              {"nranks", 1024},
-              {"verification", "every element of every rank's output matched"}};
+    r.info = json{{"timing", "manual"},
+                  {"warmup_iterations", 5},
+                  {"iterations_per_repetition", {20, 20, 20, 20, 20}},
+                  {"nranks", 1024},
+                  {"verification", "every element of every rank's output matched"}};
     r.host = "node-" + std::to_string(i % 128);
     r.rank = i % 1024;
     doc.results.push_back(std::move(r));

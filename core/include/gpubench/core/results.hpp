@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "gpubench/core/json.hpp"
+#include "gpubench/core/json_view.hpp"
 #include "gpubench/core/statistics.hpp"
 #include "gpubench/core/system.hpp"
 
@@ -45,6 +47,34 @@ struct metric_summary : summary {
 
 struct results_document;
 
+namespace detail {
+struct json_document;
+}
+
+// A result's "info", the benchmark's free-form details. Read from a file by the fast reader, it
+// stays in the parser's document and is converted only when asked for whole: a fleet's burn
+// samples were 115 of 180 MB of its results, and the rules read a dozen numbers of each.
+class result_info {
+ public:
+  result_info() = default;
+  result_info(json value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+
+  // Read without converting anything.
+  [[nodiscard]] json_view view() const;
+  // The whole value as nlohmann, converted on the first call (safe from several threads at once).
+  [[nodiscard]] const json& get() const;
+  // The value to change in place: converted, and from then on this result's own.
+  [[nodiscard]] json& edit();
+  // As nlohmann's empty(): null, or an object or array with nothing in it.
+  [[nodiscard]] bool empty() const;
+
+ private:
+  friend struct detail::json_view_access;
+  json value_ = json::object();
+  std::shared_ptr<const detail::json_document> document_;  // set where the value stays there
+  std::size_t slot_ = 0;
+};
+
 struct result {
   std::string id;
   result_status status = result_status::ok;
@@ -53,7 +83,7 @@ struct result {
   json axes = json::object();
   std::vector<std::pair<std::string, metric_summary>> metrics;
   std::optional<bool> verified;
-  json info = json::object();
+  result_info info;
   // Seconds the case took from start to end: set-up, warm-up, the timed repetitions and the
   // check (where a suite's time goes); absent where the benchmark was skipped before it ran.
   std::optional<double> wall_s;

@@ -29,8 +29,11 @@ inline constexpr double max_wall_s = 1e9;
 // parse_results checks it; nullopt for anything else (malformed, out of range, or only unusual:
 // a repeated key, an integer past 64 bits), which the checked reader then reads or names.
 // Never throws input_error; the two readers agree (tests/fuzz/fuzz_results.cpp compares them).
+// `release`, where given, is emptied once the text is parsed (the text itself, handed over by a
+// caller that reads it again if this declines): a fleet's 263 MB are not held through the rules.
 [[nodiscard]] std::optional<results_document> parse_results_fast(const std::string& text,
-                                                                 const std::string& file);
+                                                                 const std::string& file,
+                                                                 std::string* release = nullptr);
 
 // What parse_results checks outside the results array: the top level, schema and meta.
 void check_results_header(const json_reader& root);
