@@ -1,5 +1,6 @@
 // Health rules: what a spec's "health" asks of every GPU and the machine.
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -28,8 +29,17 @@ std::optional<pcie_link_info> link_under_load(const results_index& index, const 
     const result& r = *on_gpu;
     if (!measurements::pcie_any.matches_id(r.id) || r.status != result_status::ok) continue;
     const json_view seen = r.info.view()["pcie_link_during_copy"];
-    if (!seen.is_object()) continue;
-    const auto link = seen.to_json().get<pcie_link_info>();
+    // Read field by field: a damaged field is absent, not a thrown type error.
+    const auto field = [&](std::string_view name) -> std::optional<int> {
+      const auto n = seen[name].integer();
+      if (!n || *n < std::numeric_limits<int>::min() || *n > std::numeric_limits<int>::max()) {
+        return std::nullopt;
+      }
+      return static_cast<int>(*n);
+    };
+    pcie_link_info link;
+    link.gen = field("gen");
+    link.width = field("width");
     if (!link.gen) continue;
     if (!worst || *link.gen < worst->gen.value_or(99) ||
         link.width.value_or(0) < worst->width.value_or(99)) {
@@ -210,13 +220,13 @@ void check_burn(const health_rules& h, const results_index& index, const gpu_vie
   }
   // A figure the burn did not write, or wrote as something other than a number (a damaged file),
   // is not measured: never read as 0, which would pass the drop.
-  const auto unwritten = [&](const char* rule, std::string_view figure) {
-    out.push_back(simple(rule, g.subject(), rule_status::missing, "", "",
+  const auto unwritten = [&](const char* rule, std::string_view figure, std::string expected) {
+    out.push_back(simple(rule, g.subject(), rule_status::missing, "", std::move(expected),
                          measurements::burn.benchmark + " wrote no number for " +
                              std::string(figure) + " of this GPU"));
   };
   if (h.burn_max_drop_pct && !b[burn_info::drop].number()) {
-    unwritten("sustained drop", burn_info::drop);
+    unwritten("sustained drop", burn_info::drop, "<= " + format_number(*h.burn_max_drop_pct) + "%");
   } else if (h.burn_max_drop_pct) {
     const double drop = *b[burn_info::drop].number();
     rule_outcome o = simple(
@@ -231,7 +241,7 @@ void check_burn(const health_rules& h, const results_index& index, const gpu_vie
     out.push_back(std::move(o));
   }
   if (h.burn_sustain_fraction && !b[burn_info::rate].number()) {
-    unwritten("sustained rate", burn_info::rate);
+    unwritten("sustained rate", burn_info::rate, "");
   } else if (h.burn_sustain_fraction) {
     const double sustained = *b[burn_info::rate].number();
     const json_view info = owner->info.view();

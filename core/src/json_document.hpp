@@ -20,14 +20,15 @@ struct unconvertible_element {};
 // signed, the rest as double; a repeated key keeps its first place and its last value.
 [[nodiscard]] json to_json_value(simdjson::dom::element value);
 
-// A parsed results file kept for its results' "info": each result's element, and its conversion
-// to nlohmann made once, by whichever thread asks first.
+// A parsed results file kept for its results' "info": the parsed document (its tape and strings;
+// not the parser, whose index of the text is done with once parsed), each result's element, and
+// its conversion to nlohmann made once, by whichever thread asks first.
 struct json_document {
   struct conversion {
     std::once_flag once;
     json value;
   };
-  simdjson::dom::parser parser;
+  simdjson::dom::document document;
   std::vector<simdjson::dom::element> elements;  // one slot per result
   std::unique_ptr<conversion[]> conversions;     // as many
 };

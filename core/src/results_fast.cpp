@@ -173,14 +173,19 @@ std::optional<results_document> parse_results_fast(const std::string& text, cons
   try {
     // Kept while a result's info is: the results hold their info in it.
     auto document = std::make_shared<json_document>();
-    dom::parser& parser = document->parser;
+    dom::parser parser;
     // simdjson counts depth as check_json_depth does (the top level is 1): deeper is declined.
     const simdjson::error_code room = parser.allocate(text.size(), max_json_depth);
     // Out of memory here is out of memory: the checked reader needs several times more.
     if (room == simdjson::MEMALLOC) throw std::bad_alloc();
     if (room != simdjson::SUCCESS) return std::nullopt;
     dom::element root;
-    if (parser.parse(text).get(root) != simdjson::SUCCESS) return std::nullopt;
+    // Copied only where the text lacks simdjson's padding, as parse(std::string) decides.
+    const bool pad = text.capacity() < text.size() + simdjson::SIMDJSON_PADDING;
+    const simdjson::error_code parsed =
+        parser.parse_into_document(document->document, text.data(), text.size(), pad).get(root);
+    if (parsed == simdjson::MEMALLOC) throw std::bad_alloc();
+    if (parsed != simdjson::SUCCESS) return std::nullopt;
     // The document holds copies of the strings: the text is no longer read.
     if (release != nullptr) std::string().swap(*release);
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gpubench/acceptance/validate.hpp"
+#include "gpubench/core/detail/results_fast.hpp"
 
 using namespace gpubench;
 using acceptance::rule_outcome;
@@ -260,6 +261,13 @@ TEST_CASE("health: the PCIe link, idle and under load", "[acceptance]") {
   const rule_outcome down = only(outcomes(doc, spec_of(json::array(), health)), "pcie link");
   CHECK(down.status == rule_status::fail);
   CHECK(down.measured == "Gen4 x8 under load");
+  // Read back from a file with the generation written as text: no reading under load (the idle
+  // link's warning), not a thrown type error.
+  doc.results.back().info.edit()["pcie_link_during_copy"] = {{"gen", "4"}, {"width", 8}};
+  const auto damaged = detail::parse_results_fast(json(doc).dump(), "pcie.json");
+  REQUIRE(damaged);
+  CHECK(only(outcomes(*damaged, spec_of(json::array(), health)), "pcie link").status ==
+        rule_status::warn);
 }
 
 TEST_CASE("health: ECC and memory errors", "[acceptance]") {
@@ -389,7 +397,10 @@ TEST_CASE("health: a burn read back from its file, and one damaged there", "[acc
   burn.info = info;
   doc.results.push_back(burn);
   json text = doc;
-  const results_document read = parse_results_text(text.dump(), "burn.json");
+  // The fast reader's results, whose info stays in its document.
+  const auto fast = detail::parse_results_fast(text.dump(), "burn.json");
+  REQUIRE(fast);
+  const results_document& read = *fast;
   CHECK(read.results.back().info.get() == info);
   auto rules_out = outcomes(read, spec_of(json::array(), health));
   CHECK(only(rules_out, "throttling").status == rule_status::pass);
@@ -400,7 +411,9 @@ TEST_CASE("health: a burn read back from its file, and one damaged there", "[acc
   gpu["drop_pct"] = "2";
   gpu["TFLOPs"] = nullptr;
   gpu["throttle_reasons_seen"] = {7};
-  const results_document damaged = parse_results_text(text.dump(), "burn.json");
+  const auto fast_damaged = detail::parse_results_fast(text.dump(), "burn.json");
+  REQUIRE(fast_damaged);
+  const results_document& damaged = *fast_damaged;
   rules_out = outcomes(damaged, spec_of(json::array(), health));
   CHECK(only(rules_out, "sustained drop").status == rule_status::missing);
   CHECK(only(rules_out, "sustained drop").detail ==
