@@ -190,6 +190,7 @@ void check_burn(const health_rules& h, const results_index& index, const gpu_vie
     out.push_back(simple("sustained load", g.subject(), rule_status::fail, "", "",
                          measurements::burn.benchmark + " failed: " + owner->error));
   }
+  const json_view info = owner->info.view();  // the burn's own: its shape, NVML's word
   if (!h.throttle_reasons_fail.empty()) {
     std::vector<std::string> seen;
     std::vector<std::string> bad;
@@ -201,7 +202,6 @@ void check_burn(const health_rules& h, const results_index& index, const gpu_vie
       }
       seen.push_back(std::move(name));
     }
-    const json_view info = owner->info.view();
     const bool sampled = !info["nvml"].exists();
     std::string detail = "forbidden: " + join(h.throttle_reasons_fail) + "; seen during " +
                          measurements::burn.benchmark + ": " + (seen.empty() ? "none" : join(seen));
@@ -244,24 +244,22 @@ void check_burn(const health_rules& h, const results_index& index, const gpu_vie
     unwritten("sustained rate", burn_info::rate, "");
   } else if (h.burn_sustain_fraction) {
     const double sustained = *b[burn_info::rate].number();
-    const json_view info = owner->info.view();
+    const std::string dtype = b.value(burn_info::dtype, std::string());
     const std::string shape = std::to_string(info.value("m", std::int64_t{0})) + "x" +
                               std::to_string(info.value("n", std::int64_t{0})) + "x" +
                               std::to_string(info.value("k", std::int64_t{0}));
-    const auto burst = gemm_rate(index, g, b.value(burn_info::dtype, std::string()), shape);
+    const auto burst = gemm_rate(index, g, dtype, shape);
     if (!burst) {
-      out.push_back(simple("sustained rate", g.subject(), rule_status::missing,
-                           with_unit(sustained, "TFLOP/s"), "",
-                           "no gemm result at " + b.value(burn_info::dtype, std::string()) + " " +
-                               shape + " on this GPU to compare with"));
+      out.push_back(simple(
+          "sustained rate", g.subject(), rule_status::missing, with_unit(sustained, "TFLOP/s"), "",
+          "no gemm result at " + dtype + " " + shape + " on this GPU to compare with"));
     } else if (const double cold = b.value(burn_info::first_tenth, 0.0);
                cold > 0 && !(*burst <= implausible_factor * cold)) {
       // A reference no GPU reaches (a broken timer, an edited file) is not the burn's fault:
       // even the burn's first seconds, before any heat, ran at a quarter of it or less.
       out.push_back(simple(
           "sustained rate", g.subject(), rule_status::missing, with_unit(sustained, "TFLOP/s"), "",
-          "no usable gemm reference: this GPU's gemm figure at " +
-              b.value(burn_info::dtype, std::string()) + " " + shape + ", " +
+          "no usable gemm reference: this GPU's gemm figure at " + dtype + " " + shape + ", " +
               with_unit(*burst, "TFLOP/s") + ", is more than " + format_number(implausible_factor) +
               "x what it ran in the burn's first tenth (" + with_unit(cold, "TFLOP/s") +
               "); see the gemm rule"));

@@ -13,8 +13,23 @@
 
 namespace gpubench::detail {
 
-// Thrown by to_json_value for an element it cannot convert (none that simdjson parses today).
+// Thrown for an element that is not of the type asked for (by as<T>, and so by to_json_value).
 struct unconvertible_element {};
+
+// The element as T, which it must be.
+template <class T>
+T as(simdjson::dom::element value) {
+  T out{};
+  if (value.get(out) != simdjson::SUCCESS) throw unconvertible_element{};
+  return out;
+}
+
+// Whether the element is a number (simdjson keeps three kinds).
+[[nodiscard]] inline bool is_number(simdjson::dom::element value) {
+  const auto type = value.type();
+  return type == simdjson::dom::element_type::INT64 ||
+         type == simdjson::dom::element_type::UINT64 || type == simdjson::dom::element_type::DOUBLE;
+}
 
 // The element as nlohmann reads the same text: an integer from 0 up as unsigned, below 0 as
 // signed, the rest as double; a repeated key keeps its first place and its last value.

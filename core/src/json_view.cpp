@@ -41,13 +41,6 @@ result_info json_view_access::stored(std::shared_ptr<const json_document> docume
 
 namespace {
 
-template <class T>
-T as(dom::element value) {
-  T out{};
-  if (value.get(out) != simdjson::SUCCESS) throw unconvertible_element{};
-  return out;
-}
-
 json number_json(dom::element value) {
   switch (value.type()) {
     case dom::element_type::INT64: {
@@ -129,10 +122,7 @@ bool json_view::is_boolean() const {
 
 bool json_view::is_number() const {
   if (in_memory_ != nullptr) return in_memory_->is_number();
-  if (!in_document_) return false;
-  const auto type = json_view_access::element(*this).type();
-  return type == dom::element_type::INT64 || type == dom::element_type::UINT64 ||
-         type == dom::element_type::DOUBLE;
+  return in_document_ && detail::is_number(json_view_access::element(*this));
 }
 
 json_view json_view::operator[](std::string_view key) const {

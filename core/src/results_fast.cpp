@@ -22,23 +22,13 @@ namespace dom = simdjson::dom;
 
 static_assert(json_text_padding >= simdjson::SIMDJSON_PADDING);
 
-// Thrown inside this file only: the text is not one this reader takes; the checked one decides.
+// Thrown inside this file only: the text is not one this reader takes; the checked one decides
+// (as is unconvertible_element, from as<T> on a value of another type).
 struct decline {};
-
-template <class T>
-T as(dom::element value) {
-  T out{};
-  if (value.get(out) != simdjson::SUCCESS) throw decline{};
-  return out;
-}
 
 // A number as json_reader::get_number takes it: finite and within [min, max].
 double number_in(dom::element value, double min, double max) {
-  const auto type = value.type();
-  if (type != dom::element_type::INT64 && type != dom::element_type::UINT64 &&
-      type != dom::element_type::DOUBLE) {
-    throw decline{};
-  }
+  if (!is_number(value)) throw decline{};
   const double x = as<double>(value);
   if (!std::isfinite(x) || x < min || x > max) throw decline{};
   return x;
