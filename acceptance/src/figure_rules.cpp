@@ -1,6 +1,7 @@
 // Figure rules: a measured figure against a floor (a ceiling where lower is better), the best
 // value per GPU, GPU pair or machine.
 #include <algorithm>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -36,8 +37,8 @@ figure_rule read_figure_rule(const json_reader& r, const model::hardware_profile
   return rule;
 }
 
-void check_figure(const figure_rule& rule, const results_document& doc, std::size_t gpu_count,
-                  std::vector<rule_outcome>& out) {
+void check_figure(const figure_rule& rule, const results_document& doc, const results_index& index,
+                  std::size_t gpu_count, std::vector<rule_outcome>& out) {
   if (gpu_count > 0 && static_cast<int>(gpu_count) < rule.min_gpus) {
     out.push_back(simple(rule.name, "machine", rule_status::not_applicable, "", "",
                          "needs " + std::to_string(rule.min_gpus) + " GPUs; the run had " +
@@ -59,14 +60,16 @@ void check_figure(const figure_rule& rule, const results_document& doc, std::siz
     const std::string host = host_of(r, doc);
     return host.empty() ? subject : host + " " + subject;
   };
+  // Only this benchmark's results are read: a fleet's file holds 100,000 of each of several.
+  const std::vector<const result*> candidates = index.of_benchmark(q.benchmark);
   std::map<std::string, std::string> failures;  // subject -> why its benchmark failed
-  for (const result& r : doc.results) {
-    if (r.status == result_status::failed && q.matches(r) && over_ranks(r)) {
-      failures[subject_of(r)] = r.error;
+  for (const result* r : candidates) {
+    if (r->status == result_status::failed && q.matches(*r) && over_ranks(*r)) {
+      failures[subject_of(*r)] = r->error;
     }
   }
   std::map<std::string, double> best;  // subject -> best value
-  for (const vocabulary::row& row : vocabulary::select(doc, q)) {
+  for (const vocabulary::row& row : vocabulary::select(candidates, q)) {
     if (!over_ranks(*row.from)) continue;
     auto [it, fresh] = best.emplace(subject_of(*row.from), row.value());
     if (!fresh) it->second = better_of(unit.direction, it->second, row.value());
@@ -80,7 +83,7 @@ void check_figure(const figure_rule& rule, const results_document& doc, std::siz
   if (best.empty() && failures.empty()) {
     out.push_back(simple(rule.name, "machine", rule_status::missing, "",
                          with_unit(rule.expected.value, unit.unit),
-                         q.benchmark + " " + why_not_measured(doc, q.benchmark)));
+                         q.benchmark + " " + index.why_not_measured(q.benchmark)));
     return;
   }
   const std::vector<std::pair<std::string, double>> judged(best.begin(), best.end());

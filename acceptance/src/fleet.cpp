@@ -201,9 +201,10 @@ void add_outliers(const detail::figure_values& figures, fleet_report& report) {
     ++report.figures_compared;
     for (const detail::measurement& m : values) {
       if (!detail::stands_out(m, *spread)) continue;
-      report.outliers.push_back({m.host, m.gpu, m.uuid, m.pci_bus_id, figure, m.unit, m.value,
-                                 spread->median, detail::deviation(m, *spread), spread->threshold,
-                                 values.size(), detail::worse(m, *spread)});
+      report.outliers.push_back({m.host, m.gpu, m.gpu_entry != nullptr ? m.gpu_entry->uuid : "",
+                                 m.gpu_entry != nullptr ? m.gpu_entry->pci_bus_id : "", figure,
+                                 m.unit, m.value, spread->median, detail::deviation(m, *spread),
+                                 spread->threshold, values.size(), detail::worse(m, *spread)});
     }
   }
   std::stable_sort(report.outliers.begin(), report.outliers.end(),

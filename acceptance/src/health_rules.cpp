@@ -136,11 +136,10 @@ json_view burn_gpu(const results_index& index, const gpu_view& g, const result**
   for (const result* on_host : index.on_host(g.host)) {
     const result& r = *on_host;
     if (!measurements::burn.matches_id(r.id) || r.status == result_status::skipped) continue;
-    for (const json_view entry : r.info.view()[burn_info::list].items()) {
-      if (entry[burn_info::gpu].integer() == g.gpu->index) {
-        *owner = &r;
-        return entry;
-      }
+    const auto& entries = index.entries_by(r, burn_info::list, burn_info::gpu);
+    if (const auto it = entries.find(g.gpu->index); it != entries.end()) {
+      *owner = &r;
+      return it->second;
     }
   }
   return {};
@@ -586,19 +585,20 @@ void read_health(const json_reader& h, const model::hardware_profile* figures, h
   }
 }
 
-void check_health(const health_rules& h, const results_document& doc,
+void check_health(const health_rules& h, const results_document& doc, const results_index& index,
                   std::vector<rule_outcome>& out) {
   for (const health_rule& rule : health_table) {
     if (rule.before) rule.before(h, doc, out);
   }
-  const results_index index(doc);
   const std::vector<gpu_view> gpus = gpus_of(doc);
   outcomes_in_order(
       gpus.size(),
       [&](std::size_t i, std::vector<rule_outcome>& part) {
+        const std::size_t first = part.size();
         for (const health_rule& rule : health_table) {
           if (rule.each_gpu) rule.each_gpu(h, index, gpus[i], part);
         }
+        for (std::size_t j = first; j < part.size(); ++j) name_gpu(part[j], gpus[i]);
       },
       out);
   for (const health_rule& rule : health_table) {

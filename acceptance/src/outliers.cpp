@@ -1,7 +1,9 @@
 #include "outliers.hpp"
 
 #include <cmath>
+#include <functional>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "gpubench/core/format.hpp"
@@ -20,7 +22,11 @@ constexpr double mad_to_sd = 1.4826;
 void add_measurements(const results_document& doc, const std::string& host, figure_values& out) {
   const std::vector<gpu_view> gpus = gpus_of(doc);
   // GPU by (node, index), once: a merged file holds 100,000 GPUs and a result for each.
-  std::map<std::pair<std::string, int>, const gpu_info*> by_index;
+  const auto hash = [](const std::pair<std::string, int>& key) {
+    return std::hash<std::string>()(key.first) * 31 + std::hash<int>()(key.second);
+  };
+  std::unordered_map<std::pair<std::string, int>, const gpu_info*, decltype(hash)> by_index(
+      gpus.size(), hash);
   for (const gpu_view& g : gpus) {
     by_index[{doc.nodes.size() > 1 ? g.host : std::string(), g.gpu->index}] = g.gpu;
   }
@@ -40,9 +46,7 @@ void add_measurements(const results_document& doc, const std::string& host, figu
       std::string key = r.id;
       if (!where.empty()) key.append(" ").append(where);
       key.append(" ").append(name);
-      out[key].push_back({where_measured, gpu, info != nullptr ? info->uuid : "",
-                          info != nullptr ? info->pci_bus_id : "", m.median, m.unit.unit,
-                          m.unit.direction});
+      out[key].push_back({where_measured, gpu, info, m.median, m.unit.unit, m.unit.direction});
     }
   }
 }

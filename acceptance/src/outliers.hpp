@@ -17,8 +17,9 @@ namespace gpubench::acceptance::detail {
 struct measurement {
   std::string host;
   std::optional<int> gpu;  // absent for a node-level figure (host memory, NVMe, CPU)
-  std::string uuid;
-  std::string pci_bus_id;
+  // The GPU's entry in the file's system section, where the file has one for it (its UUID and
+  // bus id): pointed to, not copied, for each of a fleet's 100,000 GPUs' figures.
+  const gpu_info* gpu_entry = nullptr;
   double value = 0;
   std::string unit;
   better direction = better::higher;

@@ -15,10 +15,10 @@ std::vector<gpu_view> gpus_of(const results_document& doc) {
   std::vector<gpu_view> out;
   if (doc.nodes.size() > 1) {
     for (const node_entry& node : doc.nodes) {
-      for (const gpu_info& g : node.system.gpus) out.push_back({node.host, &g});
+      for (const gpu_info& g : node.system.gpus) out.emplace_back(node.host, g);
     }
   } else {
-    for (const gpu_info& g : doc.system.gpus) out.push_back({"", &g});
+    for (const gpu_info& g : doc.system.gpus) out.emplace_back("", g);
   }
   return out;
 }
@@ -110,6 +110,7 @@ results_index::results_index(const results_document& doc) {
   for (const result& r : doc.results) {
     const std::string host = host_of(r, doc);
     by_host_[host].push_back(&r);
+    by_id_[r.id].push_back(&r);
     if (const auto gpu = axis_number(r.axes, "gpu")) {
       by_gpu_[{host, static_cast<int>(*gpu)}].push_back(&r);
     }
@@ -138,6 +139,41 @@ const std::optional<std::string>& results_index::catalog_gpu(const gpu_info& gpu
   return catalog_gpus_[key] = model::catalog_gpu_for_device(gpu.name, memory_GiB);
 }
 
+const std::map<std::int64_t, json_view>& results_index::entries_by(const result& r,
+                                                                   const std::string& list,
+                                                                   const std::string& key) const {
+  const std::lock_guard<std::mutex> hold(entries_lock_);
+  auto [it, fresh] = entries_.try_emplace({&r, list, key});
+  if (fresh) {
+    for (const json_view entry : r.info.view()[list].items()) {
+      if (const auto id = entry[key].integer()) it->second.emplace(*id, entry);
+    }
+  }
+  return it->second;
+}
+
+std::vector<const result*> results_index::of_benchmark(const std::string& id) const {
+  if (!id.ends_with(".*")) {
+    const auto found = by_id_.find(id);
+    return found == by_id_.end() ? std::vector<const result*>() : found->second;
+  }
+  // A family: the ids that start with it sort together.
+  const std::string_view family = std::string_view(id).substr(0, id.size() - 1);
+  std::vector<const result*> out;
+  for (auto it = by_id_.lower_bound(family); it != by_id_.end() && it->first.starts_with(family);
+       ++it) {
+    out.insert(out.end(), it->second.begin(), it->second.end());
+  }
+  std::sort(out.begin(), out.end());  // one vector's elements: address order is file order
+  return out;
+}
+
+void name_gpu(rule_outcome& o, const gpu_view& g) {
+  if (o.subject != g.subject()) return;
+  o.gpu = g.gpu->index;
+  o.pci_bus_id = g.gpu->pci_bus_id;
+}
+
 std::string results_index::why_not_measured(const std::string& id) const {
   const auto found = not_measured_.find(id);
   return why_not(found == not_measured_.end() ? nullptr : found->second, id);
@@ -150,7 +186,11 @@ void outcomes_in_order(
   std::vector<std::vector<rule_outcome>> parts((n + grain - 1) / grain);
   parallel_for(n, grain, [&](std::size_t begin, std::size_t end) {
     std::vector<rule_outcome>& part = parts[begin / grain];
-    for (std::size_t i = begin; i < end; ++i) check(i, part);
+    // As many for each item as the first gave: a part grown by doubling moves its outcomes
+    // again at each step, into memory the kernel must first clear.
+    check(begin, part);
+    part.reserve(part.size() * (end - begin));
+    for (std::size_t i = begin + 1; i < end; ++i) check(i, part);
   });
   std::size_t total = out.size();
   for (const auto& part : parts) total += part.size();

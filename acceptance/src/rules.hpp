@@ -8,6 +8,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "gpubench/acceptance/validate.hpp"
@@ -18,11 +20,17 @@ namespace gpubench::acceptance::detail {
 
 // One GPU of the results, with the node it is in (empty in a single-node run).
 struct gpu_view {
+  gpu_view(std::string node, const gpu_info& g)
+      : host(std::move(node)),
+        gpu(&g),
+        name((host.empty() ? "" : host + " ") + "GPU " + std::to_string(g.index)) {}
   std::string host;
   const gpu_info* gpu = nullptr;
-  [[nodiscard]] std::string subject() const {
-    return (host.empty() ? "" : host + " ") + "GPU " + std::to_string(gpu->index);
-  }
+  // "GPU 3", "node-b GPU 3": made once, as every rule checked on the GPU names it.
+  [[nodiscard]] const std::string& subject() const { return name; }
+
+ private:
+  std::string name;
 };
 [[nodiscard]] std::vector<gpu_view> gpus_of(const results_document& doc);
 // The node a result was measured on, where the file holds several; else empty.
@@ -39,21 +47,39 @@ class results_index {
   [[nodiscard]] const std::vector<const result*>& on_gpu(const gpu_view& g) const;
   // The results measured on this node (every result, where the file holds one node).
   [[nodiscard]] const std::vector<const result*>& on_host(const std::string& host) const;
+  // The results of benchmark `id`, or of a family ("pcie.*", as query::matches_id reads it); in
+  // file order.
+  [[nodiscard]] std::vector<const result*> of_benchmark(const std::string& id) const;
   // why_not_measured(doc, id), each benchmark's answer found in one pass over the file.
   [[nodiscard]] std::string why_not_measured(const std::string& id) const;
   // The catalog entry a GPU of the file is (model::catalog_gpu_for_device), looked up once per
   // device name and memory size: the lookup resolves the catalog folder on disk each time, 7%
   // of validating 100,000 GPUs.
   [[nodiscard]] const std::optional<std::string>& catalog_gpu(const gpu_info& gpu) const;
+  // The objects of list `list` in a result's info by their integer member `key`, the first of
+  // each: a burn's per-GPU entries by "gpu". Made once per result and list, when first asked:
+  // each of a node's GPUs looks up its own, and a lookup by key reads every member of an object.
+  [[nodiscard]] const std::map<std::int64_t, json_view>& entries_by(const result& r,
+                                                                    const std::string& list,
+                                                                    const std::string& key) const;
 
  private:
   std::map<std::pair<std::string, int>, std::vector<const result*>> by_gpu_;
   std::map<std::string, std::vector<const result*>> by_host_;
+  std::map<std::string, std::vector<const result*>, std::less<>> by_id_;
   std::map<std::string, const result*> not_measured_;  // each id's first skipped or failed
   // Rules check GPUs on every core (outcomes_in_order): the cache is filled under a lock.
   mutable std::mutex catalog_lock_;
   mutable std::map<std::pair<std::string, std::uint64_t>, std::optional<std::string>> catalog_gpus_;
+  mutable std::mutex entries_lock_;
+  mutable std::map<std::tuple<const result*, std::string, std::string>,
+                   std::map<std::int64_t, json_view>>
+      entries_;
 };
+
+// Names the GPU a rule judged on an outcome about it (its subject is the GPU's): its index and
+// bus id, while the outcome is still in the cache, rather than in a pass over a million later.
+void name_gpu(rule_outcome& o, const gpu_view& g);
 
 // Appends the outcomes of n checks that read the results and nothing else, made on every core,
 // in the order of i: check(i, part) appends item i's to `part`. A fleet's 100,000 GPUs are
@@ -86,12 +112,12 @@ inline constexpr double implausible_factor = 4;
 // figure_rules.cpp
 [[nodiscard]] figure_rule read_figure_rule(const json_reader& r,
                                            const model::hardware_profile* catalog);
-void check_figure(const figure_rule& rule, const results_document& doc, std::size_t gpu_count,
-                  std::vector<rule_outcome>& out);
+void check_figure(const figure_rule& rule, const results_document& doc, const results_index& index,
+                  std::size_t gpu_count, std::vector<rule_outcome>& out);
 
 // health_rules.cpp: the health keys of a spec, each read and checked by its own row of a table.
 void read_health(const json_reader& h, const model::hardware_profile* catalog, health_rules& out);
-void check_health(const health_rules& h, const results_document& doc,
+void check_health(const health_rules& h, const results_document& doc, const results_index& index,
                   std::vector<rule_outcome>& out);
 
 // sibling_rule.cpp: each GPU of a node held to the node's other GPUs (health key "siblings").

@@ -134,7 +134,9 @@ void check_siblings(const health_rules& h, const results_document& doc,
       gpus.size(),
       [&](std::size_t i, std::vector<rule_outcome>& part) {
         const auto it = per_gpu.find({gpus[i].host, gpus[i].gpu->index});
-        if (it != per_gpu.end()) part.push_back(judge(rule, gpus[i].subject(), it->second));
+        if (it == per_gpu.end()) return;
+        part.push_back(judge(rule, gpus[i].subject(), it->second));
+        name_gpu(part.back(), gpus[i]);
       },
       out);
 }

@@ -52,10 +52,20 @@ std::string outcome_text(const rule_outcome& o) {
          (o.detail.empty() ? "" : " (" + o.detail + ")");
 }
 
-vocabulary::verdict validation::result() const {
-  const bool any_checked = rules.size() > count(rule_status::not_applicable);
+validation::status_counts validation::counts() const {
+  status_counts out;
+  for (const rule_outcome& r : rules) ++out.of.at(static_cast<std::size_t>(r.status));
+  return out;
+}
+
+vocabulary::verdict validation::result_of(const status_counts& counted) const {
+  const bool any_checked = rules.size() > counted[rule_status::not_applicable];
   vocabulary::verdict worst = any_checked ? vocabulary::verdict::pass : vocabulary::verdict::fail;
-  for (const rule_outcome& r : rules) worst = vocabulary::worst(worst, verdict_of(r.status));
+  for (std::size_t s = 0; s < counted.of.size(); ++s) {
+    if (counted.of.at(s) > 0) {
+      worst = vocabulary::worst(worst, acceptance::verdict_of(static_cast<rule_status>(s)));
+    }
+  }
   return worst;
 }
 
@@ -63,57 +73,67 @@ bool validation::passed() const {
   return vocabulary::accepted(result());
 }
 
-std::size_t validation::count(rule_status status) const {
-  return static_cast<std::size_t>(std::count_if(
-      rules.begin(), rules.end(), [&](const rule_outcome& r) { return r.status == status; }));
-}
-
 namespace {
 
 // "hbm copy GPU 2 (0000:3a:00.0) 1480 GB/s", the first `most` of the rules with these statuses
 // (in the order given), then how many more.
 std::string named_rules(const std::vector<rule_outcome>& rules,
+                        const validation::status_counts& counted,
                         std::initializer_list<rule_status> statuses, std::size_t most) {
-  std::vector<std::string> what;
-  std::size_t more = 0;
+  // How many of each status are named (the first statuses first), found in one pass over the
+  // rules that stops once it has them.
+  std::vector<std::size_t> need;
+  std::size_t left = most;
+  std::size_t total = 0;
   for (const rule_status status : statuses) {
-    for (const rule_outcome& r : rules) {
-      if (r.status != status) continue;
-      if (what.size() == most) {
-        ++more;
-        continue;
-      }
-      what.push_back(r.rule + " " + named_subject(r) +
-                     (status == rule_status::missing ? " not measured"
-                      : r.measured.empty()           ? ""
-                                                     : " " + r.measured));
+    need.push_back(std::min(counted[status], left));
+    left -= need.back();
+    total += counted[status];
+  }
+  std::size_t outstanding = most - left;
+  std::vector<std::vector<const rule_outcome*>> first(statuses.size());
+  for (auto r = rules.begin(); r != rules.end() && outstanding > 0; ++r) {
+    const auto at = std::find(statuses.begin(), statuses.end(), r->status);
+    if (at == statuses.end()) continue;
+    const auto i = static_cast<std::size_t>(at - statuses.begin());
+    if (first[i].size() == need[i]) continue;
+    first[i].push_back(&*r);
+    --outstanding;
+  }
+  std::vector<std::string> what;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    for (const rule_outcome* r : first[i]) {
+      what.push_back(r->rule + " " + named_subject(*r) +
+                     (r->status == rule_status::missing ? " not measured"
+                      : r->measured.empty()             ? ""
+                                                        : " " + r->measured));
     }
   }
-  if (more > 0) what.push_back("and " + std::to_string(more) + " more");
+  if (total > what.size()) what.push_back("and " + std::to_string(total - what.size()) + " more");
   return join(what, "; ");
 }
 
 }  // namespace
 
-std::string validation::verdict() const {
+std::string validation::verdict_of(const status_counts& counted) const {
   const std::string against =
       spec_name.empty() ? std::string("the fleet baseline") : "spec " + spec_name;
-  const std::size_t checked = rules.size() - count(rule_status::not_applicable);
+  const std::size_t checked = rules.size() - counted[rule_status::not_applicable];
   if (checked == 0) return "FAIL: no rule of " + against + " applies to these results";
-  const std::size_t warned = count(rule_status::warn);
-  const std::string warnings = warned == 0 ? std::string()
-                                           : "; " + std::to_string(warned) +
-                                                 (warned == 1 ? " warning: " : " warnings: ") +
-                                                 named_rules(rules, {rule_status::warn}, 4);
-  const vocabulary::verdict v = result();
+  const std::size_t warned = counted[rule_status::warn];
+  const std::string warnings =
+      warned == 0 ? std::string()
+                  : "; " + std::to_string(warned) + (warned == 1 ? " warning: " : " warnings: ") +
+                        named_rules(rules, counted, {rule_status::warn}, 4);
+  const vocabulary::verdict v = result_of(counted);
   const std::string text = upper_case(to_string(v)) + ": ";
   if (v != vocabulary::verdict::fail) {
     return text + std::to_string(checked) + " rules against " + against + warnings;
   }
-  return text + std::to_string(count(rule_status::fail)) + " failed, " +
-         std::to_string(count(rule_status::missing)) + " not measured, of " +
+  return text + std::to_string(counted[rule_status::fail]) + " failed, " +
+         std::to_string(counted[rule_status::missing]) + " not measured, of " +
          std::to_string(checked) + " rules against " + against + ": " +
-         named_rules(rules, {rule_status::fail, rule_status::missing}, 4) + warnings;
+         named_rules(rules, counted, {rule_status::fail, rule_status::missing}, 4) + warnings;
 }
 
 validation validate(const results_document& doc, const std::string& file, const spec& s) {
@@ -122,8 +142,10 @@ validation validate(const results_document& doc, const std::string& file, const 
   v.spec_name = s.name;
   v.spec_file = s.file;
   const std::vector<detail::gpu_view> gpus = detail::gpus_of(doc);
-  detail::check_health(s.health, doc, v.rules);
-  for (const figure_rule& rule : s.figures) detail::check_figure(rule, doc, gpus.size(), v.rules);
+  const detail::results_index index(doc);
+  detail::check_health(s.health, doc, index, v.rules);
+  for (const figure_rule& rule : s.figures)
+    detail::check_figure(rule, doc, index, gpus.size(), v.rules);
   // A GPU is named by its bus id as well as its index: the index is CUDA's order on that boot,
   // the bus id is the slot a technician pulls the card from.
   // One lookup per outcome: a fleet's merged file holds 100,000 GPUs and ten rules each.
@@ -133,6 +155,7 @@ validation validate(const results_document& doc, const std::string& file, const 
   parallel_for(v.rules.size(), 4096, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       rule_outcome& o = v.rules[i];
+      if (o.gpu) continue;  // named where it was made (detail::name_gpu)
       if (const auto it = by_subject.find(o.subject); it != by_subject.end()) {
         o.gpu = it->second->index;
         o.pci_bus_id = it->second->pci_bus_id;
@@ -170,19 +193,20 @@ json outcome_json(const rule_outcome& r) {
 
 // Everything but the outcomes, whose member is left an empty array.
 json head_json(const validation& v) {
+  const validation::status_counts counted = v.counts();
   json counts = json::object();
   for (rule_status s : {rule_status::pass, rule_status::fail, rule_status::warn,
                         rule_status::missing, rule_status::not_applicable}) {
-    counts[std::string(to_string(s))] = v.count(s);
+    counts[std::string(to_string(s))] = counted[s];
   }
   return json{
       {"schema", validation_schema},
       {"results", v.results_file},
       {"spec", v.spec_name.empty() ? json() : json{{"name", v.spec_name}, {"file", v.spec_file}}},
       {"baseline", v.baseline_files},
-      {"passed", v.passed()},
-      {"result", v.result()},
-      {"verdict", v.verdict()},
+      {"passed", vocabulary::accepted(v.result_of(counted))},
+      {"result", v.result_of(counted)},
+      {"verdict", v.verdict_of(counted)},
       {"counts", counts},
       {"rules", json::array()}};
 }
@@ -273,15 +297,19 @@ std::string to_text(const validation& v) {
     out += table.render();
   }
   // Every failure and warning in full above the verdict, so none hides among the passing rows.
-  std::vector<std::string> named;
-  for (const rule_status s : {rule_status::fail, rule_status::missing, rule_status::warn}) {
-    for (const rule_outcome& r : v.rules) {
-      if (r.status == s) named.push_back("  " + outcome_text(r) + "\n");
-    }
+  // Failures, then those missing, then warnings: in one pass over the rules.
+  std::array<std::vector<const rule_outcome*>, 3> named;
+  for (const rule_outcome& r : v.rules) {
+    if (r.status == rule_status::fail) named[0].push_back(&r);
+    if (r.status == rule_status::missing) named[1].push_back(&r);
+    if (r.status == rule_status::warn) named[2].push_back(&r);
   }
-  if (!named.empty()) {
-    out += "\nFailures and warnings (" + std::to_string(named.size()) + "):\n";
-    for (const std::string& line : named) out += line;
+  const std::size_t shown = named[0].size() + named[1].size() + named[2].size();
+  if (shown > 0) {
+    out += "\nFailures and warnings (" + std::to_string(shown) + "):\n";
+    for (const auto& of_status : named) {
+      for (const rule_outcome* r : of_status) out += "  " + outcome_text(*r) + "\n";
+    }
   }
   out += '\n';
   out += v.verdict();

@@ -1,5 +1,6 @@
 // gpubench report: a results file into the HTML, Markdown and CSV reports people read.
 #include <iostream>
+#include <utility>
 
 #include "../command.hpp"
 #include "../serving_flags.hpp"
@@ -55,6 +56,7 @@ int report(const report_args& args) {
     wrote = true;
   }
   if (!wrote) markdown.write(std::cout, report);
+  leave_to_exit(std::move(report));
   return exit_ok;
 }
 

@@ -1,6 +1,7 @@
 // gpubench validate: a results file against its SKU's spec, and optionally a fleet's baseline;
 // exit 1 on any failure.
 #include <iostream>
+#include <utility>
 
 #include "../command.hpp"
 #include "gpubench/acceptance/validate.hpp"
@@ -22,7 +23,7 @@ struct validate_args {
 };
 
 int validate(const validate_args& args) {
-  const results_document doc = read_results(args.results);
+  results_document doc = read_results(args.results);
   std::string spec_name = args.spec;
   if (spec_name.empty()) {
     std::string why_not;
@@ -50,7 +51,10 @@ int validate(const validate_args& args) {
   } else {
     std::cout << acceptance::to_text(v);
   }
-  return v.passed() ? exit_ok : exit_failure;
+  const int code = v.passed() ? exit_ok : exit_failure;
+  leave_to_exit(std::move(doc));
+  leave_to_exit(std::move(v));
+  return code;
 }
 
 }  // namespace

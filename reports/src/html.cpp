@@ -320,11 +320,13 @@ void acceptance_part(html_page& page, const machine_report& report) {
   using acceptance::rule_status;
   page.raw("<section id=\"acceptance\"><h2>Acceptance: spec " + escape_html(v.spec_name) + "</h2>");
   const std::size_t others = not_passed(report).size();
-  std::string counts = std::to_string(v.count(rule_status::pass)) + " rules passed";
+  const acceptance::validation::status_counts counted = v.counts();
+  const std::size_t not_applicable = counted[rule_status::not_applicable];
+  std::string counts = std::to_string(counted[rule_status::pass]) + " rules passed";
   if (others > 0) counts += "; " + std::to_string(others) + " did not (in the summary)";
-  if (v.count(rule_status::not_applicable) > 0) {
-    counts += "; " + std::to_string(v.count(rule_status::not_applicable)) +
-              (v.count(rule_status::not_applicable) == 1 ? " does not apply" : " do not apply");
+  if (not_applicable > 0) {
+    counts += "; " + std::to_string(not_applicable) +
+              (not_applicable == 1 ? " does not apply" : " do not apply");
   }
   const bool fleet = acceptance::counted_per_rule(v);
   html_table t(fleet ? acceptance::tally_header()

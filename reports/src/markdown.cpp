@@ -106,11 +106,12 @@ void acceptance_section(std::ostream& out, const machine_report& report) {
   using acceptance::rule_status;
   out << "## Acceptance (spec " << cell(v.spec_name) << ")\n\n";
   const std::size_t others = not_passed(report).size();
-  out << "**" << v.count(rule_status::pass) << " rules passed**";
+  const acceptance::validation::status_counts counted = v.counts();
+  const std::size_t not_applicable = counted[rule_status::not_applicable];
+  out << "**" << counted[rule_status::pass] << " rules passed**";
   if (others > 0) out << "; " << others << " did not (at the top)";
-  if (v.count(rule_status::not_applicable) > 0) {
-    out << "; " << v.count(rule_status::not_applicable)
-        << (v.count(rule_status::not_applicable) == 1 ? " does not apply" : " do not apply");
+  if (not_applicable > 0) {
+    out << "; " << not_applicable << (not_applicable == 1 ? " does not apply" : " do not apply");
   }
   out << ".\n\n";
   std::vector<std::vector<std::string>> rows;

@@ -114,13 +114,14 @@ void add_validation(exposition& out, const std::string& host, const acceptance::
       std::string("the results' verdict against their spec (gpubench validate): ") + verdict_help,
       l, static_cast<double>(v.result()));
   using acceptance::rule_status;
+  const acceptance::validation::status_counts tally = v.counts();
   for (const rule_status s : {rule_status::pass, rule_status::warn, rule_status::fail,
                               rule_status::missing, rule_status::not_applicable}) {
     labels counted = l;
     counted.emplace_back(
         "status", s == rule_status::not_applicable ? "not_applicable" : std::string(to_string(s)));
     out.add("gpubench_rules", "rules of the spec by their outcome", counted,
-            static_cast<double>(v.count(s)));
+            static_cast<double>(tally[s]));
   }
   for (const acceptance::rule_outcome& r : v.rules) {
     const vocabulary::verdict verdict = acceptance::verdict_of(r.status);

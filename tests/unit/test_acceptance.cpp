@@ -544,3 +544,73 @@ TEST_CASE("one verdict model: pass, warn, fail, the worst of the rules", "[accep
   CHECK(v.result() == verdict::fail);
   CHECK_FALSE(v.passed());
 }
+
+TEST_CASE("the verdict names the first four failures, then those not measured, then warnings",
+          "[acceptance]") {
+  const auto rule = [](std::string name, rule_status status, std::string measured = "") {
+    rule_outcome o;
+    o.rule = std::move(name);
+    o.subject = "GPU 1";
+    o.status = status;
+    o.measured = std::move(measured);
+    return o;
+  };
+  acceptance::validation v;
+  v.spec_name = "test";
+  // In file order a warning and a missing rule come before the failures: the verdict still lists
+  // the failures first.
+  v.rules.push_back(rule("w1", rule_status::warn, "1 W"));
+  v.rules.push_back(rule("m1", rule_status::missing));
+  v.rules.push_back(rule("ok", rule_status::pass));
+  v.rules.push_back(rule("f1", rule_status::fail, "2 W"));
+  v.rules.push_back(rule("na", rule_status::not_applicable));
+  v.rules.push_back(rule("f2", rule_status::fail));
+  v.rules.push_back(rule("m2", rule_status::missing));
+  v.rules.push_back(rule("f3", rule_status::fail));
+  v.rules.push_back(rule("w2", rule_status::warn));
+  const acceptance::validation::status_counts counted = v.counts();
+  CHECK(counted[rule_status::fail] == 3);
+  CHECK(counted[rule_status::missing] == 2);
+  CHECK(counted[rule_status::warn] == 2);
+  CHECK(counted[rule_status::pass] == 1);
+  CHECK(counted[rule_status::not_applicable] == 1);
+  CHECK(v.count(rule_status::fail) == 3);
+  CHECK(v.verdict() ==
+        "FAIL: 3 failed, 2 not measured, of 8 rules against spec test: f1 GPU 1 2 W; f2 GPU 1; "
+        "f3 GPU 1; m1 GPU 1 not measured; and 1 more; 2 warnings: w1 GPU 1 1 W; w2 GPU 1");
+  // The text lists every one that did not pass: failures, those not measured, warnings.
+  const std::string text = acceptance::to_text(v);
+  const auto at = [&](const std::string& line) { return text.find("  " + line); };
+  CHECK(at("f1 GPU 1: FAIL, 2 W") < at("f3 GPU 1: FAIL"));
+  CHECK(at("f3 GPU 1: FAIL") < at("m1 GPU 1: MISSING"));
+  CHECK(at("m2 GPU 1: MISSING") < at("w1 GPU 1: WARN, 1 W"));
+  CHECK(at("w2 GPU 1: WARN") != std::string::npos);
+  CHECK(text.find("Failures and warnings (7):") != std::string::npos);
+}
+
+TEST_CASE("a figure rule over a benchmark family reads each of its benchmarks", "[acceptance]") {
+  const json rules = json::array({{{"name", "hbm any"},
+                                   {"benchmark", "hbm.*"},
+                                   {"metric", "GBps"},
+                                   {"expected", 3000.0},
+                                   {"source", "a test"},
+                                   {"floor", 0.9}}});
+  results_document doc = machine(2);
+  doc.system.gpus[0].pci_bus_id = "0000:18:00.0";
+  doc.system.gpus[1].pci_bus_id = "0000:2a:00.0";
+  doc.results.push_back(ok("hbm.copy", {{"gpu", 0}}, "GBps", 2000, gbps));
+  doc.results.push_back(ok("gemm", {{"gpu", 0}}, "GBps", 9000, gbps));  // not of the family
+  doc.results.push_back(ok("hbm.triad", {{"gpu", 1}}, "GBps", 2500, gbps));
+  doc.results.push_back(ok("hbm.triad", {{"gpu", 0}}, "GBps", 2950, gbps));
+  doc.results.push_back(ok("hbmx", {{"gpu", 1}}, "GBps", 9000, gbps));  // nor is this one
+  const auto rules_out = outcomes(doc, spec_of(rules));
+  REQUIRE(rules_out.size() == 2);
+  CHECK(rules_out[0].subject == "GPU 0");
+  CHECK(rules_out[0].measured_value == Approx(2950));
+  CHECK(rules_out[0].pci_bus_id == "0000:18:00.0");
+  CHECK(rules_out[1].subject == "GPU 1");
+  CHECK(rules_out[1].measured_value == Approx(2500));
+  CHECK(rules_out[1].status == rule_status::fail);
+  CHECK(rules_out[1].gpu == 1);
+  CHECK(rules_out[1].pci_bus_id == "0000:2a:00.0");
+}

@@ -2,6 +2,7 @@
 
 #include "fake_benchmarks.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/text.hpp"
 #include "gpubench/harness/suite.hpp"
 #include "input_error_message.hpp"
 
@@ -259,4 +260,20 @@ TEST_CASE("id patterns", "[axes]") {
   CHECK_FALSE(id_matches("hbm.*", "host.membw"));
   CHECK(id_matches("host.membw", "host.membw"));
   CHECK_FALSE(id_matches("host.mem", "host.membw"));
+}
+
+TEST_CASE("a gemm shape is N or MxNxK in digits, each from 1 to 2^20", "[axes]") {
+  const gemm_shape square = parse_gemm_shape("8192");
+  CHECK((square.m == 8192 && square.n == 8192 && square.k == 8192));
+  const gemm_shape tall = parse_gemm_shape("16384x1024x1048576");
+  CHECK((tall.m == 16384 && tall.n == 1024 && tall.k == 1048576));
+  // sscanf took the first four; a shape is exactly what the gemm benchmark writes.
+  for (const char* bad : {" 8192", "+8192", "8192abc", "8192x 8192x8192", "12x34", "8192x", "x8192",
+                          "1x2x3x4", "", "-8", "99999999999999999999999"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(parse_gemm_shape(bad),
+                      Catch::Contains("expected a shape N (square) or MxNxK"));
+  }
+  CHECK_THROWS_WITH(parse_gemm_shape("0"), Catch::Contains("from 1 to 2^20"));
+  CHECK_THROWS_WITH(parse_gemm_shape("8x8x1048577"), Catch::Contains("from 1 to 2^20"));
 }
