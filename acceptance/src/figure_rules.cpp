@@ -38,7 +38,7 @@ figure_rule read_figure_rule(const json_reader& r, const model::hardware_profile
 }
 
 void check_figure(const figure_rule& rule, const results_document& doc, const results_index& index,
-                  std::size_t gpu_count, std::vector<rule_outcome>& out) {
+                  std::size_t gpu_count, rule_outcomes& out) {
   if (gpu_count > 0 && static_cast<int>(gpu_count) < rule.min_gpus) {
     out.push_back(simple(rule.name, "machine", rule_status::not_applicable, "", "",
                          "needs " + std::to_string(rule.min_gpus) + " GPUs; the run had " +

@@ -283,7 +283,7 @@ void check_burn(const health_rules& h, const results_index& index, const gpu_vie
 }
 
 void check_peer_access(const results_document& doc, const std::vector<gpu_view>& gpus,
-                       std::vector<rule_outcome>& out) {
+                       rule_outcomes& out) {
   std::set<int> nvlinked;
   for (const gpu_view& g : gpus) {
     if (g.gpu->nvlink_links_up.value_or(0) > 0) nvlinked.insert(g.gpu->index);
@@ -325,8 +325,7 @@ void check_peer_access(const results_document& doc, const std::vector<gpu_view>&
 // ---- checks not above: one GPU's model, NVLink links, power limit; the machine's GPU count,
 // CPU cores and memory --------------------------------------------------------------------------
 
-void check_gpu_count(const health_rules& h, const results_document& doc,
-                     std::vector<rule_outcome>& out) {
+void check_gpu_count(const health_rules& h, const results_document& doc, rule_outcomes& out) {
   if (!h.gpus) return;
   std::vector<std::pair<std::string, std::size_t>> per_node;
   if (doc.nodes.size() > 1) {
@@ -342,8 +341,7 @@ void check_gpu_count(const health_rules& h, const results_document& doc,
   }
 }
 
-void check_no_gpu_model(const health_rules& h, const results_document& doc,
-                        std::vector<rule_outcome>& out) {
+void check_no_gpu_model(const health_rules& h, const results_document& doc, rule_outcomes& out) {
   if (gpus_of(doc).empty() && !h.gpu_model.empty()) {
     out.push_back(simple("gpu model", "machine", rule_status::fail, "no GPU", h.gpu_model,
                          doc.system.gpu_status.reason));
@@ -391,19 +389,17 @@ void check_power_limit(const health_rules& h, const results_index& /*index*/, co
 }
 
 void check_peer_access_rule(const health_rules& h, const results_document& doc,
-                            std::vector<rule_outcome>& out) {
+                            rule_outcomes& out) {
   if (h.peer_access_over_nvlink) check_peer_access(doc, gpus_of(doc), out);
 }
 
-void check_cpu_cores(const health_rules& h, const results_document& doc,
-                     std::vector<rule_outcome>& out) {
+void check_cpu_cores(const health_rules& h, const results_document& doc, rule_outcomes& out) {
   if (!h.cpu_cores) return;
   out.push_back(
       against_floor("cpu cores", "machine", doc.system.cpu.cores, *h.cpu_cores, 1.0, "cores"));
 }
 
-void check_host_memory(const health_rules& h, const results_document& doc,
-                       std::vector<rule_outcome>& out) {
+void check_host_memory(const health_rules& h, const results_document& doc, rule_outcomes& out) {
   if (!h.memory_GB) return;
   out.push_back(against_floor("host memory", "machine",
                               static_cast<double>(doc.system.memory_bytes) / 1e9, *h.memory_GB,
@@ -411,8 +407,7 @@ void check_host_memory(const health_rules& h, const results_document& doc,
 }
 
 // Every node's InfiniBand/RoCE ports: enough of them ACTIVE at the spec's rate, and which are not.
-void check_network_ports(const health_rules& h, const results_document& doc,
-                         std::vector<rule_outcome>& out) {
+void check_network_ports(const health_rules& h, const results_document& doc, rule_outcomes& out) {
   if (!h.network_ports) return;
   std::vector<std::pair<std::string, const system_info*>> machines;
   if (doc.nodes.size() > 1) {
@@ -531,8 +526,7 @@ void read_network_ports(const json_reader& h, const std::string& key, const cata
 
 // ---- the table --------------------------------------------------------------------------------
 
-using machine_check = void (*)(const health_rules&, const results_document&,
-                               std::vector<rule_outcome>&);
+using machine_check = void (*)(const health_rules&, const results_document&, rule_outcomes&);
 using gpu_check = void (*)(const health_rules&, const results_index&, const gpu_view&,
                            std::vector<rule_outcome>&);
 
@@ -586,7 +580,7 @@ void read_health(const json_reader& h, const model::hardware_profile* figures, h
 }
 
 void check_health(const health_rules& h, const results_document& doc, const results_index& index,
-                  std::vector<rule_outcome>& out) {
+                  rule_outcomes& out) {
   for (const health_rule& rule : health_table) {
     if (rule.before) rule.before(h, doc, out);
   }

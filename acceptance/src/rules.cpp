@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 
 #include "gpubench/core/format.hpp"
 #include "gpubench/core/parallel.hpp"
@@ -131,25 +130,34 @@ const std::vector<const result*>& results_index::on_host(const std::string& host
 }
 
 const std::optional<std::string>& results_index::catalog_gpu(const gpu_info& gpu) const {
-  const std::lock_guard<std::mutex> hold(catalog_lock_);
-  const auto key = std::make_pair(gpu.name, gpu.memory_bytes);
-  if (const auto it = catalog_gpus_.find(key); it != catalog_gpus_.end()) return it->second;
+  auto key = std::make_pair(gpu.name, gpu.memory_bytes);
+  {
+    const std::shared_lock<std::shared_mutex> reading(catalog_lock_);
+    if (const auto it = catalog_gpus_.find(key); it != catalog_gpus_.end()) return it->second;
+  }
   const double memory_GiB = vocabulary::convert(
       static_cast<double>(gpu.memory_bytes), vocabulary::units::bytes, model::fig::gpu_memory.in);
-  return catalog_gpus_[key] = model::catalog_gpu_for_device(gpu.name, memory_GiB);
+  auto found = model::catalog_gpu_for_device(gpu.name, memory_GiB);
+  const std::lock_guard<std::shared_mutex> writing(catalog_lock_);
+  // Another core may have put it there meanwhile: the same answer, kept once.
+  return catalog_gpus_.try_emplace(std::move(key), std::move(found)).first->second;
 }
 
 const std::map<std::int64_t, json_view>& results_index::entries_by(const result& r,
                                                                    const std::string& list,
                                                                    const std::string& key) const {
-  const std::lock_guard<std::mutex> hold(entries_lock_);
-  auto [it, fresh] = entries_.try_emplace({&r, list, key});
-  if (fresh) {
-    for (const json_view entry : r.info.view()[list].items()) {
-      if (const auto id = entry[key].integer()) it->second.emplace(*id, entry);
-    }
+  auto which = std::make_tuple(&r, list, key);
+  {
+    const std::shared_lock<std::shared_mutex> reading(entries_lock_);
+    if (const auto it = entries_.find(which); it != entries_.end()) return it->second;
   }
-  return it->second;
+  std::map<std::int64_t, json_view> made;
+  for (const json_view entry : r.info.view()[list].items()) {
+    if (const auto id = entry[key].integer()) made.emplace(*id, entry);
+  }
+  const std::lock_guard<std::shared_mutex> writing(entries_lock_);
+  // A map never moves its elements: the reference stays valid as other cores add theirs.
+  return entries_.try_emplace(std::move(which), std::move(made)).first->second;
 }
 
 std::vector<const result*> results_index::of_benchmark(const std::string& id) const {
@@ -181,7 +189,7 @@ std::string results_index::why_not_measured(const std::string& id) const {
 
 void outcomes_in_order(
     std::size_t n, const std::function<void(std::size_t i, std::vector<rule_outcome>& part)>& check,
-    std::vector<rule_outcome>& out) {
+    rule_outcomes& out) {
   constexpr std::size_t grain = 512;
   std::vector<std::vector<rule_outcome>> parts((n + grain - 1) / grain);
   parallel_for(n, grain, [&](std::size_t begin, std::size_t end) {
@@ -192,12 +200,8 @@ void outcomes_in_order(
     part.reserve(part.size() * (end - begin));
     for (std::size_t i = begin + 1; i < end; ++i) check(i, part);
   });
-  std::size_t total = out.size();
-  for (const auto& part : parts) total += part.size();
-  // Doubled, as push_back grows a vector: a reserve of exactly `total` would move a fleet's
-  // million outcomes again at the next rule that adds one (a quarter of a second each time).
-  if (total > out.capacity()) out.reserve(2 * total);
-  for (auto& part : parts) std::move(part.begin(), part.end(), std::back_inserter(out));
+  // Kept where they were made: no outcome moves again.
+  for (auto& part : parts) out.append(std::move(part));
 }
 
 expectation read_expectation(const json_reader& owner, const std::string& key,

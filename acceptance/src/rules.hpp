@@ -7,8 +7,10 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -64,14 +66,21 @@ class results_index {
                                                                     const std::string& key) const;
 
  private:
-  std::map<std::pair<std::string, int>, std::vector<const result*>> by_gpu_;
-  std::map<std::string, std::vector<const result*>> by_host_;
+  // Hashed: every GPU's rules look their GPU and node up, 100,000 of each in a fleet's file.
+  struct gpu_key_hash {
+    std::size_t operator()(const std::pair<std::string, int>& k) const {
+      return std::hash<std::string>()(k.first) * 31 + std::hash<int>()(k.second);
+    }
+  };
+  std::unordered_map<std::pair<std::string, int>, std::vector<const result*>, gpu_key_hash> by_gpu_;
+  std::unordered_map<std::string, std::vector<const result*>> by_host_;
   std::map<std::string, std::vector<const result*>, std::less<>> by_id_;
   std::map<std::string, const result*> not_measured_;  // each id's first skipped or failed
-  // Rules check GPUs on every core (outcomes_in_order): the cache is filled under a lock.
-  mutable std::mutex catalog_lock_;
+  // Rules check GPUs on every core (outcomes_in_order): the caches are read under a shared
+  // lock and filled under an exclusive one (one lock for every lookup serialised the cores).
+  mutable std::shared_mutex catalog_lock_;
   mutable std::map<std::pair<std::string, std::uint64_t>, std::optional<std::string>> catalog_gpus_;
-  mutable std::mutex entries_lock_;
+  mutable std::shared_mutex entries_lock_;
   mutable std::map<std::tuple<const result*, std::string, std::string>,
                    std::map<std::int64_t, json_view>>
       entries_;
@@ -86,7 +95,7 @@ void name_gpu(rule_outcome& o, const gpu_view& g);
 // checked on all the cores the machine gives.
 void outcomes_in_order(
     std::size_t n, const std::function<void(std::size_t i, std::vector<rule_outcome>& part)>& check,
-    std::vector<rule_outcome>& out);
+    rule_outcomes& out);
 
 [[nodiscard]] std::string with_unit(double value, const std::string& unit);
 
@@ -113,17 +122,16 @@ inline constexpr double implausible_factor = 4;
 [[nodiscard]] figure_rule read_figure_rule(const json_reader& r,
                                            const model::hardware_profile* catalog);
 void check_figure(const figure_rule& rule, const results_document& doc, const results_index& index,
-                  std::size_t gpu_count, std::vector<rule_outcome>& out);
+                  std::size_t gpu_count, rule_outcomes& out);
 
 // health_rules.cpp: the health keys of a spec, each read and checked by its own row of a table.
 void read_health(const json_reader& h, const model::hardware_profile* catalog, health_rules& out);
 void check_health(const health_rules& h, const results_document& doc, const results_index& index,
-                  std::vector<rule_outcome>& out);
+                  rule_outcomes& out);
 
 // sibling_rule.cpp: each GPU of a node held to the node's other GPUs (health key "siblings").
 void read_siblings(const json_reader& h, const std::string& key,
                    const model::hardware_profile* catalog, health_rules& out);
-void check_siblings(const health_rules& h, const results_document& doc,
-                    std::vector<rule_outcome>& out);
+void check_siblings(const health_rules& h, const results_document& doc, rule_outcomes& out);
 
 }  // namespace gpubench::acceptance::detail

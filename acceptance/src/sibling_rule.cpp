@@ -93,8 +93,7 @@ void read_siblings(const json_reader& h, const std::string& key, const model::ha
   out.siblings = rule;
 }
 
-void check_siblings(const health_rules& h, const results_document& doc,
-                    std::vector<rule_outcome>& out) {
+void check_siblings(const health_rules& h, const results_document& doc, rule_outcomes& out) {
   if (!h.siblings) return;
   const sibling_rule& rule = *h.siblings;
   figure_values figures;

@@ -77,8 +77,7 @@ namespace {
 
 // "hbm copy GPU 2 (0000:3a:00.0) 1480 GB/s", the first `most` of the rules with these statuses
 // (in the order given), then how many more.
-std::string named_rules(const std::vector<rule_outcome>& rules,
-                        const validation::status_counts& counted,
+std::string named_rules(const rule_outcomes& rules, const validation::status_counts& counted,
                         std::initializer_list<rule_status> statuses, std::size_t most) {
   // How many of each status are named (the first statuses first), found in one pass over the
   // rules that stops once it has them.
@@ -152,13 +151,15 @@ validation validate(const results_document& doc, const std::string& file, const 
   std::unordered_map<std::string, const gpu_info*> by_subject;
   by_subject.reserve(gpus.size());
   for (const detail::gpu_view& g : gpus) by_subject[g.subject()] = g.gpu;  // the last one wins
-  parallel_for(v.rules.size(), 4096, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      rule_outcome& o = v.rules[i];
-      if (o.gpu) continue;  // named where it was made (detail::name_gpu)
-      if (const auto it = by_subject.find(o.subject); it != by_subject.end()) {
-        o.gpu = it->second->index;
-        o.pci_bus_id = it->second->pci_bus_id;
+  auto& chunks = v.rules.chunks();
+  parallel_for(chunks.size(), 8, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t c = begin; c < end; ++c) {
+      for (rule_outcome& o : chunks[c]) {
+        if (o.gpu) continue;  // named where it was made (detail::name_gpu)
+        if (const auto it = by_subject.find(o.subject); it != by_subject.end()) {
+          o.gpu = it->second->index;
+          o.pci_bus_id = it->second->pci_bus_id;
+        }
       }
     }
   });
@@ -232,7 +233,7 @@ std::size_t rule_tally::of(rule_status status) const {
   return it == count.end() ? 0 : it->second;
 }
 
-std::vector<rule_tally> tally_rules(const std::vector<rule_outcome>& rules) {
+std::vector<rule_tally> tally_rules(const rule_outcomes& rules) {
   std::vector<rule_tally> out;
   std::unordered_map<std::string, std::size_t> at;  // rule name -> its place in `out`
   for (const rule_outcome& r : rules) {

@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <ostream>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "gpubench/core/errors.hpp"
@@ -103,7 +105,21 @@ void write_json_text(std::ostream& out, const json& doc, std::string_view key, s
   out.write(text.data() + open, static_cast<std::streamsize>(text.size() - open));
 }
 
-std::string read_json_file_text(const fs::path& path) {
+namespace {
+
+// A JSON file opened after stat's checks: its descriptor, closed with this, and its size then.
+struct opened_file {
+  int fd = -1;
+  std::size_t size = 0;
+  opened_file() = default;
+  opened_file(const opened_file&) = delete;
+  opened_file& operator=(const opened_file&) = delete;
+  ~opened_file() {
+    if (fd != -1) ::close(fd);
+  }
+};
+
+void open_json_file(const fs::path& path, opened_file& f) {
   const std::string file = path.string();
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw bad_input(file, "", unreachable(path, errno));
@@ -114,41 +130,128 @@ std::string read_json_file_text(const fs::path& path) {
                     "a JSON file of at most " + format_bytes(max_json_file_bytes) + " (it has " +
                         format_bytes(static_cast<std::uint64_t>(st.st_size)) + ")");
   }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd == -1) {
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd == -1) {
     const int error = errno;
     throw bad_input(file, "",
                     error == EACCES
                         ? std::string("a file gpubench may read (permission denied)")
                         : std::string("a readable file (") + std::strerror(error) + ")");
   }
-  // A byte more than the file has, so that the read finding its end needs no larger string
-  // (growing one copies it: 263 MB for a fleet's file), and room past it for a parser's padding
-  // (json_text_padding), so that the fast reader parses the text where it lies.
-  const auto size = static_cast<std::size_t>(st.st_size);
-  std::string text;
-  text.reserve(size + 1 + json_text_padding);
-  text.resize(size + 1);
+  f.size = static_cast<std::size_t>(st.st_size);
+}
+
+// Reads into [at, at + room) until the file ends or the room is full; how many bytes it read.
+std::size_t read_into(const fs::path& path, const opened_file& f, char* at, std::size_t room) {
   std::size_t done = 0;
-  while (true) {
-    if (done == text.size()) text.resize(text.size() + 65536);  // it grew, or /proc-like
-    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+  while (done < room) {
+    const ssize_t n = ::read(f.fd, at + done, room - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      const int error = errno;
-      ::close(fd);
-      throw bad_input(file, "", std::string("a readable file (") + std::strerror(error) + ")");
+      throw bad_input(path.string(), "",
+                      std::string("a readable file (") + std::strerror(errno) + ")");
     }
     if (n == 0) break;
     done += static_cast<std::size_t>(n);
-    if (done > max_json_file_bytes) {
-      ::close(fd);
-      throw bad_input(file, "", "a JSON file of at most " + format_bytes(max_json_file_bytes));
-    }
   }
-  ::close(fd);
+  return done;
+}
+
+// Below this a file is read into a string: a mapping of its own is worth it only for many pages.
+constexpr std::size_t mapped_from_bytes = std::size_t{1} << 22;
+
+}  // namespace
+
+std::string read_json_file_text(const fs::path& path) {
+  opened_file f;
+  open_json_file(path, f);
+  // A byte more than the file has, so that the read finding its end needs no larger string
+  // (growing one copies it: 263 MB for a fleet's file), and room past it for a parser's padding
+  // (json_text_padding), so that the fast reader parses the text where it lies.
+  std::string text;
+  text.reserve(f.size + 1 + json_text_padding);
+  text.resize(f.size + 1);
+  std::size_t done = 0;
+  while (true) {
+    done += read_into(path, f, text.data() + done, text.size() - done);
+    if (done < text.size()) break;
+    if (done > max_json_file_bytes) {
+      throw bad_input(path.string(), "",
+                      "a JSON file of at most " + format_bytes(max_json_file_bytes));
+    }
+    text.resize(text.size() + 65536);  // it grew, or /proc-like
+  }
   text.resize(done);
   return text;
+}
+
+json_file_bytes::json_file_bytes(json_file_bytes&& other) noexcept {
+  *this = std::move(other);
+}
+
+json_file_bytes& json_file_bytes::operator=(json_file_bytes&& other) noexcept {
+  if (this == &other) return *this;
+  release();
+  owned_ = std::move(other.owned_);
+  mapped_ = std::exchange(other.mapped_, nullptr);
+  mapped_size_ = std::exchange(other.mapped_size_, 0);
+  size_ = std::exchange(other.size_, 0);
+  room_ = std::exchange(other.room_, 0);
+  data_ = mapped_ != nullptr ? std::exchange(other.data_, nullptr) : owned_.data();
+  other.data_ = nullptr;
+  return *this;
+}
+
+json_file_bytes::~json_file_bytes() {
+  release();
+}
+
+void json_file_bytes::release() {
+  if (mapped_ != nullptr) ::munmap(mapped_, mapped_size_);
+  mapped_ = nullptr;
+  mapped_size_ = 0;
+  std::string().swap(owned_);
+  data_ = nullptr;
+  size_ = 0;
+  room_ = 0;
+}
+
+json_file_bytes read_json_file_bytes(const fs::path& path) {
+  json_file_bytes out;
+  std::size_t size = 0;
+  {
+    opened_file f;
+    open_json_file(path, f);
+    size = f.size;
+    if (size >= mapped_from_bytes) {
+      // Memory the kernel clears and maps in one call (MAP_POPULATE): faulted in a page at a
+      // time, a fleet's 263 MB took 64,000 faults, and a string's resize cleared it once more.
+      const long page = ::sysconf(_SC_PAGESIZE);
+      const std::size_t page_bytes = page > 0 ? static_cast<std::size_t>(page) : 4096;
+      const std::size_t want = size + 1 + json_text_padding;
+      const std::size_t length = (want + page_bytes - 1) / page_bytes * page_bytes;
+      void* mapped = ::mmap(nullptr, length, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+      if (mapped != MAP_FAILED) {
+        out.mapped_ = mapped;
+        out.mapped_size_ = length;
+        char* bytes = static_cast<char*>(mapped);
+        const std::size_t done = read_into(path, f, bytes, size + 1);
+        if (done <= size) {  // it ended where stat said, or earlier: the rest stays zero
+          out.data_ = bytes;
+          out.size_ = done;
+          out.room_ = length - done;
+          return out;
+        }
+        out.release();  // it grew while read: read as a string, which grows with it
+      }
+    }
+  }
+  out.owned_ = read_json_file_text(path);
+  out.data_ = out.owned_.data();
+  out.size_ = out.owned_.size();
+  out.room_ = out.owned_.capacity() - out.owned_.size();
+  return out;
 }
 
 json read_json_file(const fs::path& path) {

@@ -130,11 +130,13 @@ void from_json(const json& j, results_document& doc) {
 }
 
 results_document read_results(const fs::path& path) {
-  std::string text = read_json_file_text(path);
-  if (auto doc = detail::parse_results_fast(text, path.string(), &text)) return std::move(*doc);
+  json_file_bytes bytes = read_json_file_bytes(path);
+  if (auto doc = detail::parse_results_fast(bytes, path.string())) return std::move(*doc);
   // Declined after the text was let go: read again for the checked reader, which names what is
   // wrong with it.
-  if (text.empty()) text = read_json_file_text(path);
+  const std::string text =
+      bytes.text().data() == nullptr ? read_json_file_text(path) : std::string(bytes.text());
+  bytes.release();
   return parse_results(parse_json_text(text, path.string()), path.string());
 }
 

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <new>
 #include <string_view>
@@ -158,8 +159,11 @@ result read_result(dom::element value, const std::shared_ptr<json_document>& doc
 
 }  // namespace
 
-std::optional<results_document> parse_results_fast(const std::string& text, const std::string& file,
-                                                   std::string* release) {
+namespace {
+
+std::optional<results_document> parse_fast(std::string_view text, std::size_t readable_past,
+                                           const std::string& file,
+                                           const std::function<void()>& release) {
   try {
     // Kept while a result's info is: the results hold their info in it.
     auto document = std::make_shared<json_document>();
@@ -170,14 +174,14 @@ std::optional<results_document> parse_results_fast(const std::string& text, cons
     if (room == simdjson::MEMALLOC) throw std::bad_alloc();
     if (room != simdjson::SUCCESS) return std::nullopt;
     dom::element root;
-    // Copied only where the text lacks simdjson's padding, as parse(std::string) decides.
-    const bool pad = text.capacity() < text.size() + simdjson::SIMDJSON_PADDING;
+    // Copied only where the text lacks simdjson's padding.
+    const bool pad = readable_past < simdjson::SIMDJSON_PADDING;
     const simdjson::error_code parsed =
         parser.parse_into_document(document->document, text.data(), text.size(), pad).get(root);
     if (parsed == simdjson::MEMALLOC) throw std::bad_alloc();
     if (parsed != simdjson::SUCCESS) return std::nullopt;
     // The document holds copies of the strings: the text is no longer read.
-    if (release != nullptr) std::string().swap(*release);
+    if (release) release();
 
     // Everything but the results and nodes arrays, as nlohmann would have read it, for the checks
     // and conversions parse_results applies; the arrays are read an element at a time.
@@ -227,6 +231,17 @@ std::optional<results_document> parse_results_fast(const std::string& text, cons
   } catch (const json::exception&) {
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<results_document> parse_results_fast(const std::string& text,
+                                                   const std::string& file) {
+  return parse_fast(text, text.capacity() - text.size(), file, {});
+}
+
+std::optional<results_document> parse_results_fast(json_file_bytes& text, const std::string& file) {
+  return parse_fast(text.text(), text.room(), file, [&text] { text.release(); });
 }
 
 }  // namespace gpubench::detail

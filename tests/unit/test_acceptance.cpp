@@ -61,11 +61,11 @@ acceptance::spec spec_of(json figures, json health = json::object()) {
                                 "test-spec.json");
 }
 
-std::vector<rule_outcome> outcomes(const results_document& doc, const acceptance::spec& s) {
+acceptance::rule_outcomes outcomes(const results_document& doc, const acceptance::spec& s) {
   return acceptance::validate(doc, "results.json", s).rules;
 }
 
-rule_outcome only(const std::vector<rule_outcome>& rules, const std::string& name) {
+rule_outcome only(const acceptance::rule_outcomes& rules, const std::string& name) {
   const rule_outcome* found = nullptr;
   for (const rule_outcome& r : rules) {
     if (r.rule != name) continue;

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <set>
@@ -7,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpubench/core/chunked_vector.hpp"
 #include "gpubench/core/parallel.hpp"
 #include "gpubench/harness/thread_pool.hpp"
 
@@ -81,4 +83,32 @@ TEST_CASE("parallel_for calls every index once, in ranges, and rethrows a failur
       },
       1);
   CHECK(elsewhere == 0);
+}
+
+TEST_CASE("a chunked vector keeps appended parts in order, and indexes and walks them as one",
+          "[thread_pool]") {
+  gpubench::chunked_vector<int> v;
+  CHECK(v.empty());
+  CHECK(v.begin() == v.end());
+  v.push_back(0);
+  v.append({1, 2, 3});
+  v.append({});  // an empty part adds nothing
+  std::vector<int> part{4, 5};
+  const int* kept = part.data();
+  v.append(std::move(part));
+  CHECK(&v[4] == kept);  // appended where it lay: nothing moved
+  v.push_back(6);        // into the last part
+  REQUIRE(v.size() == 7);
+  std::vector<int> walked;
+  for (const int x : v) walked.push_back(x);
+  CHECK(walked == std::vector<int>{0, 1, 2, 3, 4, 5, 6});
+  for (std::size_t i = 0; i < v.size(); ++i) CHECK(v[i] == static_cast<int>(i));
+  for (int& x : v) x *= 2;
+  const auto& same = v;
+  CHECK(same[6] == 12);
+  CHECK(same.back() == 12);
+  CHECK(std::count_if(same.begin(), same.end(), [](int x) { return x > 4; }) == 4);
+  std::size_t in_chunks = 0;
+  for (const auto& chunk : same.chunks()) in_chunks += chunk.size();
+  CHECK(in_chunks == 7);
 }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "gpubench/core/chunked_vector.hpp"
 #include "gpubench/core/json.hpp"
 #include "gpubench/core/results.hpp"
 #include "gpubench/vocabulary/query.hpp"
@@ -128,6 +129,10 @@ struct rule_outcome {
   std::string pci_bus_id;
 };
 
+// A validation's outcomes, in the order the rules made them: kept as the parts each rule built
+// on its threads (core/chunked_vector.hpp).
+using rule_outcomes = chunked_vector<rule_outcome>;
+
 // The subject with its GPU's bus id: "GPU 3 (0000:5d:00.0)", "node-b GPU 3 (0000:5d:00.0)".
 [[nodiscard]] std::string named_subject(const rule_outcome& o);
 // "gemm bf16 GPU 1 (0000:19:00.0): FAIL, 700 TFLOP/s, floor 716 TFLOP/s (88% of expected, ...)"
@@ -138,7 +143,7 @@ struct validation {
   std::string spec_name;  // empty when only a baseline was checked
   std::string spec_file;
   std::vector<std::string> baseline_files;
-  std::vector<rule_outcome> rules;
+  rule_outcomes rules;
 
   // How many rules have each status, counted in one pass: a fleet's validation holds a million,
   // and each pass over them reads 400 MB.
@@ -200,7 +205,7 @@ struct rule_tally {
   [[nodiscard]] std::size_t of(rule_status status) const;
 };
 // Per rule, in the order rules first appear.
-[[nodiscard]] std::vector<rule_tally> tally_rules(const std::vector<rule_outcome>& rules);
+[[nodiscard]] std::vector<rule_tally> tally_rules(const rule_outcomes& rules);
 // A tally as a table's row (validate's text, the reports): rule, subjects, the count of each
 // result, and the lowest and highest figure with where each was measured; and the header.
 [[nodiscard]] const std::vector<std::string>& tally_header();

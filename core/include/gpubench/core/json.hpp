@@ -35,6 +35,35 @@ inline constexpr int max_json_depth = 128;
 // The spare capacity read_json_file_text leaves past the text: simdjson reads up to 64 bytes
 // beyond a text's end, and copies one that has less room.
 inline constexpr std::size_t json_text_padding = 64;
+
+// A JSON file's bytes in memory with at least json_text_padding readable bytes past them, for a
+// reader that parses the text where it lies and lets it go once parsed (release()).
+class json_file_bytes {
+ public:
+  json_file_bytes() = default;
+  json_file_bytes(json_file_bytes&& other) noexcept;
+  json_file_bytes& operator=(json_file_bytes&& other) noexcept;
+  json_file_bytes(const json_file_bytes&) = delete;
+  json_file_bytes& operator=(const json_file_bytes&) = delete;
+  ~json_file_bytes();
+
+  [[nodiscard]] std::string_view text() const { return {data_, size_}; }
+  // Readable bytes past the text's end.
+  [[nodiscard]] std::size_t room() const { return room_; }
+  // Frees the bytes; text() is empty after.
+  void release();
+
+ private:
+  friend json_file_bytes read_json_file_bytes(const std::filesystem::path& path);
+  std::string owned_;  // a small file's text, in a string
+  void* mapped_ = nullptr;
+  std::size_t mapped_size_ = 0;
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t room_ = 0;
+};
+// The same checks as read_json_file_text; a large file is read into memory mapped for it.
+[[nodiscard]] json_file_bytes read_json_file_bytes(const std::filesystem::path& path);
 // The same for text already in memory; `file` names it in messages.
 [[nodiscard]] json parse_json_text(const std::string& content, const std::string& file);
 

@@ -29,11 +29,13 @@ inline constexpr double max_wall_s = 1e9;
 // parse_results checks it; nullopt for anything else (malformed, out of range, or only unusual:
 // a repeated key, an integer past 64 bits), which the checked reader then reads or names.
 // Never throws input_error; the two readers agree (tests/fuzz/fuzz_results.cpp compares them).
-// `release`, where given, is emptied once the text is parsed (the text itself, handed over by a
-// caller that reads it again if this declines): a fleet's 263 MB are not held through the rules.
 [[nodiscard]] std::optional<results_document> parse_results_fast(const std::string& text,
-                                                                 const std::string& file,
-                                                                 std::string* release = nullptr);
+                                                                 const std::string& file);
+// The same for a file's bytes, parsed where they lie (`text.room()` bytes readable past them),
+// which it releases once parsed: a fleet's 263 MB are not held through the rules. A caller whose
+// bytes it declined after releasing them reads the file again.
+[[nodiscard]] std::optional<results_document> parse_results_fast(json_file_bytes& text,
+                                                                 const std::string& file);
 
 // What parse_results checks outside the results array: the top level, schema and meta.
 void check_results_header(const json_reader& root);
