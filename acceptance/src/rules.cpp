@@ -22,6 +22,16 @@ std::vector<gpu_view> gpus_of(const results_document& doc) {
   return out;
 }
 
+const gpu_info* first_gpu(const results_document& doc) {
+  if (doc.nodes.size() > 1) {
+    for (const node_entry& node : doc.nodes) {
+      if (!node.system.gpus.empty()) return &node.system.gpus.front();
+    }
+    return nullptr;
+  }
+  return doc.system.gpus.empty() ? nullptr : &doc.system.gpus.front();
+}
+
 std::string host_of(const result& r, const results_document& doc) {
   return doc.nodes.size() > 1 ? r.host : "";
 }

@@ -35,6 +35,8 @@ struct gpu_view {
   std::string name;
 };
 [[nodiscard]] std::vector<gpu_view> gpus_of(const results_document& doc);
+// gpus_of(doc).front()'s GPU without the others' views; null where there is none.
+[[nodiscard]] const gpu_info* first_gpu(const results_document& doc);
 // The node a result was measured on, where the file holds several; else empty.
 [[nodiscard]] std::string host_of(const result& r, const results_document& doc);
 // Why a benchmark has no usable result: its skip reason or its error, if the file says.

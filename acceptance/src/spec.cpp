@@ -99,13 +99,13 @@ std::vector<std::string> spec_names() {
 }
 
 std::optional<std::string> spec_for(const results_document& doc, std::string& why_not) {
-  const std::vector<gpu_view> gpus = detail::gpus_of(doc);
-  if (gpus.empty()) {
+  const gpu_info* found = detail::first_gpu(doc);
+  if (found == nullptr) {
     why_not = doc.system.gpu_status.reason.empty() ? std::string("no GPU in the results")
                                                    : doc.system.gpu_status.reason;
     return std::nullopt;
   }
-  const gpu_info& first = *gpus.front().gpu;
+  const gpu_info& first = *found;
   auto entry =
       model::catalog_gpu_for_device(first.name, static_cast<double>(first.memory_bytes) / 1e9);
   if (!entry) {

@@ -63,12 +63,7 @@ class spread_builder {
  public:
   void add(const figure_row& row, const result& r) {
     const std::optional<std::string> gpu = axis_text(r.axes, "gpu");
-    std::string axes = row.axes;
-    if (gpu) {
-      json others = r.axes;
-      others.erase("gpu");
-      axes = format_axes(others);
-    }
+    std::string axes = gpu ? format_axes(r.axes, "gpu") : row.axes;
     std::string key = row.benchmark;
     key.append(1, '\0').append(axes).append(1, '\0').append(row.metric);
     const auto [it, added] = at_.try_emplace(std::move(key), spreads_.size());
@@ -188,11 +183,16 @@ std::vector<const acceptance::rule_outcome*> not_passed(const machine_report& re
   std::vector<const acceptance::rule_outcome*> out;
   if (!report.acceptance) return out;
   using acceptance::rule_status;
-  for (const rule_status s : {rule_status::fail, rule_status::missing, rule_status::warn}) {
-    for (const acceptance::rule_outcome& r : report.acceptance->rules) {
-      if (r.status == s) out.push_back(&r);
-    }
+  // One pass over the outcomes, a fleet's 1.3 million, into the three in order.
+  std::vector<const acceptance::rule_outcome*> missing;
+  std::vector<const acceptance::rule_outcome*> warned;
+  for (const acceptance::rule_outcome& r : report.acceptance->rules) {
+    if (r.status == rule_status::fail) out.push_back(&r);
+    if (r.status == rule_status::missing) missing.push_back(&r);
+    if (r.status == rule_status::warn) warned.push_back(&r);
   }
+  out.insert(out.end(), missing.begin(), missing.end());
+  out.insert(out.end(), warned.begin(), warned.end());
   return out;
 }
 
@@ -319,10 +319,11 @@ machine_report make_report(results_document doc, const std::string& file,
                                 r.status == result_status::skipped ? r.reason : r.error});
       continue;
     }
+    const std::string axes = format_axes(r.axes);  // once for the result's metrics
     for (const auto& [metric, stats] : r.metrics) {
       figure_row row;
       row.benchmark = r.id;
-      row.axes = format_axes(r.axes);
+      row.axes = axes;
       row.metric = metric;
       row.unit = stats.unit.unit;
       row.value = stats.median;
@@ -407,11 +408,15 @@ machine_report make_report(results_document doc, const std::string& file,
   return report;
 }
 
-void write_report_file(const report_writer& writer, const machine_report& report,
-                       const std::string& path, at_symlink links) {
+std::string render_report(const report_writer& writer, const machine_report& report) {
   std::ostringstream text;
   writer.write(text, report);
-  write_file_atomically(path, text.str(), links);
+  return std::move(text).str();
+}
+
+void write_report_file(const report_writer& writer, const machine_report& report,
+                       const std::string& path, at_symlink links) {
+  write_file_atomically(path, render_report(writer, report), links);
 }
 
 void write_run_reports(const machine_report& report, const std::filesystem::path& results_path) {

@@ -4,6 +4,7 @@
 
 #include "gpubench/core/detail/results_fast.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/json.hpp"
 #include "gpubench/core/output_file.hpp"
 #include "gpubench/core/results.hpp"
 #include "gpubench/core/text.hpp"
@@ -118,6 +119,36 @@ TEST_CASE("read_results reads what was written and names what is wrong", "[resul
              Catch::Contains("valid JSON"));
   CHECK_THROWS_AS(read_results(dir.path / "absent.json"), input_error);
   CHECK_THROWS_AS(read_results(dir.path), input_error);
+}
+
+TEST_CASE("a results file of megabytes is read into memory mapped for it, as its text reads",
+          "[results]") {
+  temp_dir dir;
+  json doc = sample_document();
+  const json one = doc["results"][0];
+  // From 4 MiB a file is read into a mapping of its own (core/src/json_file.cpp).
+  std::string text;
+  while ((text = doc.dump()).size() < (std::size_t{5} << 20)) {
+    for (int i = 0; i < 4000; ++i) doc["results"].push_back(one);
+  }
+  // Ending on a page's last byte: the padding simdjson reads past the text is still there.
+  text.append((4096 - text.size() % 4096) % 4096, ' ');
+  REQUIRE(text.size() % 4096 == 0);
+  const fs::path big = dir.path / "big.json";
+  write_file_atomically(big, text);
+  json_file_bytes bytes = read_json_file_bytes(big);
+  CHECK(bytes.text() == text);
+  CHECK(bytes.room() >= json_text_padding);
+  const results_document read = read_results(big);
+  CHECK(read.results.size() == doc["results"].size());
+  CHECK(json(read) == json(parse_results(parse_json_text(text, "big.json"), "big.json")));
+  json_file_bytes moved = std::move(bytes);
+  CHECK(moved.text() == text);
+  moved.release();
+  CHECK(moved.text().empty());
+  // Cut short, it is still named by the checked reader after the fast one let its text go.
+  write_file_atomically(big, text.substr(0, text.size() / 2));
+  CHECK_THROWS_WITH(read_results(big), Catch::Contains("valid JSON"));
 }
 
 TEST_CASE("a metric must say its unit and which way is better", "[results]") {

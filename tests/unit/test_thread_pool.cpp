@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -64,14 +65,18 @@ TEST_CASE("parallel_for calls every index once, in ranges, and rethrows a failur
     for (const auto& c : calls) CHECK(c == 1);
     CHECK(largest <= 64);
   }
-  // The first failure stops the ranges not yet started and reaches the caller.
+  // The first failure stops the ranges not yet started and reaches the caller. The other ranges
+  // take a while each: a core that runs them while the failing range's thread is descheduled
+  // (a loaded CI machine) would need seconds, not microseconds, to run them all.
   std::atomic<int> ranges{0};
-  CHECK_THROWS_WITH(gpubench::parallel_for(100000, 1,
-                                           [&](std::size_t begin, std::size_t) {
-                                             ++ranges;
-                                             if (begin == 3) throw std::runtime_error("range 3");
-                                           }),
-                    "range 3");
+  CHECK_THROWS_WITH(
+      gpubench::parallel_for(100000, 1,
+                             [&](std::size_t begin, std::size_t) {
+                               ++ranges;
+                               if (begin == 3) throw std::runtime_error("range 3");
+                               std::this_thread::sleep_for(std::chrono::microseconds(100));
+                             }),
+      "range 3");
   CHECK(ranges < 100000);
   // A cap of one thread: every range on the calling thread.
   const auto caller = std::this_thread::get_id();

@@ -152,6 +152,8 @@ class csv_writer final : public report_writer {
   void write(std::ostream& out, const machine_report& report) const override;
 };
 
+// One format of the report as text.
+[[nodiscard]] std::string render_report(const report_writer& writer, const machine_report& report);
 // Writes one format of the report to `path` atomically (write_file_atomically).
 void write_report_file(const report_writer& writer, const machine_report& report,
                        const std::string& path, at_symlink links = at_symlink::follow);
