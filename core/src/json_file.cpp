@@ -148,8 +148,9 @@ std::size_t read_into(const fs::path& path, const opened_file& f, char* at, std:
     const ssize_t n = ::read(f.fd, at + done, room - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
+      const int error = errno;  // before anything else may change it
       throw bad_input(path.string(), "",
-                      std::string("a readable file (") + std::strerror(errno) + ")");
+                      std::string("a readable file (") + std::strerror(error) + ")");
     }
     if (n == 0) break;
     done += static_cast<std::size_t>(n);
@@ -197,13 +198,20 @@ json_file_bytes& json_file_bytes::operator=(json_file_bytes&& other) noexcept {
   mapped_size_ = std::exchange(other.mapped_size_, 0);
   size_ = std::exchange(other.size_, 0);
   room_ = std::exchange(other.room_, 0);
-  data_ = mapped_ != nullptr ? std::exchange(other.data_, nullptr) : owned_.data();
+  // An emptied (released) object stays so: its text has no bytes at all.
+  data_ = other.data_ == nullptr ? nullptr : mapped_ != nullptr ? other.data_ : owned_.data();
   other.data_ = nullptr;
   return *this;
 }
 
 json_file_bytes::~json_file_bytes() {
   release();
+}
+
+std::string json_file_bytes::take_text() {
+  std::string text = mapped_ != nullptr ? std::string(this->text()) : std::move(owned_);
+  release();
+  return text;
 }
 
 void json_file_bytes::release() {
@@ -224,8 +232,9 @@ json_file_bytes read_json_file_bytes(const fs::path& path) {
     open_json_file(path, f);
     size = f.size;
     if (size >= mapped_from_bytes) {
-      // Memory the kernel clears and maps in one call (MAP_POPULATE): faulted in a page at a
-      // time, a fleet's 263 MB took 64,000 faults, and a string's resize cleared it once more.
+      // Memory the kernel clears and maps in one call (MAP_POPULATE), then read into: faulted
+      // in a page at a time, a fleet's 263 MB took 64,000 faults, and a string's resize cleared
+      // it once more before the read.
       const long page = ::sysconf(_SC_PAGESIZE);
       const std::size_t page_bytes = page > 0 ? static_cast<std::size_t>(page) : 4096;
       const std::size_t want = size + 1 + json_text_padding;

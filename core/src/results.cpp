@@ -135,8 +135,7 @@ results_document read_results(const fs::path& path) {
   // Declined after the text was let go: read again for the checked reader, which names what is
   // wrong with it.
   const std::string text =
-      bytes.text().data() == nullptr ? read_json_file_text(path) : std::string(bytes.text());
-  bytes.release();
+      bytes.text().data() == nullptr ? read_json_file_text(path) : bytes.take_text();
   return parse_results(parse_json_text(text, path.string()), path.string());
 }
 

@@ -91,7 +91,7 @@ TEST_CASE("parallel_for calls every index once, in ranges, and rethrows a failur
 }
 
 TEST_CASE("a chunked vector keeps appended parts in order, and indexes and walks them as one",
-          "[thread_pool]") {
+          "[chunked_vector]") {
   gpubench::chunked_vector<int> v;
   CHECK(v.empty());
   CHECK(v.begin() == v.end());
@@ -116,4 +116,14 @@ TEST_CASE("a chunked vector keeps appended parts in order, and indexes and walks
   std::size_t in_chunks = 0;
   for (const auto& chunk : same.chunks()) in_chunks += chunk.size();
   CHECK(in_chunks == 7);
+  gpubench::chunked_vector<int>::const_iterator from_mutable = v.begin();
+  CHECK(from_mutable == same.begin());
+  CHECK(*++from_mutable == 2);
+  // Moved from, it is empty, and takes elements again.
+  gpubench::chunked_vector<int> taken = std::move(v);
+  CHECK(taken.size() == 7);
+  CHECK(v.size() == 0);  // NOLINT(bugprone-use-after-move): the state a move leaves is the point
+  CHECK(v.begin() == v.end());
+  v.push_back(9);
+  CHECK((v.size() == 1 && v[0] == 9 && v.back() == 9));
 }

@@ -69,24 +69,25 @@ class chunked_vector {
   using iterator = basic_iterator<false>;
   using const_iterator = basic_iterator<true>;
 
-  [[nodiscard]] std::size_t size() const { return size_; }
-  [[nodiscard]] bool empty() const { return size_ == 0; }
+  // From the parts themselves, so that a moved-from container is simply empty.
+  [[nodiscard]] std::size_t size() const {
+    return chunks_.empty() ? 0 : starts_.back() + chunks_.back().size();
+  }
+  [[nodiscard]] bool empty() const { return chunks_.empty(); }
 
   // Takes the vector's elements as they lie.
   void append(std::vector<T>&& chunk) {
     if (chunk.empty()) return;
-    starts_.push_back(size_);
-    size_ += chunk.size();
+    starts_.push_back(size());
     chunks_.push_back(std::move(chunk));
   }
   template <typename... Args>
   T& emplace_back(Args&&... args) {
-    if (chunks_.empty()) {
-      starts_.push_back(0);
-      chunks_.emplace_back();
-    }
-    ++size_;
-    return chunks_.back().emplace_back(std::forward<Args>(args)...);
+    if (!chunks_.empty()) return chunks_.back().emplace_back(std::forward<Args>(args)...);
+    std::vector<T> first;
+    first.emplace_back(std::forward<Args>(args)...);  // made before it is counted: no empty part
+    append(std::move(first));
+    return chunks_.back().back();
   }
   void push_back(const T& item) { emplace_back(item); }
   void push_back(T&& item) { emplace_back(std::move(item)); }
@@ -97,7 +98,8 @@ class chunked_vector {
   [[nodiscard]] T& operator[](std::size_t i) { return locate(*this, i); }
   [[nodiscard]] const T& operator[](std::size_t i) const { return locate(*this, i); }
 
-  // The chunks, for work split over threads a chunk at a time.
+  // The chunks, for work split over threads a chunk at a time: their elements may change, not
+  // their sizes (the positions are counted from them).
   [[nodiscard]] std::vector<std::vector<T>>& chunks() { return chunks_; }
   [[nodiscard]] const std::vector<std::vector<T>>& chunks() const { return chunks_; }
 
@@ -116,7 +118,6 @@ class chunked_vector {
 
   std::vector<std::vector<T>> chunks_;  // none empty
   std::vector<std::size_t> starts_;     // the position of each chunk's first element
-  std::size_t size_ = 0;
 };
 
 }  // namespace gpubench

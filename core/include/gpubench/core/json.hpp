@@ -50,8 +50,10 @@ class json_file_bytes {
   [[nodiscard]] std::string_view text() const { return {data_, size_}; }
   // Readable bytes past the text's end.
   [[nodiscard]] std::size_t room() const { return room_; }
-  // Frees the bytes; text() is empty after.
+  // Frees the bytes; text() is empty after (its data() null).
   void release();
+  // The text as a string (moved out where it is one), and the bytes released.
+  [[nodiscard]] std::string take_text();
 
  private:
   friend json_file_bytes read_json_file_bytes(const std::filesystem::path& path);
