@@ -161,11 +161,8 @@ std::size_t read_into(const fs::path& path, const opened_file& f, char* at, std:
 // Below this a file is read into a string: a mapping of its own is worth it only for many pages.
 constexpr std::size_t mapped_from_bytes = std::size_t{1} << 22;
 
-}  // namespace
-
-std::string read_json_file_text(const fs::path& path) {
-  opened_file f;
-  open_json_file(path, f);
+// The rest of an opened file as a string, with room for a parser's padding past it.
+std::string read_text(const fs::path& path, const opened_file& f) {
   // A byte more than the file has, so that the read finding its end needs no larger string
   // (growing one copies it: 263 MB for a fleet's file), and room past it for a parser's padding
   // (json_text_padding), so that the fast reader parses the text where it lies.
@@ -184,6 +181,14 @@ std::string read_json_file_text(const fs::path& path) {
   }
   text.resize(done);
   return text;
+}
+
+}  // namespace
+
+std::string read_json_file_text(const fs::path& path) {
+  opened_file f;
+  open_json_file(path, f);
+  return read_text(path, f);
 }
 
 json_file_bytes::json_file_bytes(json_file_bytes&& other) noexcept {
@@ -226,12 +231,13 @@ void json_file_bytes::release() {
 
 json_file_bytes read_json_file_bytes(const fs::path& path) {
   json_file_bytes out;
-  std::size_t size = 0;
   {
     opened_file f;
     open_json_file(path, f);
-    size = f.size;
-    if (size >= mapped_from_bytes) {
+    const std::size_t size = f.size;
+    if (size < mapped_from_bytes) {
+      out.owned_ = read_text(path, f);  // the file opened once, as read_json_file_text would
+    } else {
       // Memory the kernel clears and maps in one call (MAP_POPULATE), then read into: faulted
       // in a page at a time, a fleet's 263 MB took 64,000 faults, and a string's resize cleared
       // it once more before the read.
@@ -241,7 +247,9 @@ json_file_bytes read_json_file_bytes(const fs::path& path) {
       const std::size_t length = (want + page_bytes - 1) / page_bytes * page_bytes;
       void* mapped = ::mmap(nullptr, length, PROT_READ | PROT_WRITE,
                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-      if (mapped != MAP_FAILED) {
+      if (mapped == MAP_FAILED) {
+        out.owned_ = read_text(path, f);
+      } else {
         out.mapped_ = mapped;
         out.mapped_size_ = length;
         char* bytes = static_cast<char*>(mapped);
@@ -252,11 +260,11 @@ json_file_bytes read_json_file_bytes(const fs::path& path) {
           out.room_ = length - done;
           return out;
         }
-        out.release();  // it grew while read: read as a string, which grows with it
+        out.release();  // it grew while read: read again as a string, which grows with it
+        out.owned_ = read_json_file_text(path);
       }
     }
   }
-  out.owned_ = read_json_file_text(path);
   out.data_ = out.owned_.data();
   out.size_ = out.owned_.size();
   out.room_ = out.owned_.capacity() - out.owned_.size();

@@ -320,9 +320,7 @@ void acceptance_part(html_page& page, const machine_report& report) {
   using acceptance::rule_status;
   page.raw("<section id=\"acceptance\"><h2>Acceptance: spec " + escape_html(v.spec_name) + "</h2>");
   const acceptance::validation::status_counts counted = v.counts();
-  // What not_passed(report) lists, counted.
-  const std::size_t others =
-      counted[rule_status::fail] + counted[rule_status::missing] + counted[rule_status::warn];
+  const std::size_t others = not_passed_count(counted);
   const std::size_t not_applicable = counted[rule_status::not_applicable];
   std::string counts = std::to_string(counted[rule_status::pass]) + " rules passed";
   if (others > 0) counts += "; " + std::to_string(others) + " did not (in the summary)";

@@ -106,9 +106,7 @@ void acceptance_section(std::ostream& out, const machine_report& report) {
   using acceptance::rule_status;
   out << "## Acceptance (spec " << cell(v.spec_name) << ")\n\n";
   const acceptance::validation::status_counts counted = v.counts();
-  // What not_passed(report) lists, counted.
-  const std::size_t others =
-      counted[rule_status::fail] + counted[rule_status::missing] + counted[rule_status::warn];
+  const std::size_t others = not_passed_count(counted);
   const std::size_t not_applicable = counted[rule_status::not_applicable];
   out << "**" << counted[rule_status::pass] << " rules passed**";
   if (others > 0) out << "; " << others << " did not (at the top)";

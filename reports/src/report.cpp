@@ -1,6 +1,7 @@
 #include "gpubench/reports/report.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <future>
@@ -180,21 +181,31 @@ std::string range_header() {
   return format_number(model::band_coverage * 100) + "% range";
 }
 
+namespace {
+
+// The statuses of the rules that did not pass, in the order a reader acts on them.
+constexpr std::array<acceptance::rule_status, 3> not_passed_statuses = {
+    acceptance::rule_status::fail, acceptance::rule_status::missing, acceptance::rule_status::warn};
+
+}  // namespace
+
 std::vector<const acceptance::rule_outcome*> not_passed(const machine_report& report) {
   std::vector<const acceptance::rule_outcome*> out;
   if (!report.acceptance) return out;
-  using acceptance::rule_status;
-  // One pass over the outcomes, a fleet's 1.3 million, into the three in order.
-  std::vector<const acceptance::rule_outcome*> missing;
-  std::vector<const acceptance::rule_outcome*> warned;
+  // One pass over the outcomes, a fleet's 1.3 million, each kept under its status's place.
+  std::array<std::vector<const acceptance::rule_outcome*>, not_passed_statuses.size()> by_status;
   for (const acceptance::rule_outcome& r : report.acceptance->rules) {
-    if (r.status == rule_status::fail) out.push_back(&r);
-    if (r.status == rule_status::missing) missing.push_back(&r);
-    if (r.status == rule_status::warn) warned.push_back(&r);
+    const auto* at = std::find(not_passed_statuses.begin(), not_passed_statuses.end(), r.status);
+    if (at != not_passed_statuses.end()) by_status[at - not_passed_statuses.begin()].push_back(&r);
   }
-  out.insert(out.end(), missing.begin(), missing.end());
-  out.insert(out.end(), warned.begin(), warned.end());
+  for (const auto& some : by_status) out.insert(out.end(), some.begin(), some.end());
   return out;
+}
+
+std::size_t not_passed_count(const acceptance::validation::status_counts& counted) {
+  std::size_t n = 0;
+  for (const acceptance::rule_status s : not_passed_statuses) n += counted[s];
+  return n;
 }
 
 std::optional<double> usd_per_million_samples(double usd_per_hour_per_node,

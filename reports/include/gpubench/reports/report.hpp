@@ -164,6 +164,8 @@ void write_run_reports(const machine_report& report, const std::filesystem::path
 // The rules that did not pass, in the order a reader acts on them: failures, rules without a
 // measurement, warnings. Empty without a validation.
 [[nodiscard]] std::vector<const acceptance::rule_outcome*> not_passed(const machine_report& report);
+// How many not_passed lists, from the validation's status counts.
+[[nodiscard]] std::size_t not_passed_count(const acceptance::validation::status_counts& counted);
 // $ per million samples = $/hour x nodes / (predicted samples/s x 3600) x 10^6
 // (docs/methodology.md); nullopt for a job without a rate.
 [[nodiscard]] std::optional<double> usd_per_million_samples(double usd_per_hour_per_node,
