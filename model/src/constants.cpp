@@ -50,6 +50,7 @@ constexpr constant_field constant_fields[] = {
     {"loader_cores_reserved_per_gpu", &constants::loader_cores_reserved_per_gpu},
     {"memory_pass_fraction", &constants::memory_pass_fraction, better::lower},
     {"nchw_conv_passes", &constants::nchw_conv_passes, better::lower},
+    {"winograd_flop_reduction", &constants::winograd_flop_reduction},
     {"framework_reserved_GiB", &constants::framework_reserved_GiB},
     {"allocator_fragmentation", &constants::allocator_fragmentation},
     {"memory_headroom", &constants::memory_headroom},

@@ -128,6 +128,11 @@ step_ops resnet50(const std::map<std::string, double>& p, const std::map<std::st
     const i64 out_res = (in_res + stride - 1) / stride;
     add_gemm_with_grads(step, op_kind::conv, b * out_res * out_res, out_c, in_c * kernel * kernel,
                         1, false);
+    if (kernel == 3 && stride == 1) {
+      for (std::size_t i = step.ops.size() - 3; i < step.ops.size(); ++i) {
+        step.ops[i].winograd = true;
+      }
+    }
     params += static_cast<double>(out_c * in_c * kernel * kernel + 2 * out_c);
     elements_bn += static_cast<double>(b * out_res * out_res * out_c);
     convs += 1;

@@ -328,6 +328,45 @@ TEST_CASE("a half-precision ResNet-50 left in NCHW pays layout passes over its c
         Approx(4 * conv_outputs * 2 * w.batch_per_gpu / (hbm * c.memory_efficiency)).epsilon(1e-6));
 }
 
+TEST_CASE("fp32 3x3 convolutions run as Winograd on the CUDA cores, tensor-core dtypes do not",
+          "[unit][model]") {
+  workload w = load_workload("resnet50");
+  w.precision = "fp32";
+  // The 3x3 convolutions of stride 1: every block's but the first of stages 2-4 (v1.5 puts the
+  // stride there), 3 + 3 + 5 + 2 = 13. Each is HW x C^2 x 9 = 12845056 x 9 multiply-adds per
+  // image (56^2 x 64^2 = 28^2 x 128^2 = ...), with its data and weight gradients.
+  const step_ops ops = expand(w, 1);
+  double winograd_flops = 0;
+  int winograd_ops = 0;
+  for (const op& o : ops.ops) {
+    if (!o.winograd) continue;
+    ++winograd_ops;
+    winograd_flops += 2.0 * static_cast<double>(o.m) * static_cast<double>(o.n) *
+                      static_cast<double>(o.k) * o.count;
+  }
+  CHECK(winograd_ops == 13 * 3);
+  CHECK(winograd_flops == Approx(13 * 3 * 2 * 12845056.0 * 9).epsilon(1e-12));
+
+  // The constant moves fp32 only: V100's CUDA cores get the step faster, TF32 (A100's tensor
+  // cores) keeps its implicit GEMM. The FLOPs reported stay the convolution's own.
+  constants c = load_constants();
+  REQUIRE(c.winograd_flop_reduction > 1);
+  const auto step_with = [&](const char* gpu, const char* precision, double reduction) {
+    c.winograd_flop_reduction = reduction;
+    w.precision = precision;
+    return predict(load_catalog(gpu), w, c).step;
+  };
+  const step_breakdown v100 = step_with("v100-sxm2-16gb", "fp32", c.winograd_flop_reduction);
+  const step_breakdown v100_direct = step_with("v100-sxm2-16gb", "fp32", 1);
+  CHECK(v100.compute_s < v100_direct.compute_s);
+  CHECK(v100.gpu_step_s < v100_direct.gpu_step_s);
+  CHECK(v100.flops == v100_direct.flops);
+  const double reduction = load_constants().winograd_flop_reduction;
+  const step_breakdown a100 = step_with("a100-sxm4-80gb", "tf32", reduction);
+  const step_breakdown a100_direct = step_with("a100-sxm4-80gb", "tf32", 1);
+  CHECK(a100.gpu_step_s == a100_direct.gpu_step_s);
+}
+
 TEST_CASE("issuing kernels overlaps the GPU's work and the longer of the two sets the step",
           "[unit][model]") {
   const hardware_profile hw = simple_gpu();

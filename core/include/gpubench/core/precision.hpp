@@ -20,6 +20,8 @@ struct gemm_dtype_traits {
   int scale_block;  // 0: one scale (or none) per tensor
   double scale_bytes;
   int min_compute_capability;  // major * 10 + minor
+  // Multiplied on tensor cores; fp32 runs on the CUDA cores (where cuDNN's Winograd pays).
+  bool tensor_cores = true;
 
   [[nodiscard]] constexpr double stored_bytes_per_element() const {
     return element_bytes + (scale_block > 0 ? scale_bytes / scale_block : 0.0);
@@ -30,7 +32,7 @@ inline constexpr std::array<gemm_dtype_traits, 7> gemm_dtype_table{{
     {"fp16", 2, 0, 0, 70},
     {"bf16", 2, 0, 0, 80},
     {"tf32", 4, 0, 0, 80},
-    {"fp32", 4, 0, 0, 70},
+    {"fp32", 4, 0, 0, 70, false},
     {"fp8", 1, 0, 0, 89},
     // e4m3 with an e8m0 scale per 32 elements (OCP MX); Blackwell's tensor cores apply the scales.
     {"mxfp8", 1, 32, 1, 100},

@@ -74,6 +74,9 @@ struct constants {
   double memory_pass_fraction = 1;
   // Passes over a half-precision convolution's output that NCHW tensors add (layout transposes).
   double nchw_conv_passes = 0;
+  // How many times fewer multiplications a Winograd 3x3 convolution needs than its implicit GEMM
+  // (fp32 on CUDA cores only; docs/model.md, "Winograd").
+  double winograd_flop_reduction = 1;
   // GPU memory the framework holds beside the tensors it counts: the CUDA context, library
   // workspaces, communication buffers; and the caching allocator's fragmentation.
   double framework_reserved_GiB = 1.0;

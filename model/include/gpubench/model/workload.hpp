@@ -44,6 +44,9 @@ struct op {
   bool linear = true;
   // The gradient of a weight (wgrad); a frozen weight (LoRA's base model) has none.
   bool weight_gradient = false;
+  // A 3x3 stride-1 convolution (or its gradients): without tensor cores cuDNN's autotuner picks
+  // Winograd for it, which needs fewer multiplications (constants winograd_flop_reduction).
+  bool winograd = false;
 };
 
 inline constexpr std::uint8_t operand_a = 1;
