@@ -178,9 +178,9 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
     const double efficiency = o.kind == op_kind::conv ? c.conv_efficiency : c.matmul_efficiency;
     // On CUDA cores Winograd beats the implicit GEMM for 3x3 stride-1 convolutions; tensor-core
     // dtypes keep the implicit GEMM (docs/model.md, "Winograd").
-    const double executed =
-        o.winograd && !find_gemm_dtype(dtype)->tensor_cores ? flops / c.winograd_flop_reduction
-                                                             : flops;
+    const double executed = o.winograd && !find_gemm_dtype(dtype)->tensor_cores
+                                ? flops / c.winograd_flop_reduction
+                                : flops;
     const double t_flop = executed / (tflops * tera * efficiency);
     const auto in_hbm = [&](std::uint8_t operand, std::int64_t rows, std::int64_t cols) {
       return (o.on_chip & operand) != 0 ? 0.0 : static_cast<double>(rows * cols);

@@ -27,8 +27,9 @@ std::string split_text(int shards) {
 
 double parameter_bytes(const workload& w, const constants& c, const std::string& precision) {
   const training_precision& format = precision_of(precision);
-  const bool sixteen_bit =
-      (format.mixed && !c.memory.fp32_parameters) || sixteen_bit_parameters(w, precision);
+  const bool sixteen_bit = (format.mixed && !c.memory.fp32_parameters) ||
+                           sixteen_bit_parameters(w, precision) ||
+                           master_copy_parameters(w, precision);
   return sixteen_bit ? format.activation_bytes : 4.0;
 }
 
@@ -67,7 +68,10 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
   // A model kept in 16-bit (parameter_precision "weights") has no fp32 copy at all: weights,
   // gradients and the optimizer's moments in its precision.
   const bool sixteen_bit = sixteen_bit_parameters(w, precision);
-  const bool master = mixed && !layout.fp32_parameters && !sixteen_bit;
+  // apex amp O2 casts the model itself and keeps the fp32 master copy in the optimizer, as
+  // Megatron-Core does; no autocast runs, so it caches no weight copies.
+  const bool cast_model = master_copy_parameters(w, precision);
+  const bool master = mixed && (!layout.fp32_parameters || cast_model) && !sixteen_bit;
   // Adapters (LoRA, QLoRA) train `params`; the frozen base model sits beside them in the bytes
   // its method keeps it in, never with gradients or optimizer state.
   const std::string frozen = ops.frozen_params > 0
@@ -127,7 +131,12 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
     temporary += ops.largest_group_params * (2 * act + 4);
     also("two gathered units and one unit's gradient");
   } else {
-    if (split.gradients == 1 && dp.ranks() > 1 && layout.gradient_buckets) {
+    if (split.gradients == 1 && dp.ranks() > 1 && layout.gradient_buckets && cast_model) {
+      // apex's DistributedDataParallel (and DeepSpeed's) flattens a bucket for its allreduce and
+      // frees it after (apex/parallel/distributed.py, flat_dist_call): no second copy.
+      temporary += 2 * c.ddp_bucket_bytes;
+      also("flattened allreduce buckets");
+    } else if (split.gradients == 1 && dp.ranks() > 1 && layout.gradient_buckets) {
       // DDP's buckets hold a second copy of the gradients (gradient_as_bucket_view=False, the
       // default: PyTorch's DistributedDataParallel documentation).
       temporary += params * grad_bytes;
@@ -137,7 +146,7 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
       also("reduce-scatter buckets");
     }
     // torch.autocast caches each weight's half-precision copy for the whole forward pass.
-    if (mixed && layout.autocast_copies && !sixteen_bit) {
+    if (mixed && layout.autocast_copies && !sixteen_bit && !cast_model) {
       temporary += params * act;
       also("autocast's half-precision weight copies");
     }

@@ -413,19 +413,27 @@ const training_precision& precision_of(std::string_view name) {
 // A workload's gradient_precision and parameter_precision: fp32 (every stack's default), or the
 // 16-bit weights' own precision (Megatron's grad_reduce_in_fp32=False; a model kept in bf16).
 constexpr std::array<std::string_view, 2> state_precision_table{"fp32", "weights"};
+// parameter_precision may also be "master": the model cast to 16-bit with its gradients, and an
+// fp32 master copy held by the optimizer (apex amp O2, DeepSpeed's fp16 and bf16 modes).
+constexpr std::array<std::string_view, 3> parameter_precision_table{
+    state_precision_table[0], state_precision_table[1], "master"};
 
 double activation_bytes(const std::string& precision) {
   return precision_of(precision).activation_bytes;
 }
 
 bool sixteen_bit_parameters(const workload& w, const std::string& precision) {
-  return w.parameter_precision == state_precision_table[1] && precision_of(precision).mixed;
+  return w.parameter_precision == parameter_precision_table[1] && precision_of(precision).mixed;
+}
+
+bool master_copy_parameters(const workload& w, const std::string& precision) {
+  return w.parameter_precision == parameter_precision_table[2] && precision_of(precision).mixed;
 }
 
 double gradient_bytes(const workload& w, const std::string& precision) {
   const training_precision& format = precision_of(precision);
   const bool sixteen = (w.gradient_precision == state_precision_table[1] && format.mixed) ||
-                       sixteen_bit_parameters(w, precision);
+                       sixteen_bit_parameters(w, precision) || master_copy_parameters(w, precision);
   return sixteen ? format.activation_bytes : 4.0;
 }
 
@@ -514,22 +522,23 @@ workload parse_workload(const json& doc, const std::string& file) {
     // Megatron's distributed optimizer unless the workload names a strategy.
     if (auto kind = c.memory_layout_of(*stack).default_strategy) w.strategy = *kind;
   }
-  const auto state_precision = [&root](const char* key) -> std::optional<std::string> {
+  const auto state_precision =
+      [&root](const char* key,
+              std::span<const std::string_view> names) -> std::optional<std::string> {
     auto value = root.find_string(key);
-    if (value && std::find(state_precision_table.begin(), state_precision_table.end(), *value) ==
-                     state_precision_table.end()) {
-      root.fail(key, "one of " + quoted_names(state_precision_table));
+    if (value && std::find(names.begin(), names.end(), *value) == names.end()) {
+      root.fail(key, "one of " + quoted_names(names));
     }
     return value;
   };
   const bool mixed = precision_of(w.precision).mixed;
-  if (auto params = state_precision("parameter_precision")) {
+  if (auto params = state_precision("parameter_precision", parameter_precision_table)) {
     if (*params != state_precision_table[0] && !mixed) {
       root.fail("parameter_precision", "\"fp32\": 16-bit parameters need a mixed precision");
     }
     w.parameter_precision = *params;
   }
-  if (auto grads = state_precision("gradient_precision")) {
+  if (auto grads = state_precision("gradient_precision", state_precision_table)) {
     // 16-bit gradients are the 16-bit weights' own: a stack that keeps fp32 weights (torch.amp)
     // has fp32 gradients unless the parameters themselves are 16-bit.
     if (*grads != state_precision_table[0] &&

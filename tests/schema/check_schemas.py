@@ -190,6 +190,8 @@ variants = [
                   setter(["gradient_precision"], "weights")(doc)), True),
     ("gradient_precision bf16", setter(["gradient_precision"], "bf16"), False),
     ("a model kept in bf16", setter(["parameter_precision"], "weights"), True),
+    ("apex amp O2's fp16 model with an fp32 master copy", setter(["parameter_precision"], "master"),
+     True),
     ("parameter_precision fp16", setter(["parameter_precision"], "fp16"), False),
     ("a reference without hardware", setter(["reference"], {"samples_per_s": 10}), False),
     ("a reference without a rate", setter(["reference"], {"hardware": "catalog:a100-sxm4-80gb"}), False),

@@ -40,12 +40,12 @@ struct memory_layout {
 // stack (eager PyTorch, compiled, Megatron/Transformer Engine, MLPerf) overrides some of them with
 // values fitted only on that stack's rows (the "stacks" table of constants.json).
 struct constants {
-  double matmul_efficiency = 0.8;      // a training step's GEMMs vs the GEMM benchmark's rate
-  double conv_efficiency = 0.6;        // convolutions (implicit GEMM) vs plain GEMM
-  double memory_efficiency = 0.7;      // elementwise/normalisation kernels vs hbm.copy
-  double kernel_overhead_us = 2.0;     // un-hidden framework time per kernel launch
-  double comm_overlap = 0.8;           // share of the backward pass gradient traffic can hide under
-  double loader_efficiency = 0.74;     // Python (torchvision/PIL) loader vs gpubench's C++ pipeline
+  double matmul_efficiency = 0.8;   // a training step's GEMMs vs the GEMM benchmark's rate
+  double conv_efficiency = 0.6;     // convolutions (implicit GEMM) vs plain GEMM
+  double memory_efficiency = 0.7;   // elementwise/normalisation kernels vs hbm.copy
+  double kernel_overhead_us = 2.0;  // un-hidden framework time per kernel launch
+  double comm_overlap = 0.8;        // share of the backward pass gradient traffic can hide under
+  double loader_efficiency = 0.74;  // Python (torchvision/PIL) loader vs gpubench's C++ pipeline
   double loader_efficiency_low = 0.41;   // the lowest and highest it was measured at: the band
   double loader_efficiency_high = 0.90;  // of a python-loader ceiling derived from cpu.augment
   // Where one DataLoader worker's time per image goes where cpu.dataloader did not run (its
@@ -58,12 +58,12 @@ struct constants {
   double loader_torchvision_io_share = 0.56;
   double pillow_simd_resize_speedup = 4;  // Pillow-SIMD's resize over Pillow's
   double dali_gpu_decode_per_gpu = 5000;  // images/s one GPU's JPEG decoding gives DALI
-  double page_cache_fraction = 0.8;    // share of RAM a dataset may use to be served from cache
-  double network_efficiency = 0.9;     // NCCL inter-node bus bandwidth vs the NICs' line rate
-  double nvlink_busbw_fraction = 0.8;  // allreduce busbw vs unidirectional NVLink per GPU
-  double pcie_busbw_fraction = 0.5;    // allreduce busbw vs H2D rate when GPUs share only PCIe
-  double allreduce_latency_us = 50;    // fixed cost of one gradient bucket's allreduce
-  double ddp_bucket_bytes = 25e6;      // PyTorch DDP's default bucket
+  double page_cache_fraction = 0.8;       // share of RAM a dataset may use to be served from cache
+  double network_efficiency = 0.9;        // NCCL inter-node bus bandwidth vs the NICs' line rate
+  double nvlink_busbw_fraction = 0.8;     // allreduce busbw vs unidirectional NVLink per GPU
+  double pcie_busbw_fraction = 0.5;       // allreduce busbw vs H2D rate when GPUs share only PCIe
+  double allreduce_latency_us = 50;       // fixed cost of one gradient bucket's allreduce
+  double ddp_bucket_bytes = 25e6;         // PyTorch DDP's default bucket
   double default_augment_per_core = 528;  // samples/s per core when no cpu.augment figure exists
   double default_network_gbps = 100;      // per node, when neither measured nor in the catalog
   double max_network_gbps_per_gpu = 400;  // the most any node has: one 400 Gb/s NIC per GPU

@@ -191,9 +191,10 @@ struct workload {
   // The gradients' precision: fp32, or "weights" (the weights' 16-bit precision: Megatron's
   // grad_reduce_in_fp32=False), which only a stack that keeps 16-bit weights allows.
   std::string gradient_precision = "fp32";
-  // The parameters' precision: fp32 (the stack's layout), or "weights": the model is kept in the
+  // The parameters' precision: fp32 (the stack's layout), "weights": the model is kept in the
   // 16-bit precision with its gradients and optimizer state and no fp32 copy (a model loaded in
-  // bf16 and trained so, as NeMo AutoModel does).
+  // bf16 and trained so, as NeMo AutoModel does), or "master": the model and its gradients in
+  // 16-bit with an fp32 master copy in the optimizer (apex amp O2, DeepSpeed).
   std::string parameter_precision = "fp32";
   data_spec data;
   std::optional<int> gpus;  // per node
@@ -287,6 +288,9 @@ void resolve_reference(workload& w);
 // The workload keeps its parameters, gradients and optimizer state in the 16-bit precision
 // (parameter_precision "weights" under a mixed precision).
 [[nodiscard]] bool sixteen_bit_parameters(const workload& w, const std::string& precision);
+// The model is cast to 16-bit, its gradients with it, and the optimizer holds an fp32 master copy
+// (parameter_precision "master" under a mixed precision: apex amp O2, DeepSpeed's fp16/bf16).
+[[nodiscard]] bool master_copy_parameters(const workload& w, const std::string& precision);
 // The GEMM dtype a precision runs its matmuls in (one of gpubench::gemm_dtypes).
 [[nodiscard]] std::string gemm_dtype(const std::string& precision);
 
