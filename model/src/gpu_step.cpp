@@ -183,7 +183,8 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
                                 : flops;
     const double t_flop = executed / (tflops * tera * efficiency);
     const auto in_hbm = [&](std::uint8_t operand, std::int64_t rows, std::int64_t cols) {
-      return (o.on_chip & operand) != 0 ? 0.0 : static_cast<double>(rows * cols);
+      if ((o.on_chip & operand) != 0) return 0.0;
+      return static_cast<double>(rows * cols) / ((o.unfolded & operand) != 0 ? o.unfold : 1.0);
     };
     const double elements =
         in_hbm(operand_a, o.m, o.k) + in_hbm(operand_b, o.k, o.n) + in_hbm(operand_c, o.m, o.n);

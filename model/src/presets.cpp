@@ -128,9 +128,16 @@ step_ops resnet50(const std::map<std::string, double>& p, const std::map<std::st
     const i64 out_res = (in_res + stride - 1) / stride;
     add_gemm_with_grads(step, op_kind::conv, b * out_res * out_res, out_c, in_c * kernel * kernel,
                         1, false);
-    if (kernel == 3 && stride == 1) {
-      for (std::size_t i = step.ops.size() - 3; i < step.ops.size(); ++i) {
-        step.ops[i].winograd = true;
+    // The forward, the data gradient and the weight gradient add_gemm_with_grads appended.
+    op* const added = &step.ops[step.ops.size() - 3];
+    const double unfold =
+        static_cast<double>(kernel * kernel) / static_cast<double>(stride * stride);
+    const std::uint8_t im2col[] = {operand_a, operand_c, operand_a};
+    for (int i = 0; i < 3; ++i) {
+      added[i].winograd = kernel == 3 && stride == 1;
+      if (unfold > 1) {
+        added[i].unfolded = im2col[i];
+        added[i].unfold = unfold;
       }
     }
     params += static_cast<double>(out_c * in_c * kernel * kernel + 2 * out_c);

@@ -152,8 +152,9 @@ std::string bar_chart(std::string_view id, std::string_view title, const std::ve
     top = std::max(top, b.value);
     if (b.highlight) limit = std::max(limit, b.value);
   }
-  // Ceilings far above the limit would squeeze the bars that matter: the axis stops at 5x the
-  // highlighted bar and longer bars are cut at the edge, marked, their value printed.
+  // Ceilings far above the limit would squeeze the bars that matter: the axis stops at the first
+  // tick past 5x the highlighted bar (a 1-2-2.5-5 step: at most 7x) and longer bars are cut at
+  // the edge, marked, their value printed.
   if (limit > 0) top = std::min(top, cap * limit);
   const auto ticks = linear_ticks(top);
   const double scale_top = ticks.back();
@@ -193,7 +194,8 @@ std::string bar_chart(std::string_view id, std::string_view title, const std::ve
   }
   if (any_clipped) {
     out += text(label_w, height - 4,
-                "» beyond the axis, which ends at " + format_number(cap) + "x the highlighted bar",
+                "» beyond the axis, which ends at its first tick past " + format_number(cap) +
+                    "x the highlighted bar",
                 "start", " class=\"tick\"");
   }
   return out + close_figure();

@@ -367,6 +367,34 @@ TEST_CASE("fp32 3x3 convolutions run as Winograd on the CUDA cores, tensor-core 
   CHECK(a100.gpu_step_s == a100_direct.gpu_step_s);
 }
 
+TEST_CASE("an implicit-GEMM convolution moves its input tensor, not its im2col rows",
+          "[unit][model]") {
+  workload w = load_workload("resnet50");
+  w.precision = "amp_fp16";
+  const step_ops ops = expand(w, 1);
+  // The stem first: 7x7 of stride 2 over 3 channels, 112^2 outputs. Its forward reads the
+  // 224^2 x 3 image, 49/4 times fewer elements than the 112^2 x 147 im2col rows.
+  REQUIRE(ops.ops.size() > 3);
+  const op& stem = ops.ops[0];
+  CHECK(stem.m == 112 * 112);
+  CHECK(stem.k == 3 * 49);
+  CHECK(stem.unfold == Approx(12.25));
+  CHECK(static_cast<double>(stem.m * stem.k) / stem.unfold == Approx(224.0 * 224 * 3));
+  // Forward and weight gradient read it as operand A, the data gradient writes it as C.
+  CHECK(stem.unfolded == operand_a);
+  CHECK(ops.ops[1].unfolded == operand_c);
+  CHECK(ops.ops[2].unfolded == operand_a);
+  int unfolded = 0;
+  for (const op& o : ops.ops) {
+    if (o.kind != op_kind::conv) continue;
+    if (o.unfolded != 0) ++unfolded;
+    if (o.k % 9 == 0 && o.unfold == Approx(9)) CHECK(o.winograd);
+  }
+  // 16 3x3 convolutions and the stem, three GEMMs each; the 1x1 ones (strided or not) unfold
+  // nothing.
+  CHECK(unfolded == 17 * 3);
+}
+
 TEST_CASE("issuing kernels overlaps the GPU's work and the longer of the two sets the step",
           "[unit][model]") {
   const hardware_profile hw = simple_gpu();
@@ -691,7 +719,7 @@ TEST_CASE("a stack that improves on another predicts no job slower than it does"
       {"value", 0.5}, {"fitted", true}, {"source", "x"}};
   CHECK_THROWS_WITH(parse_constants(bad, "constants.json"),
                     Catch::Contains("/stacks/1/constants/matmul_efficiency/value") &&
-                        Catch::Contains("at least 0.64") && Catch::Contains("slower_because"));
+                        Catch::Contains("at least 0.66") && Catch::Contains("slower_because"));
   bad["stacks"][1]["constants"]["matmul_efficiency"]["slower_because"] = "a sourced reason";
   CHECK(parse_constants(bad, "constants.json").for_stack("pytorch-compiled").matmul_efficiency ==
         0.5);
@@ -745,11 +773,12 @@ TEST_CASE("calibration: both sets, every stack, held-out errors against the docu
     FAIL("no family " << name);
     return report.all;
   };
-  CHECK(family("bert").held_out_median <= 0.20);
+  // Issue 41 tightened issue 20's 20% to 15% per supported family.
+  CHECK(family("bert").held_out_median <= 0.15);
   CHECK(family("bert").anchored_median <= 0.10);
-  CHECK(family("resnet50").held_out_median <= 0.20);
+  CHECK(family("resnet50").held_out_median <= 0.15);
   CHECK(family("resnet50").anchored_median <= 0.10);
-  CHECK(family("gpt").held_out_median <= 0.20);
+  CHECK(family("gpt").held_out_median <= 0.15);
   CHECK(family("gpt").anchored_median <= 0.10);
   CHECK_FALSE(family("transformer-xl").supported);
   CHECK_FALSE(family("moe").supported);

@@ -47,6 +47,11 @@ struct op {
   // A 3x3 stride-1 convolution (or its gradients): without tensor cores cuDNN's autotuner picks
   // Winograd for it, which needs fewer multiplications (constants winograd_flop_reduction).
   bool winograd = false;
+  // An implicit-GEMM convolution's im2col operand (operand_a of the forward and of the weight
+  // gradient, operand_c of the data gradient) is never built: HBM holds the input tensor, `unfold`
+  // (kernel area / stride^2, at least 1) times fewer elements than its m x k rows.
+  std::uint8_t unfolded = 0;
+  double unfold = 1;
 };
 
 inline constexpr std::uint8_t operand_a = 1;
