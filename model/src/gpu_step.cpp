@@ -106,7 +106,7 @@ double gemm_rates::tflops(std::int64_t m, std::int64_t n, std::int64_t k, std::i
   // split keeps at least gemm_min_split_k of K.
   // In double: a serving step of many sequences multiplies past what int64 holds.
   const auto tiles_along = [](std::int64_t size) {
-    return static_cast<double>((size + gemm_tile - 1) / gemm_tile);
+    return std::ceil(static_cast<double>(size) / static_cast<double>(gemm_tile));
   };
   const double output_tiles = tiles_along(m) * tiles_along(n) * static_cast<double>(batched);
   const double max_splits = std::max(1.0, std::floor(static_cast<double>(k) / gemm_min_split_k));
