@@ -89,8 +89,8 @@ std::optional<std::string> unsupported_reason(const workload& w) {
     // docs/model.md, "Mixture of experts": counted, not yet confirmed by the calibration rows.
     return "unsupported: mixture of experts is counted (routed FLOPs, every expert's weights, "
            "the all-to-all) but the calibration does not confirm it: held out, its published "
-           "H100 rows are missed by a median near 10% but those on B200 by up to 2x "
-           "(docs/model.md)";
+           "H100 rows are missed by a median near 20% and those on B200 are predicted 1.3-2.1x "
+           "too fast (docs/model.md)";
   }
   return std::nullopt;
 }
