@@ -327,14 +327,9 @@ void check_peer_access(const results_document& doc, const std::vector<gpu_view>&
 
 void check_gpu_count(const health_rules& h, const results_document& doc, rule_outcomes& out) {
   if (!h.gpus) return;
-  std::vector<std::pair<std::string, std::size_t>> per_node;
-  if (doc.nodes.size() > 1) {
-    for (const node_entry& n : doc.nodes) per_node.emplace_back(n.host, n.system.gpus.size());
-  } else {
-    per_node.emplace_back("machine", doc.system.gpus.size());
-  }
-  for (const auto& [node, count] : per_node) {
-    out.push_back(simple("gpu count", node,
+  for (const machine_view& m : machines_of(doc)) {
+    const std::size_t count = m.system->gpus.size();
+    out.push_back(simple("gpu count", m.host ? *m.host : "machine",
                          static_cast<int>(count) == *h.gpus ? rule_status::pass : rule_status::fail,
                          std::to_string(count), std::to_string(*h.gpus),
                          static_cast<int>(count) == *h.gpus ? "" : doc.system.gpu_status.reason));
@@ -342,7 +337,7 @@ void check_gpu_count(const health_rules& h, const results_document& doc, rule_ou
 }
 
 void check_no_gpu_model(const health_rules& h, const results_document& doc, rule_outcomes& out) {
-  if (gpus_of(doc).empty() && !h.gpu_model.empty()) {
+  if (first_gpu(doc) == nullptr && !h.gpu_model.empty()) {
     out.push_back(simple("gpu model", "machine", rule_status::fail, "no GPU", h.gpu_model,
                          doc.system.gpu_status.reason));
   }
@@ -409,15 +404,11 @@ void check_host_memory(const health_rules& h, const results_document& doc, rule_
 // Every node's InfiniBand/RoCE ports: enough of them ACTIVE at the spec's rate, and which are not.
 void check_network_ports(const health_rules& h, const results_document& doc, rule_outcomes& out) {
   if (!h.network_ports) return;
-  std::vector<std::pair<std::string, const system_info*>> machines;
-  if (doc.nodes.size() > 1) {
-    for (const node_entry& n : doc.nodes) machines.emplace_back(n.host + " ports", &n.system);
-  } else {
-    machines.emplace_back("machine", &doc.system);
-  }
   const std::string expected = std::to_string(*h.network_ports) + " up at " +
                                with_unit(h.network_port_Gbps, "Gb/s") + " or more";
-  for (const auto& [subject, machine] : machines) {
+  for (const machine_view& m : machines_of(doc)) {
+    const std::string subject = m.host ? *m.host + " ports" : "machine";
+    const system_info* machine = m.system;
     if (machine->network_ports.empty()) {
       out.push_back(simple("network ports", subject, rule_status::missing, "", expected,
                            "no InfiniBand or RoCE port in the results (none under "

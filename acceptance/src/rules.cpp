@@ -10,26 +10,30 @@
 
 namespace gpubench::acceptance::detail {
 
+std::vector<machine_view> machines_of(const results_document& doc) {
+  std::vector<machine_view> out;
+  if (doc.nodes.size() > 1) {
+    out.reserve(doc.nodes.size());
+    for (const node_entry& node : doc.nodes) out.push_back({&node.host, &node.system});
+  } else {
+    out.push_back({nullptr, &doc.system});
+  }
+  return out;
+}
+
 std::vector<gpu_view> gpus_of(const results_document& doc) {
   std::vector<gpu_view> out;
-  if (doc.nodes.size() > 1) {
-    for (const node_entry& node : doc.nodes) {
-      for (const gpu_info& g : node.system.gpus) out.emplace_back(node.host, g);
-    }
-  } else {
-    for (const gpu_info& g : doc.system.gpus) out.emplace_back("", g);
+  for (const machine_view& m : machines_of(doc)) {
+    for (const gpu_info& g : m.system->gpus) out.emplace_back(m.host ? *m.host : "", g);
   }
   return out;
 }
 
 const gpu_info* first_gpu(const results_document& doc) {
-  if (doc.nodes.size() > 1) {
-    for (const node_entry& node : doc.nodes) {
-      if (!node.system.gpus.empty()) return &node.system.gpus.front();
-    }
-    return nullptr;
+  for (const machine_view& m : machines_of(doc)) {
+    if (!m.system->gpus.empty()) return &m.system->gpus.front();
   }
-  return doc.system.gpus.empty() ? nullptr : &doc.system.gpus.front();
+  return nullptr;
 }
 
 std::string host_of(const result& r, const results_document& doc) {

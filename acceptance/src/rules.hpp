@@ -34,6 +34,13 @@ struct gpu_view {
  private:
   std::string name;
 };
+// The machines of a results file: every node of a multi-node run, else the one machine, which
+// has no host (rules name it "machine"). The one place that choice is made.
+struct machine_view {
+  const std::string* host = nullptr;
+  const system_info* system = nullptr;
+};
+[[nodiscard]] std::vector<machine_view> machines_of(const results_document& doc);
 [[nodiscard]] std::vector<gpu_view> gpus_of(const results_document& doc);
 // gpus_of(doc).front()'s GPU without the others' views; null where there is none.
 [[nodiscard]] const gpu_info* first_gpu(const results_document& doc);
