@@ -131,16 +131,18 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
     temporary += ops.largest_group_params * (2 * act + 4);
     also("two gathered units and one unit's gradient");
   } else {
-    if (split.gradients == 1 && dp.ranks() > 1 && layout.gradient_buckets && cast_model) {
-      // apex's DistributedDataParallel (and DeepSpeed's) flattens a bucket for its allreduce and
-      // frees it after (apex/parallel/distributed.py, flat_dist_call): no second copy.
-      temporary += 2 * c.ddp_bucket_bytes;
-      also("flattened allreduce buckets");
-    } else if (split.gradients == 1 && dp.ranks() > 1 && layout.gradient_buckets) {
-      // DDP's buckets hold a second copy of the gradients (gradient_as_bucket_view=False, the
-      // default: PyTorch's DistributedDataParallel documentation).
-      temporary += params * grad_bytes;
-      also("DDP's gradient buckets");
+    if (split.gradients == 1 && dp.ranks() > 1 && layout.gradient_buckets) {
+      if (cast_model) {
+        // apex's DistributedDataParallel (and DeepSpeed's) flattens a bucket for its allreduce
+        // and frees it after (apex/parallel/distributed.py, flat_dist_call): no second copy.
+        temporary += 2 * c.ddp_bucket_bytes;
+        also("flattened allreduce buckets");
+      } else {
+        // DDP's buckets hold a second copy of the gradients (gradient_as_bucket_view=False, the
+        // default: PyTorch's DistributedDataParallel documentation).
+        temporary += params * grad_bytes;
+        also("DDP's gradient buckets");
+      }
     } else if (split.gradients > 1 && layout.gradient_buckets) {
       temporary += 2 * c.ddp_bucket_bytes;
       also("reduce-scatter buckets");
