@@ -149,6 +149,9 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
   out.kernels = ops.kernels;
   out.tokens_per_sample = ops.tokens_per_sample;
   const std::string dtype = gemm_dtype(precision);
+  // On CUDA cores Winograd beats the implicit GEMM for 3x3 stride-1 convolutions; tensor-core
+  // dtypes keep the implicit GEMM (docs/model.md, "Winograd").
+  const bool winograd_pays = !find_gemm_dtype(dtype)->tensor_cores;
   const double act = activation_bytes(precision);
   basis hbm_basis = basis::catalog;
   const double hbm = hbm_GBps(hw, &hbm_basis) * giga;
@@ -176,11 +179,7 @@ gpu_times gpu_step(const hardware_profile& hw, const workload& w, const constant
     const double flops =
         2.0 * static_cast<double>(o.m) * static_cast<double>(o.n) * static_cast<double>(o.k);
     const double efficiency = o.kind == op_kind::conv ? c.conv_efficiency : c.matmul_efficiency;
-    // On CUDA cores Winograd beats the implicit GEMM for 3x3 stride-1 convolutions; tensor-core
-    // dtypes keep the implicit GEMM (docs/model.md, "Winograd").
-    const double executed = o.winograd && !find_gemm_dtype(dtype)->tensor_cores
-                                ? flops / c.winograd_flop_reduction
-                                : flops;
+    const double executed = o.winograd && winograd_pays ? flops / c.winograd_flop_reduction : flops;
     const double t_flop = executed / (tflops * tera * efficiency);
     const auto in_hbm = [&](std::uint8_t operand, std::int64_t rows, std::int64_t cols) {
       if ((o.on_chip & operand) != 0) return 0.0;
