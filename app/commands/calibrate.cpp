@@ -28,9 +28,14 @@ int calibrate_serving(const calibrate_args& args) {
   const json rows = read_json_file(file);
   const model::constants constants = model::load_constants();
   const model::serving_constants engines = model::load_serving_constants();
-  if (args.fit) {
-    // The fit and, per source group, the rows predicted by a fit made without them.
+  if (args.fit || args.bands) {
+    // The fit and, per source group, the rows predicted by a fit made without them; the bands
+    // are built from those.
     const model::serving_fit fit = model::fit_serving(rows, file, constants, engines);
+    if (args.bands) {
+      std::cout << json_text(model::to_json(model::serving_bands(fit.held_out)), 2) << "\n";
+      return exit_ok;
+    }
     json values = json::object();
     for (const auto& [name, value] : fit.values) values[name] = value;
     std::cerr << "fitted serving constants (configs/model/serving.json):\n"
@@ -49,9 +54,7 @@ int calibrate_serving(const calibrate_args& args) {
     return exit_ok;
   }
   const model::serving_check check = model::check_serving(rows, file, constants, engines);
-  if (args.bands) {
-    std::cout << json_text(model::to_json(model::serving_bands(check)), 2) << "\n";
-  } else if (args.as_json) {
+  if (args.as_json) {
     std::cout << json_text(model::to_json(check), 2) << "\n";
   } else {
     std::cout << model::to_markdown(check);
@@ -117,10 +120,11 @@ command add_calibrate(CLI::App& app, const command_line& /*line*/) {
   sub->add_flag("--json", args->as_json, "machine-readable output");
   sub->add_flag("--serve", args->serve,
                 "the serving model against published serving figures (a gpubench.serving-rows/1 "
-                "file; default configs/calibration/serving.json; docs/serving.md); with --fit, the "
-                "engines' constants fitted and each source group held out");
+                "file; default configs/calibration/serving.json; docs/serving.md); with --fit, its "
+                "fitted constant and each source group held out");
   sub->add_flag("--bands", args->bands,
-                "print the error bands (configs/model/error_bands.json) instead")
+                "print the error bands (configs/model/error_bands.json; with --serve, "
+                "configs/model/serving_bands.json, from the held-out predictions) instead")
       ->excludes("--json");
   return {sub, [args] { return calibrate(*args); }};
 }

@@ -209,8 +209,9 @@ json to_json(const serving_check& check) {
 std::string to_markdown(const serving_check& check) {
   const auto percent = [](double v) { return std::isfinite(v) ? fmt(v * 100) + "%" : "-"; };
   std::string out =
-      "Serving: size --serve against published figures (configs/calibration/serving.json). No "
-      "serving constant is fitted on them: every row is out of sample. Median |predicted / "
+      "Serving: size --serve against published figures (configs/calibration/serving.json). One "
+      "serving constant, graph_kernel_gap_us, is fitted on them (`calibrate --serve --fit` "
+      "predicts each source group by a fit made without it). Median |predicted / "
       "published - 1|; a figure the model does not give (does not fit, over capacity) counts "
       "as 100%. The naive roofline: a prompt's FLOPs at the datasheet peak (TTFT), the weights "
       "at the datasheet bandwidth (TPOT), both for the offline output tokens/s.\n\n| figure | "

@@ -228,8 +228,9 @@ void summarise(serving_check& check);
 [[nodiscard]] std::string to_markdown(const serving_check& check);
 
 // How sure a serving answer is (docs/serving.md, "Error band"): per figure, the band of
-// published / predicted over the published rows (none fitted on), holding band_coverage of them,
-// and how often a band built without a source group held that group's rows.
+// published / predicted over the published rows, each predicted by the constants fitted without
+// its source group (serving_fit::held_out), holding band_coverage of them, and how often a band
+// built without a source group held that group's rows.
 struct serving_band {
   std::string figure;  // output_tokens_per_s, ttft_ms, tpot_ms
   int rows = 0;
@@ -245,13 +246,12 @@ struct serving_band {
 // The answer's range for each banded figure it gives: value x [low, high].
 void apply_serving_bands(serving_result& r, const std::vector<serving_band>& bands);
 
-// calibrate --serve --fit: each engine's step_overhead_us, matmul_efficiency and
-// memory_efficiency and the allreduce latency, fitted on the rows (the mean over source group and
-// figure of the median |log(predicted / published)|), and the rows of each source group predicted
-// by constants fitted without it.
+// calibrate --serve --fit: the shared constant graph_kernel_gap_us fitted on the rows (the mean
+// over source group and figure of the median |log(predicted / published)|), and the rows of each
+// source group predicted by constants fitted without it.
 struct serving_fit {
   serving_constants fitted;
-  std::vector<std::pair<std::string, double>> values;  // "tensorrt-llm.step_overhead_us" -> value
+  std::vector<std::pair<std::string, double>> values;  // "graph_kernel_gap_us" -> value
   serving_check in_fit;
   serving_check held_out;  // each row by constants fitted without its source group
 };
