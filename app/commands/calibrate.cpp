@@ -97,7 +97,7 @@ int calibrate(const calibrate_args& args) {
   const model::calibration_report report = model::calibrate(sets, constants, progress);
   if (tty) write_terminal_control("\r\033[K");
   if (args.bands) {
-    std::cout << json_text(model::to_json(report.bands), 2) << "\n";
+    std::cout << json_text(model::to_json(report.shipped_bands()), 2) << "\n";
   } else if (args.as_json) {
     std::cout << json_text(model::to_json(report), 2) << "\n";
   } else {

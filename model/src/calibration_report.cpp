@@ -241,7 +241,8 @@ std::string bands_table(const calibration_report& report) {
       "the ranks that hold at least " +
       pct(band_coverage) +
       " of a next row (split-conformal; docs/model.md, \"Error band\"); a family of fewer than "
-      "9 rows or 4 sources takes every family's band; held-out coverage: the share of each "
+      "9 rows or 4 sources takes every family's band widened to its own rows' smallest and "
+      "largest ratio; held-out coverage: the share of each "
       "source's rows inside the band built from the other sources' rows, which should be near " +
       pct(band_coverage) +
       ".\n\n| method | family | rows | low | high | held-out coverage "
@@ -250,9 +251,10 @@ std::string bands_table(const calibration_report& report) {
   for (const error_band& b : report.bands) listed.push_back(&b);
   for (const error_band& b : report.shared_bands) listed.push_back(&b);
   for (const error_band* b : listed) {
-    out += "| " + b->method + " | " + b->family + (b->shared ? " (every family's band)" : "") +
-           " | " + std::to_string(b->rows) + " | " + pct(b->low - 1) + " | +" + pct(b->high - 1) +
-           " | " + pct(b->held_out_coverage) + " |\n";
+    out += "| " + b->method + " | " + b->family +
+           (b->shared ? " (every family's band, widened to its rows)" : "") + " | " +
+           std::to_string(b->rows) + " | " + pct(b->low - 1) + " | +" + pct(b->high - 1) + " | " +
+           pct(b->held_out_coverage) + " |\n";
   }
   return out;
 }

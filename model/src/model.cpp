@@ -525,9 +525,9 @@ json to_json(const sizing& s, const hardware_profile& hw, const workload& w, con
     out["interval"] = {
         {"low", s.interval->low},           {"high", s.interval->high},
         {"coverage", s.interval->coverage}, {"held_out_coverage", s.interval->held_out_coverage},
-        {"family", s.interval->family},     {"method", s.interval->method},
-        {"rows", s.interval->rows},         {"widened", s.interval->widened},
-        {"basis", s.interval->basis()}};
+        {"family", s.interval->family},     {"shared", s.interval->shared},
+        {"method", s.interval->method},     {"rows", s.interval->rows},
+        {"widened", s.interval->widened},   {"basis", s.interval->basis()}};
   } else {
     out["interval"] = nullptr;
   }

@@ -821,7 +821,7 @@ TEST_CASE("calibration: both sets, every stack, held-out errors against the docu
   // every family the 80% band holds 70-90% of each source's rows when built without them.
   CHECK_THAT(text, Catch::Contains("| first_principles | gpt |"));
   const json shipped = read_json_file(config_dir() / "model" / "error_bands.json");
-  CHECK(shipped == to_json(report.bands));
+  CHECK(shipped == to_json(report.shipped_bands()));
   for (const error_band& b : report.bands) {
     INFO(b.method << " " << b.family);
     CHECK(b.low < 1);
@@ -874,8 +874,9 @@ TEST_CASE(
   wrong["coverage"] = 0.9;
   CHECK_THROWS_WITH(parse_error_bands(wrong, "bands.json"), Catch::Contains("/coverage"));
 
-  // The same rows from two sources: no band of the family's own; its rows are held to every
-  // family's, built without their source (10 rows: the 1st and 10th smallest), 9 of 10 each.
+  // The same rows from two sources: no band of the family's own. Its band is every family's
+  // widened to its own rows' extremes (0.60 and 1.55, beyond the 2nd and 19th); held out, built
+  // without their source (10 rows: the 1st and 10th smallest), 9 of 10 each.
   for (int i = 0; i < 20; ++i) rows[static_cast<std::size_t>(i)].source_group = i % 2 ? "b" : "a";
   bands = error_bands(rows);
   REQUIRE(bands.size() == 1);
@@ -884,9 +885,32 @@ TEST_CASE(
   REQUIRE(shared.size() == 1);
   CHECK(shared[0].family == "x");
   CHECK(shared[0].shared);
-  CHECK(shared[0].low == Approx(bands[0].low));
-  CHECK(shared[0].high == Approx(bands[0].high));
+  CHECK(bands[0].low == Approx(0.65));
+  CHECK(shared[0].low == Approx(0.60));
+  CHECK(shared[0].high == Approx(1.55));
   CHECK(shared[0].held_out_coverage == Approx(0.9));
+  // Written with its mark, and read back so.
+  const std::vector<error_band> written = parse_error_bands(to_json(shared), "bands.json");
+  REQUIRE(written.size() == 1);
+  CHECK(written[0].shared);
+
+  // A third family of two rows from one source, both far above the rest (2.0 and 2.2): its band
+  // reaches its own largest ratio where every family's band stops at 1.55.
+  for (const double published : {200.0, 220.0}) {
+    calibration_row r = rows[0];
+    r.family = "y";
+    r.source_group = "c";
+    r.published = published;
+    rows.push_back(r);
+  }
+  const std::vector<error_band> with_y = shared_bands(rows);
+  const auto y = std::find_if(with_y.begin(), with_y.end(),
+                              [](const error_band& b) { return b.family == "y"; });
+  REQUIRE(y != with_y.end());
+  CHECK(y->high == Approx(2.2));
+  // Held out, its one source leaves none of its rows: every family's band of the rest, which
+  // holds neither.
+  CHECK(y->held_out_coverage == Approx(0.0));
 }
 
 TEST_CASE(
@@ -918,6 +942,18 @@ TEST_CASE(
   CHECK_THAT(b200.interval->widened[0], Catch::Contains("assumed GEMM efficiency"));
   CHECK(b200.interval->low_ratio == Approx(band("gpt").low * (1 - c.band_widening)));
   CHECK(b200.interval->high_ratio == Approx(band("gpt").high * (1 + c.band_widening)));
+  // A mixture of experts has too few published runs for a band of its own: every family's band
+  // widened to theirs, and the basis says so.
+  model::run_options four;
+  four.nodes = 4;
+  const sizing experts = predict(load_catalog("dgx-h100"), load_workload("mixtral-8x7b"), c, four);
+  REQUIRE(experts.interval);
+  CHECK(experts.interval->family == "moe");
+  CHECK(experts.interval->shared);
+  CHECK(experts.interval->held_low <= band("all").low);
+  CHECK(experts.interval->held_high >= band("all").high);
+  CHECK_THAT(experts.interval->basis(), Catch::Contains("every family's band widened to the "
+                                                        "smallest and largest error of the"));
   // A ViT belongs to no calibrated family: every family's band, and the reason.
   const sizing vit = predict(load_catalog("dgx-h100"), load_workload("vit-b16"), c);
   REQUIRE(vit.interval);

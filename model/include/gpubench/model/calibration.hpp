@@ -91,15 +91,15 @@ struct error_band {
   // The share of rows inside the band built from the other sources' rows only.
   double held_out_coverage = 0;
   // The family has too few rows or sources for a band of its own: low and high are every
-  // family's, held to this family's rows (shared_bands; never in the bands file).
+  // family's, widened to this family's own smallest and largest ratio (shared_bands).
   bool shared = false;
 };
 inline constexpr double band_coverage = 0.8;
 
 // Per method, per family with enough rows and for all: the bands of a report's rows.
 [[nodiscard]] std::vector<error_band> error_bands(const std::vector<calibration_row>& rows);
-// Per method, the families whose predictions take every family's band, with how often it held
-// their rows, each built without the row's source.
+// Per method, the families whose predictions take every family's band widened to their own
+// rows' extremes, with how often it held their rows, each built without the row's source.
 [[nodiscard]] std::vector<error_band> shared_bands(const std::vector<calibration_row>& rows);
 // The band of published / predicted ratios: of n ratios, the floor((n+1)(1-c)/2)-th and
 // ceil((n+1)(1+c)/2)-th smallest for c = band_coverage (split-conformal ranks, held to the
@@ -120,6 +120,8 @@ struct calibration_report {
   error_summary all;
   std::vector<error_band> bands;
   std::vector<error_band> shared_bands;  // the families without a band of their own
+  // What configs/model/error_bands.json holds: the bands, then the shared ones.
+  [[nodiscard]] std::vector<error_band> shipped_bands() const;
 };
 
 // Told after each source group's held-out refit: how many of how many are done. Called from
