@@ -409,7 +409,7 @@ struct steady_state {
 // (Little's law: lambda x (O - 1) steps x the step time of them), each step stretched by the
 // prefill work of the arrivals (a share rho = lambda x t_p of the GPU's time).
 steady_state at_rate(const machine& m, const llm_shape& s, double lambda, double I, double O,
-                     bool poisson) {
+                     double queued_share) {
   steady_state st;
   const double chunk = m.stack.max_batched_tokens > 0
                            ? std::min(I, static_cast<double>(m.stack.max_batched_tokens))
@@ -442,10 +442,11 @@ steady_state at_rate(const machine& m, const llm_shape& s, double lambda, double
     }
     decoding = 0.5 * (decoding + next);
   }
-  // A new prompt waits for the step under way, then its chunks ride the next steps; Poisson
-  // arrivals also queue for the prefill work (M/D/1: rho t_p / 2(1 - rho)).
-  double wait = t_it / 2;
-  if (poisson) wait += rho * st.prefill_s / (2 * (1 - rho));
+  // A new prompt waits for the step under way and queues for the prefill work of the prompts
+  // ahead of it (M/D/1 at the load it sees: queued_share of rho), then its chunks ride the next
+  // steps.
+  const double seen = rho * queued_share;
+  const double wait = t_it / 2 + seen * st.prefill_s / (2 * (1 - seen));
   st.ttft_s = wait + st.prefill_s + chunks * st.decode.seconds;
   st.tpot_s = t_it;
   st.e2e_s = st.ttft_s + (O - 1) * t_it;
@@ -455,16 +456,19 @@ steady_state at_rate(const machine& m, const llm_shape& s, double lambda, double
 }
 
 // A closed loop of `in_flight` requests: the rate at which lambda x e2e(lambda) = in_flight
-// (e2e grows with lambda and without bound as rho nears 1, so bisection finds it).
+// (e2e grows with lambda and without bound as rho nears 1, so bisection finds it). An arrival
+// sees the loop as it is with one request fewer (the arrival theorem of closed networks), so
+// (C - 1)/C of the prefill load queues ahead of it: none for one request alone.
 steady_state closed_loop(const machine& m, const llm_shape& s, double in_flight, double I,
                          double O) {
-  const steady_state probe = at_rate(m, s, 0, I, O, false);
+  const double share = in_flight > 1 ? (in_flight - 1) / in_flight : 0;
+  const steady_state probe = at_rate(m, s, 0, I, O, share);
   double lo = 0;
   double hi = 1 / probe.prefill_s;
   steady_state best = probe;
   for (int i = 0; i < 80; ++i) {
     const double mid = 0.5 * (lo + hi);
-    const steady_state st = at_rate(m, s, mid, I, O, false);
+    const steady_state st = at_rate(m, s, mid, I, O, share);
     if (!st.stable || mid * st.e2e_s > in_flight) {
       hi = mid;
     } else {
@@ -813,7 +817,7 @@ serving_result predict_serving(const hardware_profile& hw, const workload& w, co
     r.max_requests_per_s = full.requests_per_s * replicas;
     if (o.load == serving_load::rate) {
       const double lambda = o.load_value / replicas;
-      st = at_rate(m, s, lambda, I, O, true);
+      st = at_rate(m, s, lambda, I, O, 1);
       if (!st.stable || lambda >= full.requests_per_s || st.e2e_s * lambda > per_replica_max) {
         r.over_capacity = true;
         st = full;
