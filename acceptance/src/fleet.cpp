@@ -41,10 +41,10 @@ int severity(rule_status s) {
 // The hosts of a results file: every node of a multi-node run, else the machine's own name.
 std::vector<std::string> hosts_of(const results_document& doc, const std::string& file) {
   std::vector<std::string> hosts;
-  if (doc.nodes.size() > 1) {
-    for (const node_entry& n : doc.nodes) hosts.push_back(n.host);
-  } else {
-    hosts.push_back(doc.system.host.empty() ? fs::path(file).stem().string() : doc.system.host);
+  for (const detail::machine_view& m : detail::machines_of(doc)) {
+    hosts.push_back(m.host                   ? *m.host
+                    : m.system->host.empty() ? fs::path(file).stem().string()
+                                             : m.system->host);
   }
   return hosts;
 }
