@@ -240,8 +240,9 @@ std::string bands_table(const calibration_report& report) {
       "\nError band: published / predicted over the rows predicted without their source, between "
       "the ranks that hold at least " +
       pct(band_coverage) +
-      " of a next row (split-conformal; docs/model.md, \"Error band\"); a family of fewer than "
-      "9 rows or 4 sources takes every family's band widened to its own rows' smallest and "
+      " of a next row (split-conformal; docs/model.md, \"Error band\"); a family of fewer than " +
+      std::to_string(min_family_rows) + " rows or " + std::to_string(min_family_groups) +
+      " sources takes every family's band widened to its own rows' smallest and "
       "largest ratio; held-out coverage: the share of each "
       "source's rows inside the band built from the other sources' rows, which should be near " +
       pct(band_coverage) +

@@ -302,7 +302,8 @@ void add_layers(step_time& t, const machine& m, const llm_shape& s, double token
   add_gemm(t, m, sequences, s.vocab / s.T, s.h, 1, false);
 }
 
-// The GPU's idle time between kernels and the engine's work per step (docs/serving.md).
+// What the step's kernels cost beyond their bytes and FLOPs (each one's boundary, and under CUDA
+// graphs a small kernel's setup and teardown) and the engine's work per step (docs/serving.md).
 void add_overhead(step_time& t, const machine& m, const llm_shape& s, bool graphs) {
   const double kernels =
       s.stage_layers * (kernels_per_layer + (s.T > 1 ? kernels_per_tensor_split : 0) +

@@ -1,5 +1,6 @@
-// calibrate --serve: the serving model against the published serving figures it was never fitted
-// on (configs/calibration/serving.json; docs/serving.md, "Held to published figures").
+// calibrate --serve: the serving model against published serving figures
+// (configs/calibration/serving.json; docs/serving.md, "Held to published figures"), which fit
+// one constant; --fit predicts each source group by a fit made without it.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -303,8 +304,9 @@ json to_json(const std::vector<serving_band>& bands) {
   return json{{"schema", serving_bands_schema},
               {"about",
                "gpubench calibrate --serve --bands: per figure, published / predicted over the "
-               "published serving rows (configs/calibration/serving.json, none fitted on), the "
-               "split-conformal ranks that hold at least `coverage` of a next row between, and "
+               "published serving rows (configs/calibration/serving.json), each predicted by the "
+               "fit made without its source group, the split-conformal ranks that hold at least "
+               "`coverage` of a next row between, and "
                "how often a band built "
                "without a source group held that group's rows (docs/serving.md, 'Error band')"},
               {"coverage", band_coverage},
@@ -351,8 +353,9 @@ void apply_serving_bands(serving_result& r, const std::vector<serving_band>& ban
   }
   if (!parts.empty()) {
     r.interval_basis = fmt(band_coverage * 100) +
-                       "% of the published serving runs (TensorRT-LLM, NIM; nothing fitted on "
-                       "them) fell in this range around the model's answers: " +
+                       "% of the published serving runs (configs/calibration/serving.json), each "
+                       "predicted by a fit made without its source, fell in this range around the "
+                       "model's answers: " +
                        join(parts, "; ");
   }
 }

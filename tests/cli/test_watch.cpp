@@ -208,7 +208,12 @@ TEST_CASE("watch: a training loop bound by its own thread is CPU-bound, in the j
   REQUIRE(r.exit_code == 0);
   const json doc = watched(out);
   CHECK(doc.at("verdict").at("limiting_component") == "cpu");
-  if (doc.at("summary").at("cpu_cores_allowed").get<double>() >= 2) {
+  // The thread is named where a core was left idle to the job; where other processes took the
+  // rest (a loaded CI machine), every core it could have was busy, which the verdict says instead.
+  const json& summary = doc.at("summary");
+  if (summary.at("cpu_cores_available").get<double>() -
+          summary.at("cpu_cores_used").get<double>() >=
+      0.5) {
     CHECK(doc.at("verdict").dump().find("the job's own process runs a thread flat out") !=
           std::string::npos);
   }

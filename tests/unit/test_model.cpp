@@ -860,8 +860,9 @@ TEST_CASE(
   // Of n = 20: the floor(21 x 0.1) = 2nd and the ceil(21 x 0.9) = 19th smallest.
   CHECK(x.low == Approx(0.65));
   CHECK(x.high == Approx(1.50));
-  // Each source left out leaves three, fewer than a family band needs: every family's band of
-  // the other 15 rows, whose 1st and 15th smallest are the ends. a's 0.60 falls below
+  // Each source left out leaves three, fewer than a family band needs: the shared band of the
+  // other 15 rows (every family's, whose 1st and 15th smallest are the ends, widened to the
+  // family's own extremes, the same rows here). a's 0.60 falls below
   // [0.65, 1.55], d's 1.55 above [0.60, 1.50]: 18 of 20 inside.
   CHECK(x.held_out_coverage == Approx(0.9));
   CHECK(bands[1].family == "all");
@@ -873,6 +874,10 @@ TEST_CASE(
   json wrong = to_json(bands);
   wrong["coverage"] = 0.9;
   CHECK_THROWS_WITH(parse_error_bands(wrong, "bands.json"), Catch::Contains("/coverage"));
+  json twice = to_json(bands);
+  twice["bands"].push_back(twice["bands"][0]);
+  CHECK_THROWS_WITH(parse_error_bands(twice, "bands.json"),
+                    Catch::Contains("one band per family and method"));
 
   // The same rows from two sources: no band of the family's own. Its band is every family's
   // widened to its own rows' extremes (0.60 and 1.55, beyond the 2nd and 19th); held out, built

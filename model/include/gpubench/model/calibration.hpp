@@ -6,6 +6,7 @@
 // of its source (docs/model.md, "Calibration").
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -95,6 +96,9 @@ struct error_band {
   bool shared = false;
 };
 inline constexpr double band_coverage = 0.8;
+// A family's own band needs this many usable rows, from this many source groups.
+inline constexpr int min_family_rows = 9;
+inline constexpr std::size_t min_family_groups = 4;
 
 // Per method, per family with enough rows and for all: the bands of a report's rows.
 [[nodiscard]] std::vector<error_band> error_bands(const std::vector<calibration_row>& rows);

@@ -51,7 +51,8 @@ struct serving_constants {
   // A weight-only quantised GEMM (int8/int4 weights, 16-bit activations) runs at this share of
   // the 16-bit GEMM rate when compute-bound: the dequantisation in the main loop.
   double weight_only_compute_fraction = 0.7;
-  // The GPU's gap between back-to-back kernels of a CUDA graph.
+  // What each kernel of a CUDA-graph step costs beyond its bytes and FLOPs: its boundary in the
+  // replay and a small kernel's setup and teardown (fitted; configs/model/serving.json).
   double graph_kernel_gap_us = 1.0;
   std::vector<std::pair<std::string, std::string>> sources;
   std::vector<serving_stack> stacks;
@@ -253,7 +254,8 @@ struct serving_fit {
   serving_constants fitted;
   std::vector<std::pair<std::string, double>> values;  // "graph_kernel_gap_us" -> value
   serving_check in_fit;
-  serving_check held_out;  // each row by constants fitted without its source group
+  serving_check held_out;  // each row by constants fitted without its source group (none for
+                           // a file of one source group)
 };
 [[nodiscard]] serving_fit fit_serving(const json& rows, const std::string& file, const constants& c,
                                       const serving_constants& sc);
