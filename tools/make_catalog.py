@@ -98,6 +98,11 @@ HBM_MEASURED = {
     "v100-sxm2-32gb": (795 / 900, GPUINSPECTOR.format("v100_sxm2.md", "794.6 (740.02 GiB/s, 1.4 GiB buffers)", "11.8")),
     "a100-sxm4-40gb": (1311 / 1555, GPUINSPECTOR.format("a100_sxm2.md", "1310.7 (1220.7 GiB/s) on a DGX A100",
                                                         "11.7")),
+    "a100-sxm4-80gb": (1709.4 / 2039, "github:aturner-epcc/uknss-benchmark-babelstream "
+                                      "README.md@464294ed30571f5743051f4b0b32e29eb52e54a6 ('Example performance data', "
+                                      "Tursa): BabelStream 5.0 CUDA Copy 1709.4 GB/s (Triad 1724.8) on an NVIDIA "
+                                      "A100-SXM4-80GB, 2^25 doubles per array; RRZE-HPC/gpu-benches gpu-stream "
+                                      "a100_80.txt@1038c5d0 gives 1737 GB/s for its copy-like scale kernel"),
     "h100-sxm5-80gb": (2958 / 3350, "gpubench hbm.copy 2953-2962 GB/s on an H100 SXM 80GB HBM3 (torch copy_ "
                                     "2994-2999); docs/validation/gpu-h100-2026-11-24.md"),
 }

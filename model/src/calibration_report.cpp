@@ -242,8 +242,8 @@ std::string bands_table(const calibration_report& report) {
       pct(band_coverage) +
       " of a next row (split-conformal; docs/model.md, \"Error band\"); a family of fewer than " +
       std::to_string(min_family_rows) + " rows or " + std::to_string(min_family_groups) +
-      " sources takes every family's band widened to its own rows' smallest and "
-      "largest ratio; held-out coverage: the share of each "
+      " sources takes every family's band joined with its own rows' band; held-out coverage: the "
+      "share of each "
       "source's rows inside the band built from the other sources' rows, which should be near " +
       pct(band_coverage) +
       ".\n\n| method | family | rows | low | high | held-out coverage "
@@ -253,7 +253,7 @@ std::string bands_table(const calibration_report& report) {
   for (const error_band& b : report.shared_bands) listed.push_back(&b);
   for (const error_band* b : listed) {
     out += "| " + b->method + " | " + b->family +
-           (b->shared ? " (every family's band, widened to its rows)" : "") + " | " +
+           (b->shared ? " (every family's band, joined with its own)" : "") + " | " +
            std::to_string(b->rows) + " | " + pct(b->low - 1) + " | +" + pct(b->high - 1) + " | " +
            pct(b->held_out_coverage) + " |\n";
   }

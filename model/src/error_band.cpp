@@ -22,7 +22,7 @@ namespace {
 
 inline constexpr const char* bands_schema = "gpubench.error-bands/1";
 // A family's own band needs min_family_rows rows from min_family_groups source groups; with fewer
-// its predictions take every family's band widened to the family's rows (shared_band). Rows of a
+// its predictions take every family's band joined with the family's own (shared_band). Rows of a
 // few sources share their sources' bias: a band of them holds those sources, not the next one
 // (held out, moe's 3 sources held 56% and transformer-xl's 2 held 45% in their own 80% bands).
 bool has_own_band(int kept, std::size_t groups) {
@@ -66,18 +66,18 @@ std::pair<double, double> band_of(const std::vector<sample>& samples, auto keep,
   return ratio_band(std::move(ratios));
 }
 
-// Every family's band, widened to the smallest and largest ratio of the family's own rows: the
+// Every family's band joined with the family's own (the same conformal ranks over its rows): the
 // band of a family with too few rows or sources for one of its own. Its rows' errors may lean
-// one way (a mechanism the model lacks), which every family's band alone would hide.
+// one way (a mechanism the model lacks), which every family's band alone would hide; its own
+// band alone, from so few sources, would not hold the next source.
 std::pair<double, double> shared_band(const std::vector<sample>& samples, const std::string& family,
                                       const std::string& left_out, int& kept) {
   auto band = band_of(
       samples, [&](const sample& s) { return s.group != left_out; }, kept);
-  for (const sample& s : samples) {
-    if (s.family != family || s.group == left_out) continue;
-    band.first = std::min(band.first, s.ratio);
-    band.second = std::max(band.second, s.ratio);
-  }
+  int own = 0;
+  const auto mine = band_of(
+      samples, [&](const sample& s) { return s.family == family && s.group != left_out; }, own);
+  if (own > 0) band = {std::min(band.first, mine.first), std::max(band.second, mine.second)};
   return band;
 }
 
@@ -196,7 +196,7 @@ json to_json(const std::vector<error_band>& bands) {
            "(from " +
                std::to_string(min_family_rows) + " rows of " + std::to_string(min_family_groups) +
                " sources) and for all; `shared`: a family with fewer, whose band is every "
-               "family's widened to its own rows' smallest and largest ratio"},
+               "family's joined with the same ranks over its own rows"},
           {"coverage", band_coverage},
           {"bands", std::move(list)}};
 }
@@ -244,11 +244,10 @@ std::string prediction_interval::basis() const {
                            fmt(held_out_coverage * 100) + "% of each source's ";
   std::string out =
       shared
-          ? "every family's band widened to the smallest and largest error of the " +
-                std::to_string(rows) + " published " + family + " runs, too few rows or " +
-                "sources for a band of their own: " + fmt((held_low - 1) * 100) + "% / +" +
-                fmt((held_high - 1) * 100) + "% " + made + family +
-                " runs inside such a band built without it)"
+          ? "every family's band joined with the band of the " + std::to_string(rows) +
+                " published " + family + " runs, too few rows or sources for a band of their " +
+                "own: " + fmt((held_low - 1) * 100) + "% / +" + fmt((held_high - 1) * 100) + "% " +
+                made + family + " runs inside such a band built without it)"
           : fmt(coverage * 100) + "% of " + std::to_string(rows) + " published " +
                 (family == every_family ? "runs of every family" : family + " runs") +
                 " fell within " + fmt((held_low - 1) * 100) + "% / +" + fmt((held_high - 1) * 100) +

@@ -92,7 +92,7 @@ struct error_band {
   // The share of rows inside the band built from the other sources' rows only.
   double held_out_coverage = 0;
   // The family has too few rows or sources for a band of its own: low and high are every
-  // family's, widened to this family's own smallest and largest ratio (shared_bands).
+  // family's joined with the same ranks over this family's rows (shared_bands).
   bool shared = false;
 };
 inline constexpr double band_coverage = 0.8;
@@ -102,7 +102,7 @@ inline constexpr std::size_t min_family_groups = 4;
 
 // Per method, per family with enough rows and for all: the bands of a report's rows.
 [[nodiscard]] std::vector<error_band> error_bands(const std::vector<calibration_row>& rows);
-// Per method, the families whose predictions take every family's band widened to their own
+// Per method, the families whose predictions take every family's band joined with their own
 // rows' extremes, with how often it held their rows, each built without the row's source.
 [[nodiscard]] std::vector<error_band> shared_bands(const std::vector<calibration_row>& rows);
 // The band of published / predicted ratios: of n ratios, the floor((n+1)(1-c)/2)-th and

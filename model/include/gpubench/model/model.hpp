@@ -194,7 +194,7 @@ struct prediction_interval {
   double coverage = 0.8;         // the share of held-out published runs the band is built to hold
   double held_out_coverage = 0;  // the share it held, each source left out of its own band
   std::string family;            // whose rows set it ("all": every family's)
-  bool shared = false;           // every family's band widened to the family's rows (error_band)
+  bool shared = false;           // every family's band joined with the family's (error_band)
   std::string method;            // first_principles | anchored
   int rows = 0;
   std::vector<std::string> widened;         // why it is wider than those errors alone
