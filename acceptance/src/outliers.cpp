@@ -27,17 +27,18 @@ void add_measurements(const results_document& doc, const std::string& host, figu
   };
   std::unordered_map<std::pair<std::string, int>, const gpu_info*, decltype(hash)> by_index(
       gpus.size(), hash);
-  for (const gpu_view& g : gpus) {
-    by_index[{doc.nodes.size() > 1 ? g.host : std::string(), g.gpu->index}] = g.gpu;
-  }
+  // A GPU's host is its node's, or "" for the one machine (gpus_of); a result's the same
+  // (host_of).
+  for (const gpu_view& g : gpus) by_index[{g.host, g.gpu->index}] = g.gpu;
   for (const result& r : doc.results) {
     if (r.status != result_status::ok) continue;
-    const std::string where_measured = doc.nodes.size() > 1 ? r.host : host;
+    const std::string node = host_of(r, doc);
+    const std::string where_measured = node.empty() ? host : node;
     std::optional<int> gpu;
     if (const auto index = axis_number(r.axes, "gpu")) gpu = static_cast<int>(*index);
     const gpu_info* info = nullptr;
     if (gpu) {
-      const auto it = by_index.find({doc.nodes.size() > 1 ? where_measured : std::string(), *gpu});
+      const auto it = by_index.find({node, *gpu});
       if (it != by_index.end()) info = it->second;
     }
     const std::string where = gpu ? format_axes(r.axes, "gpu") : format_axes(r.axes);

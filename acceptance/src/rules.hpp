@@ -35,7 +35,8 @@ struct gpu_view {
   std::string name;
 };
 // The machines of a results file: every node of a multi-node run, else the one machine, which
-// has no host (rules name it "machine"). The one place that choice is made.
+// has no host (rules name it "machine"). The one place that choice is made for a file's machines;
+// host_of makes it for a result.
 struct machine_view {
   const std::string* host = nullptr;
   const system_info* system = nullptr;
