@@ -79,26 +79,38 @@ namespace {
 // A cell a spreadsheet would run as a formula: text (host names, GPU names, errors come from
 // the machine and the results file) starting with = + - @ or a tab or carriage return. A number
 // ("-3.5", "+1e5") is a number and stays one.
-bool formula_like(const std::string& text) {
+bool formula_like(std::string_view text) {
   if (text.empty() || std::string_view("=+-@\t\r").find(text.front()) == std::string_view::npos) {
     return false;
   }
+  const std::string copy(text);  // strtod needs the terminator
   char* end = nullptr;
-  (void)std::strtod(text.c_str(), &end);
-  return end != text.c_str() + text.size();
+  (void)std::strtod(copy.c_str(), &end);
+  return end != copy.c_str() + copy.size();
 }
 
 }  // namespace
 
-std::string csv_field(const std::string& value) {
-  std::string text = formula_like(value) ? "'" + value : value;
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char c : text) {
+void append_csv_field(std::string& out, std::string_view value) {
+  const bool formula = formula_like(value);
+  if (!formula && value.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out += value;
+    return;
+  }
+  const bool quoted = value.find_first_of(",\"\r\n") != std::string_view::npos;
+  if (quoted) out += '"';
+  if (formula) out += '\'';
+  for (const char c : value) {
     if (c == '"') out += '"';
     out += c;
   }
-  return out + "\"";
+  if (quoted) out += '"';
+}
+
+std::string csv_field(const std::string& value) {
+  std::string out;
+  append_csv_field(out, value);
+  return out;
 }
 
 }  // namespace gpubench

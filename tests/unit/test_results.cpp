@@ -4,6 +4,7 @@
 
 #include "gpubench/core/detail/results_fast.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/format.hpp"
 #include "gpubench/core/json.hpp"
 #include "gpubench/core/output_file.hpp"
 #include "gpubench/core/results.hpp"
@@ -353,4 +354,20 @@ TEST_CASE("a result's info read from its file is viewed where it lies, as if con
   // An unchanged copy shares the stored conversion: the info is the document's, not converted.
   const result shared = read.results.back();
   CHECK(&shared.info.get() == &stored.get());
+}
+
+TEST_CASE("a CSV cell: quoted where it must be, a formula shown as text", "[unit][results]") {
+  CHECK(csv_field("gemm") == "gemm");
+  CHECK(csv_field("a,b") == "\"a,b\"");
+  CHECK(csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  CHECK(csv_field("two\nlines") == "\"two\nlines\"");
+  // A formula gets a leading ', inside the quotes where the cell needs them; a number stays one.
+  CHECK(csv_field("=1+1") == "'=1+1");
+  CHECK(csv_field("=SUM(A1,B1)") == "\"'=SUM(A1,B1)\"");
+  CHECK(csv_field("-3.5") == "-3.5");
+  CHECK(csv_field("-x") == "'-x");
+  // Appended cells are the same text.
+  std::string row = "x,";
+  append_csv_field(row, "=SUM(A1,B1)");
+  CHECK(row == "x,\"'=SUM(A1,B1)\"");
 }

@@ -24,6 +24,8 @@ namespace gpubench {
 // formula-like cell gets a leading ' first (OWASP's CSV-injection advice), so it shows as the text
 // it is.
 [[nodiscard]] std::string csv_field(const std::string& value);
+// The same cell appended to `out`: a file of a million cells makes no string for each.
+void append_csv_field(std::string& out, std::string_view value);
 
 // A plain text table: columns padded to the widest cell, two spaces apart.
 class text_table {
