@@ -300,11 +300,8 @@ void check_peer_access(const results_document& doc, const std::vector<gpu_view>&
     const auto pair = axis_text(r.axes, "pair");
     const auto access = r.info.view()["peer_access"].boolean();
     if (!pair || !access) continue;
-    const auto ends = split(*pair, '>');
-    if (ends.size() != 2) continue;
-    if (nvlinked.count(std::stoi(ends[0])) == 0 || nvlinked.count(std::stoi(ends[1])) == 0) {
-      continue;
-    }
+    const auto ends = parse_gpu_pair(*pair);
+    if (!ends || nvlinked.count(ends->first) == 0 || nvlinked.count(ends->second) == 0) continue;
     any = true;
     if (!*access && std::find(missing.begin(), missing.end(), *pair) == missing.end()) {
       missing.push_back(*pair);

@@ -3,11 +3,11 @@
 // both at once. Copies are held behind spin kernels while queued, timed with events; each byte
 // transferred counts once. SM copies need peer access: a pair without it is skipped ("waived").
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 
 #include "gpubench/core/config.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/results.hpp"
 #include "gpubench/harness/benchmark.hpp"
 #include "gpubench/harness/context.hpp"
 
@@ -20,15 +20,12 @@ namespace gpubench {
 namespace {
 
 std::pair<int, int> parse_pair(const std::string& text) {
-  int src = -1;
-  int dst = -1;
-  char tail = 0;
-  if (std::sscanf(text.c_str(), "%d>%d%c", &src, &dst, &tail) != 2 || src < 0 || dst < 0 ||
-      src == dst) {
+  const auto pair = parse_gpu_pair(text);
+  if (!pair) {
     throw std::invalid_argument("expected SRC>DST with two different GPU indices, got '" + text +
                                 "'");
   }
-  return {src, dst};
+  return *pair;
 }
 
 #if GPUBENCH_HAVE_CUDA

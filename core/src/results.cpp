@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -113,6 +114,22 @@ std::optional<std::string> axis_text(const json& axes, std::string_view name) {
   if (!axes.is_object() || !axes.contains(key)) return std::nullopt;
   const json& v = axes.at(key);
   return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+std::optional<std::pair<int, int>> parse_gpu_pair(std::string_view text) {
+  const auto arrow = text.find('>');
+  if (arrow == std::string_view::npos) return std::nullopt;
+  const auto index = [](std::string_view digits) -> std::optional<int> {
+    int value = -1;
+    const char* end = digits.data() + digits.size();
+    const auto [stop, error] = std::from_chars(digits.data(), end, value);
+    if (digits.empty() || error != std::errc() || stop != end || value < 0) return std::nullopt;
+    return value;
+  };
+  const auto src = index(text.substr(0, arrow));
+  const auto dst = index(text.substr(arrow + 1));
+  if (!src || !dst || *src == *dst) return std::nullopt;
+  return std::pair{*src, *dst};
 }
 
 std::optional<double> axis_number(const json& axes, std::string_view name) {

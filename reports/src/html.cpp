@@ -182,17 +182,11 @@ std::string link_heat_map(const machine_report& report) {
        vocabulary::select(report.results, measurements::peer_ce_one_way)) {
     const auto pair = axis_text(r.from->axes, "pair");
     if (!pair) continue;
-    const auto parts = split(*pair, '>');
-    if (parts.size() != 2) continue;
-    try {
-      const int from = std::stoi(parts[0]);
-      const int to = std::stoi(parts[1]);
-      gpus.insert(from);
-      gpus.insert(to);
-      keep(from, to, bytes_of(r), r.value());
-    } catch (const std::exception&) {
-      continue;
-    }
+    const auto ends = parse_gpu_pair(*pair);
+    if (!ends) continue;
+    gpus.insert(ends->first);
+    gpus.insert(ends->second);
+    keep(ends->first, ends->second, bytes_of(r), r.value());
   }
   const std::string title = "Host and peer copy bandwidth (copy engine, one way, GB/s)";
   if (best.empty()) {

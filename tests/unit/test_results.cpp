@@ -371,3 +371,14 @@ TEST_CASE("a CSV cell: quoted where it must be, a formula shown as text", "[unit
   append_csv_field(row, "=SUM(A1,B1)");
   CHECK(row == "x,\"'=SUM(A1,B1)\"");
 }
+
+TEST_CASE("a GPU pair axis is two different indices, anything else is refused", "[unit][results]") {
+  CHECK(parse_gpu_pair("0>1") == std::pair{0, 1});
+  CHECK(parse_gpu_pair("7>12") == std::pair{7, 12});
+  // Read from results files, which are input: none of these may throw (fuzz.results found
+  // "0>G" ending validate through std::stoi).
+  for (const char* bad : {"0>G", "0>0", ">1", "1>", "-1>2", "1>2>3", "1 >2", "01x>2", "", "1"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_gpu_pair(bad));
+  }
+}

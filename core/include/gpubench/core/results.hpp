@@ -99,6 +99,9 @@ void from_json(const json& j, result& r);
 [[nodiscard]] std::optional<double> metric_median(const result& r, std::string_view metric);
 [[nodiscard]] const metric_summary* find_metric(const result& r, std::string_view metric);
 [[nodiscard]] std::optional<std::string> axis_text(const json& axes, std::string_view name);
+// A GPU pair axis ("SRC>DST", p2p.copy's `pair`): two different non-negative indices, or nullopt
+// for anything else (a results file is input, never trusted).
+[[nodiscard]] std::optional<std::pair<int, int>> parse_gpu_pair(std::string_view text);
 // The unit and direction a results document gives a benchmark's metric (every result of one
 // benchmark declares a metric alike); nullopt where no result of it has the metric.
 [[nodiscard]] std::optional<metric_unit> declared_unit(const results_document& doc,
