@@ -93,11 +93,11 @@ bool formula_like(std::string_view text) {
 
 void append_csv_field(std::string& out, std::string_view value) {
   const bool formula = formula_like(value);
-  if (!formula && value.find_first_of(",\"\r\n") == std::string_view::npos) {
+  const bool quoted = value.find_first_of(",\"\r\n") != std::string_view::npos;
+  if (!formula && !quoted) {
     out += value;
     return;
   }
-  const bool quoted = value.find_first_of(",\"\r\n") != std::string_view::npos;
   if (quoted) out += '"';
   if (formula) out += '\'';
   for (const char c : value) {

@@ -87,11 +87,12 @@ serving_fit fit_serving(const json& doc, const std::string& file, const constant
   // Held out: each source group predicted by the constants fitted on the others; the checks of
   // the groups joined into one. A file of one source group has none to hold out.
   std::vector<serving_check_row> rows;
-  for (const std::string& group : groups) {
-    if (groups.size() < 2) break;
-    const serving_constants without = fit_on(rows_without(doc, group, false), file, c, sc);
-    serving_check part = check_serving(rows_without(doc, group, true), file, c, without);
-    for (serving_check_row& r : part.rows) rows.push_back(std::move(r));
+  if (groups.size() > 1) {
+    for (const std::string& group : groups) {
+      const serving_constants without = fit_on(rows_without(doc, group, false), file, c, sc);
+      serving_check part = check_serving(rows_without(doc, group, true), file, c, without);
+      for (serving_check_row& r : part.rows) rows.push_back(std::move(r));
+    }
   }
   out.held_out.rows = std::move(rows);
   summarise(out.held_out);

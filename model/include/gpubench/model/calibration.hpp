@@ -102,8 +102,8 @@ inline constexpr std::size_t min_family_groups = 4;
 
 // Per method, per family with enough rows and for all: the bands of a report's rows.
 [[nodiscard]] std::vector<error_band> error_bands(const std::vector<calibration_row>& rows);
-// Per method, the families whose predictions take every family's band joined with their own
-// rows' extremes, with how often it held their rows, each built without the row's source.
+// Per method, the families whose predictions take every family's band joined with the same ranks
+// over their own rows, with how often it held their rows, each built without the row's source.
 [[nodiscard]] std::vector<error_band> shared_bands(const std::vector<calibration_row>& rows);
 // The band of published / predicted ratios: of n ratios, the floor((n+1)(1-c)/2)-th and
 // ceil((n+1)(1+c)/2)-th smallest for c = band_coverage (split-conformal ranks, held to the
