@@ -63,9 +63,20 @@ GEMM_EFF_UNCONFIRMED = {
 # A GPU nobody measured is assumed no more efficient than the measured generation before it, at each
 # precision (issue 41: B200 at the 0.8 default came out 2-3.5x an H100 where published runs show
 # 1.35-2x). B200 also trades clocks for power at its 1000 W cap, as H100 does at 700 W; GB200, the same
-# Blackwell GPU at up to 1200 W, likewise (Azure's cuBLASLt fp8 peak on ND GB200 v6, 2907 of 5000 TFLOP/s,
-# is 0.58, no better).
-PREVIOUS_GENERATION = {"b200": "h100", "gb200": "h100"}
+# Blackwell GPU at up to 1200 W, likewise where it has no measurement of its own. A B200 is also held to
+# what its 1200 W sibling measured: no better than the GB200 at a precision the GB200 has one of.
+PREVIOUS_GENERATION = {"b200": ("h100", "gb200"), "gb200": ("h100",)}
+# Fractions a peer tool measured on one catalog GPU itself (not its family), at 8192^3 as the H100's
+# own. Azure's AI-benchmarking-guide runs cuBLASLt with random data after 10,000 warm-up iterations.
+AZURE_GUIDE = "github:Azure/AI-benchmarking-guide Azure_Results/{}@{} (GEMM CuBLASLt, {}); docs/sources.md"
+GEMM_EFF_MEASURED = {
+    "h200-sxm-141gb": {"fp8": (1300.6 / 1978.9, AZURE_GUIDE.format(
+        "ND_H200_v5_results.md", "7f20e5fa3b2f9a46d8404af1f6fb14b049d6d5cc",
+        "FP8 8192^3: 1300.6 of 1978.9 TFLOP/s on an Azure ND H200 v5"))},
+    "gb200": {"fp8": (2876.6 / 5000, AZURE_GUIDE.format(
+        "ND_GB200_v6_results.md", "fa799957e3c223546ed7726dff043cdcb62327ee",
+        "FP8 8192^3: 2876.6 of 5000 TFLOP/s on an Azure ND GB200 v6"))},
+}
 GEMM_EFF_SOURCE = ("superbench-results v0.4.0 Azure-NDmv4-A100 baseline (A100); H100: sustained torch.matmul "
                    "rate at 8192^3 measured on an H100 SXM at its power cap (docs/validation/gpu-h100-2026-11-24.md); "
                    "docs/sources.md")
@@ -103,6 +114,9 @@ HBM_MEASURED = {
                                       "Tursa): BabelStream 5.0 CUDA Copy 1709.4 GB/s (Triad 1724.8) on an NVIDIA "
                                       "A100-SXM4-80GB, 2^25 doubles per array; RRZE-HPC/gpu-benches gpu-stream "
                                       "a100_80.txt@1038c5d0 gives 1737 GB/s for its copy-like scale kernel"),
+    "h200-sxm-141gb": (4010 / 4800, "github:Azure/AI-benchmarking-guide Azure_Results/ND_H200_v5_results.md@"
+                                    "7f20e5fa3b2f9a46d8404af1f6fb14b049d6d5cc ('HBM Bandwidth'): Copy 4.01 TB/s "
+                                    "(Triad 4.15) on an Azure ND H200 v5"),
     "h100-sxm5-80gb": (2958 / 3350, "gpubench hbm.copy 2953-2962 GB/s on an H100 SXM 80GB HBM3 (torch copy_ "
                                     "2994-2999); docs/validation/gpu-h100-2026-11-24.md"),
 }
@@ -145,6 +159,18 @@ def family(name):
     return "h100" if name.startswith(("h100", "h200")) else "a100" if name.startswith("a100") else None
 
 
+def measured_bound(name, dtype):
+    """(fraction, basis, whose) measured at `dtype` on a GPU family ("h100") or one catalog GPU
+    ("gb200"); the 0.8 default where neither has a measurement."""
+    if dtype in GEMM_EFF_MEASURED.get(name, {}):
+        value, basis = GEMM_EFF_MEASURED[name][dtype]
+    elif dtype in GEMM_EFF.get(name, {}):
+        value, basis = GEMM_EFF[name][dtype], GEMM_EFF_SOURCE
+    else:
+        value, basis = GEMM_EFF_UNCONFIRMED.get(name, {}).get(dtype, (DEFAULT_GEMM_EFF, "the 0.8 default"))
+    return value, basis, name.upper()
+
+
 def gpu_memory(ref):
     """GPU memory as the GPU reports it (nvidia-smi's total, MiB), in GiB; else the datasheet's
     size, which is GiB of HBM/GDDR, a little above what the GPU reports (ECC and the driver's
@@ -180,19 +206,22 @@ def gpu_entry(cat_name, ref, device_names, pcie_fallback):
             continue  # not supported or not known: the model refuses that precision on this GPU
         figures[f"gpu.peak_tflops.{dtype}"] = f
         fam = family(cat_name)
-        if fam and dtype in GEMM_EFF[fam]:
+        if dtype in GEMM_EFF_MEASURED.get(cat_name, {}):
+            value, source = GEMM_EFF_MEASURED[cat_name][dtype]
+            figures[f"gpu.gemm_efficiency.{dtype}"] = derived(round(value, 3), source, status="peer_tool")
+        elif fam and dtype in GEMM_EFF[fam]:
             figures[f"gpu.gemm_efficiency.{dtype}"] = derived(round(GEMM_EFF[fam][dtype], 3), GEMM_EFF_SOURCE,
                                                                status="peer_tool")
         elif fam and dtype in GEMM_EFF_UNCONFIRMED.get(fam, {}):
             value, source = GEMM_EFF_UNCONFIRMED[fam][dtype]
             figures[f"gpu.gemm_efficiency.{dtype}"] = derived(round(value, 3), source, status="assumed")
         elif (before := PREVIOUS_GENERATION.get(cat_name)) is not None:
-            # No better than the generation before, measured or (fp8) measured once.
-            value, basis = (GEMM_EFF[before][dtype], GEMM_EFF_SOURCE) if dtype in GEMM_EFF[before] else \
-                GEMM_EFF_UNCONFIRMED.get(before, {}).get(dtype, (DEFAULT_GEMM_EFF, "the 0.8 default"))
+            # No better than the generation before, measured or (fp8) measured once, nor than a
+            # sibling's measurement; the lowest of them binds.
+            value, basis, whose = min(bound for other in before if (bound := measured_bound(other, dtype)))
             figures[f"gpu.gemm_efficiency.{dtype}"] = derived(
                 round(min(DEFAULT_GEMM_EFF, value), 3),
-                f"assumed no better than the {before.upper()}'s fraction at {dtype}: {basis}",
+                f"assumed no better than the {whose}'s fraction at {dtype}: {basis}",
                 note="not measured on this GPU", status="assumed")
         else:
             figures[f"gpu.gemm_efficiency.{dtype}"] = derived(
