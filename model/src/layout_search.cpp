@@ -32,6 +32,7 @@ std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w
   as_given.pipeline = 1;
   as_given.sequence_parallel = false;
   as_given.expert = 1;
+  as_given.expert_tensor = 1;
   as_given.context = 1;
   as_given.virtual_pipeline = 1;
   const sizing base = predict(hw, as_given, c, plain);
@@ -103,6 +104,7 @@ std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w
                 candidate.pipeline = p;
                 candidate.sequence_parallel = t > 1;
                 candidate.expert = e;
+                candidate.expert_tensor = 1;
                 candidate.virtual_pipeline = 1;
                 candidate.strategy = strategy;
                 candidate.gradient_accumulation = static_cast<int>(per_replica / micro);

@@ -88,9 +88,9 @@ std::optional<std::string> unsupported_reason(const workload& w) {
   if (expert_count(w.model) > 0) {
     // docs/model.md, "Mixture of experts": counted, not yet confirmed by the calibration rows.
     return "unsupported: mixture of experts is counted (routed FLOPs, every expert's weights, "
-           "the all-to-all) but the calibration does not confirm it: held out, 25 published runs "
-           "of 5 sources are missed by a median of 23%, those with 8 experts (Grok-1, Mixtral) "
-           "by 15%, those with 128 (Qwen3, GPT-OSS) by 30%, from -31% to +116% (docs/model.md)";
+           "the all-to-all) but the calibration does not confirm it: held out, 31 published runs "
+           "of 5 sources are missed by a median of 18%, those with 8 experts (Grok-1, Mixtral) "
+           "by 8.5%, those with 128 (Qwen3, GPT-OSS) by 30%, from -31% to +116% (docs/model.md)";
   }
   return std::nullopt;
 }

@@ -198,7 +198,7 @@ std::string strategy_choices() {
 namespace gpubench::model::detail {
 
 int expert_group(const workload& w, int gpus) {
-  return std::max(1, gpus * w.tensor * w.context / w.expert);
+  return std::max(1, gpus * w.tensor * w.context / (w.expert * w.expert_tensor));
 }
 
 data_parallel data_parallel_group(const workload& w, int gpus_per_node, int nodes) {
@@ -227,6 +227,18 @@ data_parallel data_parallel_group(const workload& w, int gpus_per_node, int node
                       " does not divide the " + std::to_string(ranks / w.pipeline) +
                       " GPUs of a pipeline stage (tensor x data parallel) the experts are split "
                       "over");
+  }
+  if (w.expert_tensor > 1 && gpus_per_node % w.expert_tensor != 0) {
+    throw input_error(where + "parallel.expert_tensor: " + std::to_string(w.expert_tensor) +
+                      " does not divide the " + std::to_string(gpus_per_node) +
+                      " GPUs per node: an expert's split stays inside one node (its exchanges "
+                      "run on every MoE layer)");
+  }
+  if (w.expert_tensor > 1 && (ranks / w.pipeline) % (w.expert * w.expert_tensor) != 0) {
+    throw input_error(where + "parallel.expert x parallel.expert_tensor: " +
+                      std::to_string(w.expert) + " x " + std::to_string(w.expert_tensor) +
+                      " does not divide the " + std::to_string(ranks / w.pipeline) +
+                      " GPUs of a pipeline stage the experts are split over");
   }
   if (split <= gpus_per_node && gpus_per_node % split == 0) {
     return {gpus_per_node / split, nodes};
@@ -279,6 +291,16 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
       }
     }
     step.tensor_parallel_s += ops.expert_alltoalls * (c.allreduce_latency_us * 1e-6 + seconds);
+  }
+  if (w.expert_tensor > 1 && ops.expert_tensor_exchanges > 0) {
+    // Each all-gather or reduce-scatter moves (K - 1)/K of the gathered tokens over the node's
+    // links (the group stays in a node), as the tensor group's sequence-parallel exchanges do.
+    const allreduce_model group = allreduce_for(hw, c, w.expert_tensor, 1, ignored);
+    const double k = w.expert_tensor;
+    step.tensor_parallel_s +=
+        ops.expert_tensor_exchanges *
+        (c.allreduce_latency_us * 1e-6 +
+         ops.expert_tensor_message_bytes * (k - 1) / k / (group.intra_busbw_GBps * giga));
   }
   if (w.context > 1 && ops.context_sends > 0) {
     // Ring attention's K/V sends: to the next GPU of the group, over the node's links when the

@@ -50,6 +50,9 @@ constexpr double moe_token_passes = 8;
 // Its kernels beyond a dense layer's: the router's softmax and top-k, the permutation and its
 // inverse, the routing bookkeeping, forward and backward.
 constexpr double kernels_per_moe_layer = 16;
+// With expert tensor parallelism the gathered tokens are sorted by expert and back, forward and
+// backward, each a read and a write of them.
+constexpr double expert_tensor_sort_passes = 8;
 // Megatron-Core's recompute_modules: "layernorm" reruns both norms' forward (2 passes each) in the
 // backward pass instead of keeping their outputs; "moe_act" reruns the routed experts' activation
 // (forward: 2 passes, 3 when gated) instead of keeping its output.
@@ -233,17 +236,23 @@ struct transformer_shape {
   // forward and the backward pass (Megatron-Core's cpu_offloading_num_layers).
   double offloaded;
   // Mixture of experts (0 experts: a dense FFN): each token goes to top_k of `experts` FFNs of
-  // width moe_ffn, and to `shared` more every token uses. As Megatron-Core runs them (expert
-  // tensor parallelism 1, sequence parallelism with a tensor split), each GPU of a tensor group
-  // routes its 1/T of the tokens, expert parallelism splits the experts over E GPUs of the
-  // tensor x data-parallel ones, and each expert keeps its whole width; the busiest GPU computes
-  // `imbalance` x the mean of the routed tokens. The shared experts split like a dense FFN.
-  i64 experts, top_k, moe_ffn, shared, E;
+  // width moe_ffn, and to `shared` more every token uses. As Megatron-Core runs them (sequence
+  // parallelism with a tensor split), each GPU of a tensor group routes its 1/T of the tokens,
+  // expert parallelism splits the experts over E GPUs of the tensor x data-parallel ones, and
+  // expert tensor parallelism K (1: each expert whole) splits each expert's width over K GPUs,
+  // which gather their routed tokens first, so each runs K x its own through 1/K of the width;
+  // the busiest GPU computes `imbalance` x the mean of the routed tokens. The shared experts
+  // split like a dense FFN.
+  i64 experts, top_k, moe_ffn, shared, E, K;
   double imbalance, routed_tokens;  // routed: this GPU's, top_k per token, under imbalance
   [[nodiscard]] bool moe() const { return experts > 0; }
+  // The rows this GPU's experts run (its routed tokens and its expert tensor group's) and the
+  // width of its slice of each.
+  [[nodiscard]] double expert_rows() const { return routed_tokens * static_cast<double>(K); }
+  [[nodiscard]] i64 expert_width() const { return moe_ffn / K; }
   // The routed experts' [tokens x width] elements on this GPU.
   [[nodiscard]] double routed_ffn_elements() const {
-    return moe() ? routed_tokens * static_cast<double>(moe_ffn) : 0.0;
+    return moe() ? expert_rows() * static_cast<double>(expert_width()) : 0.0;
   }
   // The FFN's [tokens x width] elements on this GPU, over which its activation and its saved
   // tensors run.
@@ -296,6 +305,7 @@ struct transformer_shape {
     shared = static_cast<i64>(p.at("moe_shared"));
     imbalance = p.at("moe_imbalance");
     E = split.expert;
+    K = split.expert_tensor;
     routed_tokens = static_cast<double>(tokens * top_k) * imbalance / tp;
   }
 };
@@ -356,12 +366,13 @@ void add_layer_gemms(step_ops& step, const transformer_shape& t) {
                         L, t.recompute);
     add_gemm_with_grads(step, op_kind::matmul, t.tokens, h, split_width, L, t.recompute);
   }
-  const i64 width = t.moe_ffn;
+  const i64 width = t.expert_width();
   const i64 in_width = t.gated ? 2 * width : width;
   // The routed experts as one grouped GEMM per projection: this GPU's experts / E of them, each
-  // over its share of the routed tokens of the E GPUs that send it theirs.
+  // over its share of the routed tokens of the E GPUs that send it theirs (and of its expert
+  // tensor group's, through its slice of the width).
   const i64 local = std::max<i64>(1, t.experts / t.E);
-  const double per_expert = t.routed_tokens / static_cast<double>(local);
+  const double per_expert = t.expert_rows() / static_cast<double>(local);
   const i64 m = std::max<i64>(1, static_cast<i64>(std::ceil(per_expert)));
   const double count = L * static_cast<double>(local) * per_expert / static_cast<double>(m);
   add_gemm_with_grads(step, op_kind::matmul, m, in_width, h, count, t.recompute, 0, local);
@@ -381,7 +392,9 @@ double layer_memory_bytes(const transformer_shape& t) {
       t.L *
       (token_passes * t.token_elements +
        ffn_activation_passes * (t.gated ? 1.5 : 1.0) * t.ffn_elements() +
-       (t.moe() ? moe_token_passes * t.routed_tokens * static_cast<double>(t.h) : 0.0)) *
+       (t.moe() ? moe_token_passes * t.routed_tokens * static_cast<double>(t.h) : 0.0) +
+       (t.moe() && t.K > 1 ? expert_tensor_sort_passes * t.expert_rows() * static_cast<double>(t.h)
+                           : 0.0)) *
       t.act_bytes;
   if (!t.flash) {
     // Without dropout the scores skip its forward and backward passes, and its forward rerun.
@@ -410,19 +423,20 @@ double layer_params(const transformer_shape& t) {
       static_cast<double>(2 * t.h * t.attn + 2 * t.h * t.kv_heads * t.d + 4 * t.h) / t.tp;
   const double matrices = t.gated ? 3 : 2;
   if (!t.moe()) return attention + matrices * static_cast<double>(t.h * t.ffn) / t.tp;
-  // This GPU's experts (experts / E of them, whole), the shared ones (split) and the router.
+  // This GPU's experts (experts / E of them, 1/K of each), the shared ones (split) and the router.
   const double local = static_cast<double>(std::max<i64>(1, t.experts / t.E));
   return attention + static_cast<double>(t.h * t.experts) +
-         matrices * static_cast<double>(t.h * t.moe_ffn) *
-             (local + static_cast<double>(t.shared) / t.tp);
+         matrices * static_cast<double>(t.h) *
+             (local * static_cast<double>(t.expert_width()) +
+              static_cast<double>(t.moe_ffn * t.shared) / t.tp);
 }
 
 // The routed experts' parameters this GPU holds for its layers (all of layer_params' experts).
 double routed_expert_params(const transformer_shape& t) {
   if (!t.moe()) return 0;
   const double local = static_cast<double>(std::max<i64>(1, t.experts / t.E));
-  return static_cast<double>(t.L) * (t.gated ? 3 : 2) * static_cast<double>(t.h * t.moe_ffn) *
-         local;
+  return static_cast<double>(t.L) * (t.gated ? 3 : 2) *
+         static_cast<double>(t.h * t.expert_width()) * local;
 }
 
 // Inputs and outputs: embedding lookup (3 passes of the token activations), the vocabulary
@@ -497,7 +511,7 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
   const double per_layer =
       ((2.0 * t.q_share + 2.0 * kv_share * t.q_share) * token_elements / tp +
        2.0 * token_elements / replicated + norm_outputs + (gated ? 3.0 : 2.0) * t.ffn_elements() -
-       moe_act_outputs + (t.moe() ? t.routed_tokens * static_cast<double>(h) : 0.0)) *
+       moe_act_outputs + (t.moe() ? t.expert_rows() * static_cast<double>(h) : 0.0)) *
           act_bytes +
       (dropout ? 2.0 * token_elements / replicated : 0.0) +
       (flash ? 4.0 * bh * static_cast<double>(s)
@@ -512,7 +526,7 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
   const double linear_inputs =
       recompute ? 0.0
                 : (norm_outputs + t.q_share * token_elements / tp + t.ffn_elements() -
-                   moe_act_outputs + (t.moe() ? t.routed_tokens * static_cast<double>(h) : 0.0)) *
+                   moe_act_outputs + (t.moe() ? t.expert_rows() * static_cast<double>(h) : 0.0)) *
                       act_bytes;
   step.transient_bytes = recompute ? per_layer : 0;
   // Offloaded layers' activations leave the GPU once saved and come back for the backward pass.
@@ -562,6 +576,12 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
     step.expert_alltoalls = L * (recompute ? 6.0 : 4.0);
     step.expert_message_bytes = t.routed_tokens * static_cast<double>(h) * act_bytes;
   }
+  // Expert tensor parallelism: the group gathers its routed tokens before the experts and
+  // reduce-scatters their outputs after, forward and backward (twice more when recomputed).
+  if (t.moe() && t.K > 1) {
+    step.expert_tensor_exchanges = L * (recompute ? 6.0 : 4.0);
+    step.expert_tensor_message_bytes = t.expert_rows() * static_cast<double>(h) * act_bytes;
+  }
   // Per layer: QKV, output, FFN in and out projections (weight + bias each, the gated FFN's
   // second input projection two more) and two norms (scale + shift); then the token and position
   // embeddings and the final norm, and a classifier's weight and bias for a ViT.
@@ -569,7 +589,7 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
   step.param_groups = L + 1;  // FSDP wraps each layer; the embeddings and head form one more
   step.kernels = (kernels_per_transformer_layer + (relative ? kernels_per_relative_attention : 0) +
                   (T > 1 ? 4 : 0) + (selective ? kernels_per_attention_core : 0) +
-                  (t.moe() ? kernels_per_moe_layer + (t.E > 1 ? 4 : 0) : 0) +
+                  (t.moe() ? kernels_per_moe_layer + (t.E > 1 ? 4 : 0) + (t.K > 1 ? 4 : 0) : 0) +
                   (t.recompute_norms ? norms_per_layer : 0) + (t.recompute_moe_act ? 1 : 0)) *
                      L * (recompute ? 1.35 : 1.0) +
                  20;

@@ -42,8 +42,9 @@ struct model_split {
   // last stage, which runs the vocabulary projection and the loss (a middle stage does not).
   double stage_layers = 0;
   bool last_stage = true;
-  int expert = 1;   // expert parallelism: the GPUs each MoE layer's experts are split over
-  int context = 1;  // context parallelism: the GPUs each sequence is split over
+  int expert = 1;         // expert parallelism: the GPUs each MoE layer's experts are split over
+  int expert_tensor = 1;  // expert tensor parallelism: the GPUs each expert's width is split over
+  int context = 1;        // context parallelism: the GPUs each sequence is split over
 };
 
 // A pipeline that does not divide the layers, split as Megatron-LM does with

@@ -44,6 +44,16 @@ void check_model_parallel(const workload& w, const json_reader& p) {
                            std::to_string(w.expert));
     }
   }
+  if (w.expert_tensor > 1) {
+    if (expert_count(w.model) < 1) {
+      p.fail("expert_tensor", "1: expert tensor parallelism needs a model with experts");
+    }
+    const auto width = static_cast<std::int64_t>(w.model.params.at("moe_ffn"));
+    if (width % w.expert_tensor != 0) {
+      p.fail("expert_tensor", "a divisor of the experts' FFN width " + std::to_string(width) +
+                                  ", got " + std::to_string(w.expert_tensor));
+    }
+  }
   if (w.tensor == 1 && w.pipeline == 1 && !w.sequence_parallel && !w.tensor_overlap) return;
   if (w.family != "transformer" || w.model.preset.empty()) {
     p.fail(w.tensor > 1     ? "tensor"
@@ -559,7 +569,7 @@ workload parse_workload(const json& doc, const std::string& file) {
   if (root.has("parallel")) {
     const json_reader p = root.member("parallel");
     p.expect_object({"gpus", "nodes", "strategy", "tensor", "pipeline", "sequence_parallel",
-                     "tensor_overlap", "expert", "virtual_pipeline", "context"});
+                     "tensor_overlap", "expert", "expert_tensor", "virtual_pipeline", "context"});
     if (auto g = p.find_int("gpus", 1, max_gpus_per_node)) w.gpus = static_cast<int>(*g);
     w.nodes = static_cast<int>(p.find_int("nodes", 1, max_nodes).value_or(1));
     if (auto s = p.find_string("strategy")) {
@@ -572,6 +582,8 @@ workload parse_workload(const json& doc, const std::string& file) {
     w.sequence_parallel = p.find_bool("sequence_parallel").value_or(false);
     w.tensor_overlap = p.find_bool("tensor_overlap").value_or(false);
     w.expert = static_cast<int>(p.find_int("expert", 1, max_gpus_per_node * max_nodes).value_or(1));
+    w.expert_tensor =
+        static_cast<int>(p.find_int("expert_tensor", 1, max_gpus_per_node).value_or(1));
     w.virtual_pipeline =
         static_cast<int>(p.find_int("virtual_pipeline", 1, max_pipeline_stages).value_or(1));
     if (w.virtual_pipeline > 1 && w.pipeline < 2) {
@@ -673,6 +685,7 @@ step_ops expand(const workload& w, int batch) {
   if (!w.model.preset.empty()) {
     detail::model_split split{w.tensor, w.pipeline, w.sequence_parallel, w.gradient_accumulation};
     split.expert = w.expert;
+    split.expert_tensor = w.expert_tensor;
     split.context = w.context;
     const auto stage = [&] {
       step_ops ops =
@@ -778,6 +791,7 @@ json to_json(const workload& w) {
               {"sequence_parallel", w.sequence_parallel},
               {"tensor_overlap", w.tensor_overlap},
               {"expert", w.expert},
+              {"expert_tensor", w.expert_tensor},
               {"virtual_pipeline", w.virtual_pipeline},
               {"context", w.context},
               {"stack", w.stack}};

@@ -746,11 +746,11 @@ TEST_CASE("calibration: both sets, every stack, held-out errors against the docu
   }
   CHECK(usable >= 184);
   CHECK(second_set >= 40);
-  // The third set: 25 mixture-of-experts rows from five sources, counted but not vouched for.
+  // The third set: 31 mixture-of-experts rows from five sources, counted but not vouched for.
   const auto moe = std::count_if(report.rows.begin(), report.rows.end(), [](const auto& r) {
     return r.usable && r.family == "moe" && !r.supported;
   });
-  CHECK(moe == 25);
+  CHECK(moe == 31);
   // Each stack has rows of its own and fitted values.
   REQUIRE(report.stacks.size() == 4);
   for (const auto& s : report.stacks) {
@@ -947,14 +947,14 @@ TEST_CASE(
   CHECK_THAT(b200.interval->widened[0], Catch::Contains("assumed GEMM efficiency"));
   CHECK(b200.interval->low_ratio == Approx(band("gpt").low * (1 - c.band_widening)));
   CHECK(b200.interval->high_ratio == Approx(band("gpt").high * (1 + c.band_widening)));
-  // A mixture of experts has a band of its own (25 runs of five sources).
+  // A mixture of experts has a band of its own (31 runs of five sources).
   model::run_options four;
   four.nodes = 4;
   const sizing experts = predict(load_catalog("dgx-h100"), load_workload("mixtral-8x7b"), c, four);
   REQUIRE(experts.interval);
   CHECK(experts.interval->family == "moe");
   CHECK_FALSE(experts.interval->shared);
-  CHECK_THAT(experts.interval->basis(), Catch::Contains("of 25 published moe runs"));
+  CHECK_THAT(experts.interval->basis(), Catch::Contains("of 31 published moe runs"));
   // Transformer-XL's runs come from two sources, too few for a band of their own: every family's
   // band joined with theirs, and the basis says so.
   const sizing txl = predict(load_catalog("dgx-h100"), load_workload("transformer-xl-base"), c);
@@ -1546,6 +1546,41 @@ TEST_CASE(
   model::run_options one;
   one.gpus = 1;
   CHECK_THROWS_WITH(predict(hw, split, c, one), Catch::Contains("parallel.expert"));
+
+  // Expert tensor parallelism: two GPUs split each of the four experts' width in two. Each runs
+  // both GPUs' 128 routed tokens, 256 rows, through 64 of the 128 columns: the same FLOPs, half
+  // the expert weights, the gathered rows saved, and per layer two gathers and two
+  // reduce-scatters (forward and backward) of the 256 rows.
+  json etp_job = job;
+  etp_job["model"]["experts"].erase("imbalance");
+  etp_job["parallel"] = {{"gpus", 2}, {"expert_tensor", 2}};
+  const step_ops k = expand(parse_workload(etp_job, "tiny.json"), 2);
+  CHECK(k.matmul_flops() == Approx(m.matmul_flops()));
+  CHECK(k.params == Approx(2 * (16640.0 + 256 + 4 * 16384 / 2) + 8448));
+  CHECK(k.expert_params == Approx(2 * 4 * 16384 / 2.0));
+  CHECK(k.saved_activation_bytes == Approx(m.saved_activation_bytes + 2 * 128 * 64 * 2.0));
+  CHECK(k.expert_alltoalls == 0);
+  CHECK(k.expert_tensor_exchanges == 8);
+  CHECK(k.expert_tensor_message_bytes == Approx(256 * 64 * 2.0));
+  CHECK(m.expert_tensor_exchanges == 0);
+  // On two GPUs of a node: the exchanges cost time, and each GPU holds half the expert weights.
+  const sizing halves = predict(hw, parse_workload(etp_job, "tiny.json"), c, two);
+  CHECK(halves.step.tensor_parallel_s > replicated.step.tensor_parallel_s);
+  CHECK(memory_bytes(halves, "weights") < memory_bytes(replicated, "weights"));
+  // Refused: without experts, a split that does not divide the experts' width, and one whose
+  // expert x expert_tensor GPUs a stage does not hold.
+  bad = tiny_gpt();
+  bad["parallel"] = {{"expert_tensor", 2}};
+  CHECK_THROWS_WITH(
+      parse_workload(bad, "tiny.json"),
+      Catch::Contains("/parallel/expert_tensor") && Catch::Contains("needs a model with experts"));
+  bad = etp_job;
+  bad["parallel"]["expert_tensor"] = 3;
+  CHECK_THROWS_WITH(parse_workload(bad, "tiny.json"), Catch::Contains("FFN width 128"));
+  bad = etp_job;
+  bad["parallel"]["expert"] = 2;
+  CHECK_THROWS_WITH(predict(hw, parse_workload(bad, "tiny.json"), c, two),
+                    Catch::Contains("parallel.expert x parallel.expert_tensor: 2 x 2"));
 
   // Two nodes of a pipeline of 2 with the experts split 8 ways: the advice weighs them against
   // the fewest nodes that split alike (here both), never against one node, whose 4 GPUs a stage

@@ -93,6 +93,10 @@ struct step_ops {
   // the bytes each GPU sends or receives in one (the busiest GPU's, under imbalance).
   double expert_alltoalls = 0;
   double expert_message_bytes = 0;
+  // Expert tensor parallelism: the all-gathers and reduce-scatters of the routed tokens within
+  // the expert tensor group per step, and the gathered bytes of each.
+  double expert_tensor_exchanges = 0;
+  double expert_tensor_message_bytes = 0;
   // Context parallelism: the K/V chunks a GPU sends round its ring per step, and their bytes.
   double context_sends = 0;
   double context_message_bytes = 0;
@@ -216,6 +220,10 @@ struct workload {
   // Expert parallelism (a model with experts): each MoE layer's experts split over `expert` GPUs
   // of the data-parallel group, tokens exchanged by all-to-all.
   int expert = 1;
+  // Expert tensor parallelism (Megatron-Core's expert_tensor_parallel_size): each expert's width
+  // split over this many GPUs of a node, which gather their routed tokens before the experts and
+  // reduce-scatter the experts' outputs after.
+  int expert_tensor = 1;
   // Megatron's interleaved pipeline schedule: each GPU holds this many model chunks.
   int virtual_pipeline = 1;
   // Context parallelism (ring attention): each sequence split over `context` GPUs, which count
