@@ -42,8 +42,14 @@ struct data_parallel {
   [[nodiscard]] int ranks() const { return per_node * nodes; }
 };
 [[nodiscard]] data_parallel data_parallel_group(const workload& w, int gpus_per_node, int nodes);
+// Whether the job's splits come out whole on this many nodes (what data_parallel_group checks,
+// without throwing): the advice sizes other node counts only where they do.
+[[nodiscard]] bool splits_whole(const workload& w, int gpus_per_node, int nodes);
+// The fewest nodes whose every multiple splits whole, where a tensor group or an expert's split
+// fits in a node: the step between the node counts the advice tries.
+[[nodiscard]] int node_granule(const workload& w, int gpus_per_node);
 // Of `gpus` data-parallel GPUs, the ones that hold replicas of the same routed experts and share
-// their gradients: gpus x T x C / E, at least 1 (Megatron-Core's expert data parallelism;
+// their gradients: gpus x T x C / (E x K), at least 1 (Megatron-Core's expert data parallelism;
 // docs/model.md, "Memory per GPU").
 [[nodiscard]] int expert_group(const workload& w, int gpus);
 

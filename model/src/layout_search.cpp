@@ -92,40 +92,45 @@ std::vector<layout> search_layouts(const hardware_profile& hw, const workload& w
                 if ((t * data) % e == 0) expert_splits.push_back(e);
               }
             }
+            // Expert tensor parallelism: none, or the job's own split where it still divides.
+            std::vector<int> expert_tensor_splits{1};
+            if (w.expert_tensor > 1) expert_tensor_splits.push_back(w.expert_tensor);
             for (const int e : expert_splits)
-              for (const detail::strategy& how : detail::all_strategies()) {
-                // A row that differs from another only across nodes (HSDP) adds nothing on one.
-                if (how.across_nodes && base.nodes == 1) continue;
-                // One replica: nothing to shard over, the plain exchange stands for every row.
-                if (data == 1 && how.kind != parallel_strategy::ddp) continue;
-                const parallel_strategy strategy = how.kind;
-                workload candidate = w;
-                candidate.tensor = t;
-                candidate.pipeline = p;
-                candidate.sequence_parallel = t > 1;
-                candidate.expert = e;
-                candidate.expert_tensor = 1;
-                candidate.virtual_pipeline = 1;
-                candidate.strategy = strategy;
-                candidate.gradient_accumulation = static_cast<int>(per_replica / micro);
-                if (can_recompute) {
-                  candidate.model.flags["activation_checkpointing"] = r == recompute::full;
+              for (const int k : expert_tensor_splits)
+                for (const detail::strategy& how : detail::all_strategies()) {
+                  if (k > 1 && ((t * data) % (e * k) != 0 || gpus_per_node % k != 0)) continue;
+                  // A row that differs from another only across nodes (HSDP) adds nothing on one.
+                  if (how.across_nodes && base.nodes == 1) continue;
+                  // One replica: nothing to shard over, the plain exchange stands for every row.
+                  if (data == 1 && how.kind != parallel_strategy::ddp) continue;
+                  const parallel_strategy strategy = how.kind;
+                  workload candidate = w;
+                  candidate.tensor = t;
+                  candidate.pipeline = p;
+                  candidate.sequence_parallel = t > 1;
+                  candidate.expert = e;
+                  candidate.expert_tensor = k;
+                  candidate.virtual_pipeline = 1;
+                  candidate.strategy = strategy;
+                  candidate.gradient_accumulation = static_cast<int>(per_replica / micro);
+                  if (can_recompute) {
+                    candidate.model.flags["activation_checkpointing"] = r == recompute::full;
+                  }
+                  if (can_select) {
+                    candidate.model.flags["selective_checkpointing"] = r == recompute::selective;
+                  }
+                  run_options at = plain;
+                  at.batch = micro;
+                  try {
+                    const sizing s = predict(hw, candidate, c, at);
+                    found.push_back({t, p, data, micro, candidate.gradient_accumulation,
+                                     r == recompute::full, r == recompute::selective, strategy,
+                                     s.memory.fits, s.memory.within_headroom, s.memory.per_gpu_GiB,
+                                     s.predicted_samples_per_s, s.limiting_component, e, cp, k});
+                  } catch (const input_error&) {
+                    // A split the machine cannot hold (a tensor group across nodes): not a layout.
+                  }
                 }
-                if (can_select) {
-                  candidate.model.flags["selective_checkpointing"] = r == recompute::selective;
-                }
-                run_options at = plain;
-                at.batch = micro;
-                try {
-                  const sizing s = predict(hw, candidate, c, at);
-                  found.push_back({t, p, data, micro, candidate.gradient_accumulation,
-                                   r == recompute::full, r == recompute::selective, strategy,
-                                   s.memory.fits, s.memory.within_headroom, s.memory.per_gpu_GiB,
-                                   s.predicted_samples_per_s, s.limiting_component, e, cp});
-                } catch (const input_error&) {
-                  // A split the machine cannot hold (a tensor group across nodes): not a layout.
-                }
-              }
           }
         }
       }
@@ -150,6 +155,7 @@ json to_json(const layout& l) {
           {"selective_checkpointing", l.selective_checkpointing},
           {"strategy", l.strategy},
           {"expert", l.expert},
+          {"expert_tensor", l.expert_tensor},
           {"context", l.context},
           {"fits", l.fits},
           {"within_headroom", l.within_headroom},

@@ -3,7 +3,6 @@
 // the framework's own share; against the GPU's capacity.
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,10 +78,10 @@ memory_verdict memory_per_gpu(const hardware_profile& hw, const workload& w, con
                                        GiB_text(in_GiB(ops.frozen_weight_bytes)) + ", " +
                                        w.finetune.method + ")"
                                  : "";
-  // Routed experts are replicated over the expert data-parallel group only, ranks / (P x E)
+  // Routed experts are replicated over the expert data-parallel group only, ranks / (P x E x K)
   // GPUs against the dense parameters' ranks / (P x T x C) (Megatron-Core's expert data
   // parallelism; FSDP2 shards them over its ep_shard mesh): a part the strategy shards over s
-  // GPUs is split over s x T x C / E of them for the experts.
+  // GPUs is split over s x T x C / (E x K) of them for the experts.
   const double experts = std::min(ops.expert_params, params);
   const auto per_gpu = [&](double bytes_per_param, int shards) {
     const double expert_shards = shards > 1 ? expert_group(w, shards) : 1;
@@ -206,12 +205,11 @@ struct remedy {
 // The fewest nodes at or above `from` on which the changed job holds within the headroom, by
 // the memory model itself (the state shrinks as the GPUs grow; the rest does not): none when even
 // `most` nodes do not.
-// Node counts are searched in steps of the fewest nodes a tensor x pipeline split fits in whole
-// (8 nodes for 8 x 8 on 8-GPU nodes): another count does not divide the job's GPUs.
+// Node counts are searched in steps of the fewest nodes the job's splits fit in whole (8 nodes
+// for 8 x 8 on 8-GPU nodes): another count does not divide the job's GPUs.
 std::optional<int> fewest_nodes(const memory_of& memory_with, const workload& w, int batch,
                                 int gpus_per_node, int from, int most) {
-  const int split = w.tensor * w.pipeline;
-  const int step = split / std::gcd(split, gpus_per_node);
+  const int step = node_granule(w, gpus_per_node);
   int lo = (from + step - 1) / step;
   int hi = std::max(lo, (most + step - 1) / step);
   if (!memory_with(w, batch, hi * step).within_headroom) return std::nullopt;

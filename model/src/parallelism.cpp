@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "components.hpp"
 #include "gpubench/core/errors.hpp"
@@ -197,6 +198,22 @@ std::string strategy_choices() {
 
 namespace gpubench::model::detail {
 
+bool splits_whole(const workload& w, int gpus_per_node, int nodes) {
+  const int ranks = gpus_per_node * nodes;
+  const int split = w.tensor * w.pipeline;
+  return gpus_per_node % w.tensor == 0 && gpus_per_node % w.expert_tensor == 0 &&
+         ranks % split == 0 && (ranks / split) % w.context == 0 &&
+         (ranks / w.pipeline) % (w.expert * w.expert_tensor) == 0;
+}
+
+int node_granule(const workload& w, int gpus_per_node) {
+  // The job's GPUs must be a multiple of T x P x C (whole replicas, the context split over what
+  // is left) and of P x E x K (the experts' splits over a stage's GPUs).
+  const auto nodes_for = [&](int divisor) { return divisor / std::gcd(divisor, gpus_per_node); };
+  return std::lcm(nodes_for(w.tensor * w.pipeline * w.context),
+                  nodes_for(w.pipeline * w.expert * w.expert_tensor));
+}
+
 int expert_group(const workload& w, int gpus) {
   return std::max(1, gpus * w.tensor * w.context / (w.expert * w.expert_tensor));
 }
@@ -270,10 +287,12 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
   }
   if (w.expert > 1 && ops.expert_alltoalls > 0) {
     // Each all-to-all sends (E - 1)/E of a GPU's routed tokens to the other GPUs of the expert
-    // group, formed from consecutive GPUs of a stage (Megatron-Core): those in its node over the
-    // node's links, the rest over the network, one NIC's share per GPU, both at once. A
-    // measured nccl.alltoall of that many GPUs gives its bus bandwidth at the message size.
+    // group, formed from GPUs of a stage K apart (Megatron-Core orders the expert tensor group
+    // first): those in its node over the node's links, the rest over the network, one NIC's
+    // share per GPU, both at once. A measured nccl.alltoall of that many GPUs gives its bus
+    // bandwidth at the message size.
     const int E = w.expert;
+    const int peers_per_node = std::max(1, gpus_per_node / w.expert_tensor);
     const double bytes = ops.expert_message_bytes;
     double seconds = 0;
     if (!hw.alltoall.empty() && hw.alltoall_ranks == E) {
@@ -282,11 +301,11 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
       std::sort(measured.begin(), measured.end());
       seconds = bytes * (E - 1.0) / E / (interpolate_log(measured, bytes) * giga);
     } else {
-      const int inside = std::min(E, gpus_per_node);
+      const int inside = std::min(E, peers_per_node);
       const allreduce_model node = allreduce_for(hw, c, inside, 1, ignored);
       seconds = inside > 1 ? bytes * (inside - 1.0) / E / (node.intra_busbw_GBps * giga) : 0.0;
-      if (E > gpus_per_node) {
-        seconds = std::max(seconds, bytes * static_cast<double>(E - gpus_per_node) / E /
+      if (E > peers_per_node) {
+        seconds = std::max(seconds, bytes * static_cast<double>(E - peers_per_node) / E /
                                         (neighbour_GBps(true) * giga));
       }
     }

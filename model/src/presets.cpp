@@ -50,9 +50,11 @@ constexpr double moe_token_passes = 8;
 // Its kernels beyond a dense layer's: the router's softmax and top-k, the permutation and its
 // inverse, the routing bookkeeping, forward and backward.
 constexpr double kernels_per_moe_layer = 16;
-// With expert tensor parallelism the gathered tokens are sorted by expert and back, forward and
-// backward, each a read and a write of them.
-constexpr double expert_tensor_sort_passes = 8;
+// Tokens a GPU receives from others (expert or expert tensor parallelism) for several local
+// experts arrive ordered by sender: Megatron-Core sorts them by expert and back
+// (sort_chunks_by_idxs), forward and backward, each a read and a write of them, in 4 kernels.
+constexpr double expert_sort_passes = 8;
+constexpr double expert_sort_kernels = 4;
 // Megatron-Core's recompute_modules: "layernorm" reruns both norms' forward (2 passes each) in the
 // backward pass instead of keeping their outputs; "moe_act" reruns the routed experts' activation
 // (forward: 2 passes, 3 when gated) instead of keeping its output.
@@ -250,6 +252,9 @@ struct transformer_shape {
   // width of its slice of each.
   [[nodiscard]] double expert_rows() const { return routed_tokens * static_cast<double>(K); }
   [[nodiscard]] i64 expert_width() const { return moe_ffn / K; }
+  [[nodiscard]] i64 local_experts() const { return std::max<i64>(1, experts / E); }
+  // Whether the received rows are sorted by expert (expert_sort_passes).
+  [[nodiscard]] bool sorts_experts() const { return moe() && E * K > 1 && local_experts() > 1; }
   // The routed experts' [tokens x width] elements on this GPU.
   [[nodiscard]] double routed_ffn_elements() const {
     return moe() ? expert_rows() * static_cast<double>(expert_width()) : 0.0;
@@ -371,7 +376,7 @@ void add_layer_gemms(step_ops& step, const transformer_shape& t) {
   // The routed experts as one grouped GEMM per projection: this GPU's experts / E of them, each
   // over its share of the routed tokens of the E GPUs that send it theirs (and of its expert
   // tensor group's, through its slice of the width).
-  const i64 local = std::max<i64>(1, t.experts / t.E);
+  const i64 local = t.local_experts();
   const double per_expert = t.expert_rows() / static_cast<double>(local);
   const i64 m = std::max<i64>(1, static_cast<i64>(std::ceil(per_expert)));
   const double count = L * static_cast<double>(local) * per_expert / static_cast<double>(m);
@@ -393,8 +398,8 @@ double layer_memory_bytes(const transformer_shape& t) {
       (token_passes * t.token_elements +
        ffn_activation_passes * (t.gated ? 1.5 : 1.0) * t.ffn_elements() +
        (t.moe() ? moe_token_passes * t.routed_tokens * static_cast<double>(t.h) : 0.0) +
-       (t.moe() && t.K > 1 ? expert_tensor_sort_passes * t.expert_rows() * static_cast<double>(t.h)
-                           : 0.0)) *
+       (t.sorts_experts() ? expert_sort_passes * t.expert_rows() * static_cast<double>(t.h)
+                          : 0.0)) *
       t.act_bytes;
   if (!t.flash) {
     // Without dropout the scores skip its forward and backward passes, and its forward rerun.
@@ -424,7 +429,7 @@ double layer_params(const transformer_shape& t) {
   const double matrices = t.gated ? 3 : 2;
   if (!t.moe()) return attention + matrices * static_cast<double>(t.h * t.ffn) / t.tp;
   // This GPU's experts (experts / E of them, 1/K of each), the shared ones (split) and the router.
-  const double local = static_cast<double>(std::max<i64>(1, t.experts / t.E));
+  const double local = static_cast<double>(t.local_experts());
   return attention + static_cast<double>(t.h * t.experts) +
          matrices * static_cast<double>(t.h) *
              (local * static_cast<double>(t.expert_width()) +
@@ -434,7 +439,7 @@ double layer_params(const transformer_shape& t) {
 // The routed experts' parameters this GPU holds for its layers (all of layer_params' experts).
 double routed_expert_params(const transformer_shape& t) {
   if (!t.moe()) return 0;
-  const double local = static_cast<double>(std::max<i64>(1, t.experts / t.E));
+  const double local = static_cast<double>(t.local_experts());
   return static_cast<double>(t.L) * (t.gated ? 3 : 2) *
          static_cast<double>(t.h * t.expert_width()) * local;
 }
@@ -589,7 +594,9 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
   step.param_groups = L + 1;  // FSDP wraps each layer; the embeddings and head form one more
   step.kernels = (kernels_per_transformer_layer + (relative ? kernels_per_relative_attention : 0) +
                   (T > 1 ? 4 : 0) + (selective ? kernels_per_attention_core : 0) +
-                  (t.moe() ? kernels_per_moe_layer + (t.E > 1 ? 4 : 0) + (t.K > 1 ? 4 : 0) : 0) +
+                  (t.moe() ? kernels_per_moe_layer + (t.E > 1 ? 4 : 0) + (t.K > 1 ? 4 : 0) +
+                                 (t.sorts_experts() ? expert_sort_kernels : 0)
+                           : 0) +
                   (t.recompute_norms ? norms_per_layer : 0) + (t.recompute_moe_act ? 1 : 0)) *
                      L * (recompute ? 1.35 : 1.0) +
                  20;

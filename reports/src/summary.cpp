@@ -240,13 +240,16 @@ void print_layouts(std::ostream& out, const std::vector<model::layout>& layouts)
   out << "\nlayouts: " << fitting << " of " << layouts.size() << " fit in GPU memory, " << within
       << " within the headroom (those first); the fastest ten:\n";
   const std::string gib(vocabulary::units::GiB.symbol);
-  // The expert and context columns only where a layout splits experts or sequences.
+  // The expert, expert tensor and context columns only where a layout splits experts or sequences.
   const bool experts = std::any_of(layouts.begin(), layouts.end(),
                                    [](const model::layout& l) { return l.expert > 1; });
   const bool contexts = std::any_of(layouts.begin(), layouts.end(),
                                     [](const model::layout& l) { return l.context > 1; });
+  const bool expert_tensors = std::any_of(
+      layouts.begin(), layouts.end(), [](const model::layout& l) { return l.expert_tensor > 1; });
   std::vector<std::string> header{"tensor", "pipeline", "data"};
   if (experts) header.emplace_back("expert");
+  if (expert_tensors) header.emplace_back("expert tensor");
   if (contexts) header.emplace_back("context");
   for (const char* name : {"micro-batch", "accumulation", "checkpointing", "strategy"}) {
     header.emplace_back(name);
@@ -259,6 +262,7 @@ void print_layouts(std::ostream& out, const std::vector<model::layout>& layouts)
     std::vector<std::string> row{std::to_string(l.tensor), std::to_string(l.pipeline),
                                  std::to_string(l.data)};
     if (experts) row.push_back(std::to_string(l.expert));
+    if (expert_tensors) row.push_back(std::to_string(l.expert_tensor));
     if (contexts) row.push_back(std::to_string(l.context));
     row.insert(row.end(), {std::to_string(l.micro_batch), std::to_string(l.accumulation),
                            l.activation_checkpointing  ? "full"

@@ -1567,6 +1567,27 @@ TEST_CASE(
   const sizing halves = predict(hw, parse_workload(etp_job, "tiny.json"), c, two);
   CHECK(halves.step.tensor_parallel_s > replicated.step.tensor_parallel_s);
   CHECK(memory_bytes(halves, "weights") < memory_bytes(replicated, "weights"));
+  // Sharded, the dense parameters split over both GPUs; the experts' halves are each held by one
+  // GPU (2 GPUs / (1 x 2)), so they are not split further.
+  json etp_sharded = etp_job;
+  etp_sharded["parallel"]["strategy"] = "fsdp";
+  const sizing etp_fsdp = predict(hw, parse_workload(etp_sharded, "tiny.json"), c, two);
+  CHECK(memory_bytes(etp_fsdp, "weights") ==
+        Approx(((k.params - k.expert_params) / 2 + k.expert_params) * 4));
+  // Tokens received from other GPUs for several local experts are sorted by expert and back:
+  // 8 passes over the rows a GPU runs, 2 layers, in bf16 (the 256 gathered rows here, the 128
+  // routed ones with the experts split over two GPUs), 4 kernels a layer; none with every
+  // expert on one GPU and nothing received.
+  const auto traffic = [](const step_ops& step) {
+    double sum = 0;
+    for (const op& o : step.ops) {
+      if (o.kind == op_kind::memory) sum += o.bytes * o.count;
+    }
+    return sum;
+  };
+  CHECK(traffic(k) - traffic(m) == Approx(2 * 8 * 256 * 64 * 2.0));
+  CHECK(traffic(e) - traffic(m) == Approx(2 * 8 * 128 * 64 * 2.0));
+  CHECK(e.kernels - m.kernels == Approx(2 * (4 + 4)));  // the all-to-alls' 4, the sorts' 4
   // Refused: without experts, a split that does not divide the experts' width, and one whose
   // expert x expert_tensor GPUs a stage does not hold.
   bad = tiny_gpt();
@@ -1581,6 +1602,22 @@ TEST_CASE(
   bad["parallel"]["expert"] = 2;
   CHECK_THROWS_WITH(predict(hw, parse_workload(bad, "tiny.json"), c, two),
                     Catch::Contains("parallel.expert x parallel.expert_tensor: 2 x 2"));
+
+  // Mixtral with its experts split 8 ways and each split in two (16 GPUs a stage): the advice
+  // sizes only node counts that split whole, so the job sizes on 2 and 4 nodes of 8 GPUs.
+  json mixtral = {{"schema", "gpubench.workload/1"},
+                  {"name", "mixtral"},
+                  {"model", {{"preset", "mixtral-8x7b"}}},
+                  {"precision", "amp_bf16"},
+                  {"parallel", {{"strategy", "fsdp"}, {"expert", 8}, {"expert_tensor", 2}}}};
+  for (const int nodes : {2, 4}) {
+    INFO(nodes << " nodes");
+    model::run_options across_nodes;
+    across_nodes.nodes = nodes;
+    CHECK_NOTHROW(predict(hw, parse_workload(mixtral, "mixtral.json"), c, across_nodes));
+  }
+  CHECK_THROWS_WITH(predict(hw, parse_workload(mixtral, "mixtral.json"), c),
+                    Catch::Contains("parallel.expert x parallel.expert_tensor: 8 x 2"));
 
   // Two nodes of a pipeline of 2 with the experts split 8 ways: the advice weighs them against
   // the fewest nodes that split alike (here both), never against one node, whose 4 GPUs a stage

@@ -263,8 +263,9 @@ struct layout {
   double per_gpu_GiB = 0;
   double predicted_samples_per_s = 0;
   component_id limiting_component = component_id::gpu_compute;
-  int expert = 1;   // expert parallelism (a model with experts)
-  int context = 1;  // context parallelism: the GPUs each sequence is split over
+  int expert = 1;         // expert parallelism (a model with experts)
+  int context = 1;        // context parallelism: the GPUs each sequence is split over
+  int expert_tensor = 1;  // expert tensor parallelism: the GPUs each expert's width is split over
 };
 // Every layout of the workload on the machine that keeps its samples per optimizer step
 // (batch_per_gpu x gradient_accumulation x GPUs): those within the memory headroom first, then
