@@ -74,14 +74,15 @@ GEMM_EFF_UNSETTLED = {
 PREVIOUS_GENERATION = {"b200": ("h100", "gb200"), "gb200": ("h100",)}
 # Fractions a peer tool measured on one catalog GPU itself (not its family), at 8192^3 as the H100's
 # own. Azure's AI-benchmarking-guide runs cuBLASLt with random data after 10,000 warm-up iterations.
-AZURE_GUIDE = "github:Azure/AI-benchmarking-guide Azure_Results/{}@{} (GEMM CuBLASLt, {}); docs/sources.md"
+# One results file per VM type, each named once: the figures below cite it through AZURE_GUIDE.
+AZURE_H200 = "github:Azure/AI-benchmarking-guide Azure_Results/ND_H200_v5_results.md@7f20e5fa3b2f9a46d8404af1f6fb14b049d6d5cc"
+AZURE_GB200 = "github:Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md@fa799957e3c223546ed7726dff043cdcb62327ee"
+AZURE_GUIDE = "{} ({}); docs/sources.md"
 GEMM_EFF_MEASURED = {
     "h200-sxm-141gb": {"fp8": (1300.6 / 1978.9, AZURE_GUIDE.format(
-        "ND_H200_v5_results.md", "7f20e5fa3b2f9a46d8404af1f6fb14b049d6d5cc",
-        "FP8 8192^3: 1300.6 of 1978.9 TFLOP/s on an Azure ND H200 v5"))},
+        AZURE_H200, "GEMM CuBLASLt, FP8 8192^3: 1300.6 of 1978.9 TFLOP/s on an Azure ND H200 v5"))},
     "gb200": {"fp8": (2876.6 / 5000, AZURE_GUIDE.format(
-        "ND_GB200_v6_results.md", "fa799957e3c223546ed7726dff043cdcb62327ee",
-        "FP8 8192^3: 2876.6 of 5000 TFLOP/s on an Azure ND GB200 v6"))},
+        AZURE_GB200, "GEMM CuBLASLt, FP8 8192^3: 2876.6 of 5000 TFLOP/s on an Azure ND GB200 v6"))},
 }
 GEMM_EFF_SOURCE = ("superbench-results v0.4.0 Azure-NDmv4-A100 baseline (A100); H100: sustained torch.matmul "
                    "rate at 8192^3 measured on an H100 SXM at its power cap (docs/validation/gpu-h100-2026-11-24.md); "
@@ -91,15 +92,13 @@ GEMM_EFF_SOURCE = ("superbench-results v0.4.0 Azure-NDmv4-A100 baseline (A100); 
 # peak), NVFP4 at the FP4 rate. Nobody measured either against the datasheet on a B200 with a second
 # tool: both are assumed at this GPU's fp8 fraction. Published cuBLASLt FP4 rates bracket it: 0.58 of
 # peak on a B200 (MXFP4 8192^3, deepseek-ai/DeepGEMM PR #348) and 0.76 on a GB200 (FP4 8192^3, Azure ND
-# GB200 v6: github:Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md@fa79995).
+# GB200 v6: AZURE_GB200).
 BLOCK_SCALED = {"mxfp8": ("fp8_tensor", "MXFP8 runs at the FP8 rate: NVIDIA lists one FP8/FP6 tensor figure "
                                         "(torchao's roofline prices mxfp8 at the fp8 peak)"),
                 "nvfp4": ("fp4_tensor", "NVFP4 at the FP4 tensor rate")}
 BLOCK_SCALED_EFF_SOURCE = ("assumed at this GPU's fp8 fraction: no NVFP4/MXFP8 GEMM measured on it; published cuBLASLt "
                            "FP4 rates bracket it (0.58 of peak on a B200, MXFP4 8192^3, deepseek-ai/DeepGEMM PR #348; "
-                           "0.76 on a GB200, Azure ND GB200 v6, github:Azure/AI-benchmarking-guide "
-                           "Azure_Results/ND_GB200_v6_results.md@fa799957e3c223546ed7726dff043cdcb62327ee); "
-                           "docs/sources.md")
+                           "0.76 on a GB200, Azure ND GB200 v6, " + AZURE_GB200 + "); docs/sources.md")
 DEFAULT_GEMM_EFF = 0.80
 HBM_EFF = 0.80
 HBM_EFF_SOURCE = ("assumed typical: H100 ~2,540 of 3,350 GB/s (dcgmproftester, 0.76) and BabelStream-class copy "
@@ -120,9 +119,8 @@ HBM_MEASURED = {
                                       "Tursa): BabelStream 5.0 CUDA Copy 1709.4 GB/s (Triad 1724.8) on an NVIDIA "
                                       "A100-SXM4-80GB, 2^25 doubles per array; RRZE-HPC/gpu-benches gpu-stream "
                                       "a100_80.txt@1038c5d0 gives 1737 GB/s for its copy-like scale kernel"),
-    "h200-sxm-141gb": (4010 / 4800, "github:Azure/AI-benchmarking-guide Azure_Results/ND_H200_v5_results.md@"
-                                    "7f20e5fa3b2f9a46d8404af1f6fb14b049d6d5cc ('HBM Bandwidth'): Copy 4.01 TB/s "
-                                    "(Triad 4.15) on an Azure ND H200 v5"),
+    "h200-sxm-141gb": (4010 / 4800, AZURE_H200 + " ('HBM Bandwidth'): Copy 4.01 TB/s (Triad 4.15) on an Azure "
+                                    "ND H200 v5"),
     "h100-sxm5-80gb": (2958 / 3350, "gpubench hbm.copy 2953-2962 GB/s on an H100 SXM 80GB HBM3 (torch copy_ "
                                     "2994-2999); docs/validation/gpu-h100-2026-11-24.md"),
 }
@@ -133,8 +131,7 @@ PCIE_H2D = {3: 12.5, 4: 25.9, 5: 55.0, 6: 110.0}
 # host-to-device rate instead of a PCIe generation's.
 HOST_LINK_MEASURED = {
     "gb200": (201.0, "nvbandwidth Host to Device 201 GB/s per GPU (Device to Host 193) on Azure ND GB200 v6: "
-                     "github:Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md@"
-                     "fa799957e3c223546ed7726dff043cdcb62327ee; docs/sources.md"),
+                     + AZURE_GB200 + "; docs/sources.md"),
 }
 PCIE_SOURCE = ("superbench-results (A100, Gen4 x16: 25.9 GB/s), NVIDIA/nvbandwidth#24 (Gen5 x16: ~55 GB/s); "
                "Gen3 = half of Gen4, Gen6 = twice Gen5 (no measurement in the reference)")
