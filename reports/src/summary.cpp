@@ -31,6 +31,7 @@ std::vector<std::string> skipped_lines(
     group->second.push_back(item.first);
   }
   std::vector<std::string> lines;
+  lines.reserve(groups.size());
   for (const auto& [reason, ids] : groups) lines.push_back(skipped_line(reason, ids));
   return lines;
 }
