@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
+#include <string>
 
 #include "components.hpp"
 #include "gpubench/core/errors.hpp"
@@ -198,14 +200,6 @@ std::string strategy_choices() {
 
 namespace gpubench::model::detail {
 
-bool splits_whole(const workload& w, int gpus_per_node, int nodes) {
-  const int ranks = gpus_per_node * nodes;
-  const int split = w.tensor * w.pipeline;
-  return gpus_per_node % w.tensor == 0 && gpus_per_node % w.expert_tensor == 0 &&
-         ranks % split == 0 && (ranks / split) % w.context == 0 &&
-         (ranks / w.pipeline) % (w.expert * w.expert_tensor) == 0;
-}
-
 int node_granule(const workload& w, int gpus_per_node) {
   // The job's GPUs must be a multiple of T x P x C (whole replicas, the context split over what
   // is left) and of P x E x K (the experts' splits over a stage's GPUs).
@@ -218,45 +212,61 @@ int expert_group(const workload& w, int gpus) {
   return std::max(1, gpus * w.tensor * w.context / (w.expert * w.expert_tensor));
 }
 
-data_parallel data_parallel_group(const workload& w, int gpus_per_node, int nodes) {
+namespace {
+
+// Why the job's splits do not come out whole on this many nodes, or nullopt where they do: the
+// one check behind data_parallel_group (which names the key) and splits_whole (the advice).
+std::optional<std::string> split_problem(const workload& w, int gpus_per_node, int nodes) {
   const int split = w.tensor * w.pipeline;
   const int ranks = gpus_per_node * nodes;
-  const std::string where = w.file.empty() ? "" : w.file + ": ";
   if (gpus_per_node % w.tensor != 0) {
-    throw input_error(where + "parallel.tensor: " + std::to_string(w.tensor) +
-                      " does not divide the " + std::to_string(gpus_per_node) +
-                      " GPUs per node: a tensor-parallel group stays inside one node (its "
-                      "exchanges run on every layer)");
+    return "parallel.tensor: " + std::to_string(w.tensor) + " does not divide the " +
+           std::to_string(gpus_per_node) +
+           " GPUs per node: a tensor-parallel group stays inside one node (its exchanges run on "
+           "every layer)";
   }
   if (ranks % split != 0) {
-    throw input_error(where + "parallel.tensor x parallel.pipeline: " + std::to_string(w.tensor) +
-                      " x " + std::to_string(w.pipeline) + " does not divide the job's " +
-                      std::to_string(ranks) + " GPUs");
+    return "parallel.tensor x parallel.pipeline: " + std::to_string(w.tensor) + " x " +
+           std::to_string(w.pipeline) + " does not divide the job's " + std::to_string(ranks) +
+           " GPUs";
   }
   if (w.context > 1 && (ranks / split) % w.context != 0) {
-    throw input_error(where + "parallel.context: " + std::to_string(w.context) +
-                      " does not divide the " + std::to_string(ranks / split) +
-                      " GPUs left after the tensor x pipeline split");
+    return "parallel.context: " + std::to_string(w.context) + " does not divide the " +
+           std::to_string(ranks / split) + " GPUs left after the tensor x pipeline split";
   }
   // Megatron-Core forms expert-parallel groups from the tensor x data-parallel GPUs of a stage.
   if (w.expert > 1 && (ranks / w.pipeline) % w.expert != 0) {
-    throw input_error(where + "parallel.expert: " + std::to_string(w.expert) +
-                      " does not divide the " + std::to_string(ranks / w.pipeline) +
-                      " GPUs of a pipeline stage (tensor x data parallel) the experts are split "
-                      "over");
+    return "parallel.expert: " + std::to_string(w.expert) + " does not divide the " +
+           std::to_string(ranks / w.pipeline) +
+           " GPUs of a pipeline stage (tensor x data parallel) the experts are split over";
   }
   if (w.expert_tensor > 1 && gpus_per_node % w.expert_tensor != 0) {
-    throw input_error(where + "parallel.expert_tensor: " + std::to_string(w.expert_tensor) +
-                      " does not divide the " + std::to_string(gpus_per_node) +
-                      " GPUs per node: an expert's split stays inside one node (its exchanges "
-                      "run on every MoE layer)");
+    return "parallel.expert_tensor: " + std::to_string(w.expert_tensor) + " does not divide the " +
+           std::to_string(gpus_per_node) +
+           " GPUs per node: an expert's split stays inside one node (its exchanges run on every "
+           "MoE layer)";
   }
   if (w.expert_tensor > 1 && (ranks / w.pipeline) % (w.expert * w.expert_tensor) != 0) {
-    throw input_error(where + "parallel.expert x parallel.expert_tensor: " +
-                      std::to_string(w.expert) + " x " + std::to_string(w.expert_tensor) +
-                      " does not divide the " + std::to_string(ranks / w.pipeline) +
-                      " GPUs of a pipeline stage the experts are split over");
+    return "parallel.expert x parallel.expert_tensor: " + std::to_string(w.expert) + " x " +
+           std::to_string(w.expert_tensor) + " does not divide the " +
+           std::to_string(ranks / w.pipeline) +
+           " GPUs of a pipeline stage the experts are split over";
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool splits_whole(const workload& w, int gpus_per_node, int nodes) {
+  return !split_problem(w, gpus_per_node, nodes);
+}
+
+data_parallel data_parallel_group(const workload& w, int gpus_per_node, int nodes) {
+  if (auto problem = split_problem(w, gpus_per_node, nodes)) {
+    throw input_error((w.file.empty() ? "" : w.file + ": ") + *problem);
+  }
+  const int split = w.tensor * w.pipeline;
+  const int ranks = gpus_per_node * nodes;
   if (split <= gpus_per_node && gpus_per_node % split == 0) {
     return {gpus_per_node / split, nodes};
   }
@@ -272,12 +282,17 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
     return across_nodes ? allreduce_for(hw, c, 1, 2, ignored).inter_busbw_GBps / gpus_per_node
                         : allreduce_for(hw, c, 2, 1, ignored).intra_busbw_GBps;
   };
+  // `count` exchanges of `bytes` inside a group of `size` GPUs of a node, each moving
+  // `ring_share` of its bytes at the group's bus bandwidth, after the collective's latency.
+  const auto in_node = [&](int size, double count, double bytes, double ring_share) {
+    const allreduce_model group = allreduce_for(hw, c, size, 1, ignored);
+    return count *
+           (c.allreduce_latency_us * 1e-6 + bytes * ring_share / (group.intra_busbw_GBps * giga));
+  };
   if (w.tensor > 1 && ops.tensor_allreduces > 0) {
-    const allreduce_model group = allreduce_for(hw, c, w.tensor, 1, ignored);
     const double t = w.tensor;
-    const double exchange = ops.tensor_allreduces * (c.allreduce_latency_us * 1e-6 +
-                                                     ops.tensor_message_bytes * 2 * (t - 1) / t /
-                                                         (group.intra_busbw_GBps * giga));
+    const double exchange =
+        in_node(w.tensor, ops.tensor_allreduces, ops.tensor_message_bytes, 2 * (t - 1) / t);
     // Overlapped, each all-gather and reduce-scatter is cut into chunks the GEMM it feeds
     // consumes as they arrive: hidden under the step's GEMMs as far as those last, but no more
     // than the share of a gradient exchange that hides under the backward pass (comm_overlap).
@@ -314,12 +329,9 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
   if (w.expert_tensor > 1 && ops.expert_tensor_exchanges > 0) {
     // Each all-gather or reduce-scatter moves (K - 1)/K of the gathered tokens over the node's
     // links (the group stays in a node), as the tensor group's sequence-parallel exchanges do.
-    const allreduce_model group = allreduce_for(hw, c, w.expert_tensor, 1, ignored);
     const double k = w.expert_tensor;
-    step.tensor_parallel_s +=
-        ops.expert_tensor_exchanges *
-        (c.allreduce_latency_us * 1e-6 +
-         ops.expert_tensor_message_bytes * (k - 1) / k / (group.intra_busbw_GBps * giga));
+    step.tensor_parallel_s += in_node(w.expert_tensor, ops.expert_tensor_exchanges,
+                                      ops.expert_tensor_message_bytes, (k - 1) / k);
   }
   if (w.context > 1 && ops.context_sends > 0) {
     // Ring attention's K/V sends: to the next GPU of the group, over the node's links when the

@@ -557,12 +557,15 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
       P > 1 ? std::max(first_stage, last_stage) : last_stage + token_elements * act_bytes;
   step.saved_linear_input_bytes = on_gpu * linear_inputs * (first_holds_most ? in_flight : 1.0);
   step.largest_group_params = std::max(layer_params(t), vocab * static_cast<double>(h) / tp);
+  // Each of a layer's exchanges below runs twice forward and twice backward, and twice more when
+  // the forward is recomputed.
+  const double exchanges = L * (recompute ? 6.0 : 4.0);
   // Megatron's tensor-parallel exchange: two allreduces of the layer's activations forward (after
   // the attention and FFN output projections) and two backward, two more when the forward is
   // recomputed; sequence parallelism turns each into a reduce-scatter and an all-gather of the
   // same volume. Between stages, one micro-batch's activations forward and their gradient back.
   if (T > 1) {
-    step.tensor_allreduces = L * (recompute ? 6.0 : 4.0);
+    step.tensor_allreduces = exchanges;
     step.tensor_message_bytes = token_elements * act_bytes;
   }
   if (P > 1) step.stage_message_bytes = token_elements * act_bytes;
@@ -578,13 +581,13 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
   // experts and combines them back, forward and backward (twice more when the forward is
   // recomputed).
   if (t.moe() && t.E > 1) {
-    step.expert_alltoalls = L * (recompute ? 6.0 : 4.0);
+    step.expert_alltoalls = exchanges;
     step.expert_message_bytes = t.routed_tokens * static_cast<double>(h) * act_bytes;
   }
   // Expert tensor parallelism: the group gathers its routed tokens before the experts and
   // reduce-scatters their outputs after, forward and backward (twice more when recomputed).
   if (t.moe() && t.K > 1) {
-    step.expert_tensor_exchanges = L * (recompute ? 6.0 : 4.0);
+    step.expert_tensor_exchanges = exchanges;
     step.expert_tensor_message_bytes = t.expert_rows() * static_cast<double>(h) * act_bytes;
   }
   // Per layer: QKV, output, FFN in and out projections (weight + bias each, the gated FFN's
