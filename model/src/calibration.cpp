@@ -166,7 +166,9 @@ void anchor_row(prepared_row& p, const std::vector<prepared_row>& rows, const co
         q.row.model != p.row.model || q.row.gpus != p.row.gpus ||
         q.row.framework != p.row.framework || q.row.precision != p.row.precision ||
         !same_model(q.w, p.w) || q.w.tensor != p.w.tensor || q.w.pipeline != p.w.pipeline ||
-        q.w.expert != p.w.expert || q.w.expert_tensor != p.w.expert_tensor) {
+        q.w.expert != p.w.expert || q.w.expert_tensor != p.w.expert_tensor ||
+        q.w.expert_dispatcher != p.w.expert_dispatcher ||
+        q.w.expert_overlap != p.w.expert_overlap) {
       continue;
     }
     p.row.reference = q.row.id;

@@ -174,6 +174,21 @@ struct strategy {
   bool gathers_layers;  // parameters gathered one unit at a time (FSDP's flat units)
   bool across_nodes;    // differs from another row only across nodes (HSDP: FSDP in a node)
 };
+// How the expert-parallel all-to-all carries a token (parallel.expert_dispatcher; Megatron-Core's
+// moe_token_dispatcher_type and flex backend). A table: a new dispatcher is a row.
+struct expert_dispatcher {
+  std::string_view name;
+  // The token crosses the network once per node holding any of its experts and is forwarded
+  // over NVLink inside it (DeepEP's and HybridEP's RDMA stage), not once per routed copy.
+  bool once_per_node;
+};
+[[nodiscard]] const expert_dispatcher* find_dispatcher(std::string_view name);
+[[nodiscard]] std::string dispatcher_choices();
+// The share of an all-to-all's network bytes a job's dispatcher sends: 1, or for a dispatcher
+// that sends once per node, the distinct remote nodes a token's top-k experts fall on over the
+// routed copies that leave the node; `peers_per_node` are the expert group's GPUs in a node.
+[[nodiscard]] double dispatcher_network_share(const workload& w, int peers_per_node);
+
 // The tensor group's exchanges, the stages' sends and the pipeline bubble, per micro-batch step.
 void model_parallel_times(const hardware_profile& hw, const constants& c, const workload& w,
                           const gpu_times& gpu, int gpus_per_node, step_breakdown& step);

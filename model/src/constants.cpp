@@ -28,6 +28,7 @@ constexpr constant_field constant_fields[] = {
     {"memory_efficiency", &constants::memory_efficiency, better::higher},
     {"kernel_overhead_us", &constants::kernel_overhead_us, better::lower},
     {"comm_overlap", &constants::comm_overlap},
+    {"expert_comm_overlap", &constants::expert_comm_overlap},
     {"loader_efficiency", &constants::loader_efficiency},
     {"loader_efficiency_low", &constants::loader_efficiency_low},
     {"loader_efficiency_high", &constants::loader_efficiency_high},

@@ -264,11 +264,14 @@ void add_components(const workload& w, const step_model& m, sizing& s) {
       // The groups whose exchanges these are: the expert and context splits too, where used.
       std::string groups =
           "tensor " + std::to_string(w.tensor) + " x pipeline " + std::to_string(w.pipeline);
-      if (w.expert > 1) groups += ", expert " + std::to_string(w.expert);
+      if (w.expert > 1) {
+        groups += ", expert " + std::to_string(w.expert) + " (" + w.expert_dispatcher +
+                  (w.expert_overlap ? ", overlapped" : "") + ")";
+      }
       if (w.expert_tensor > 1) groups += ", expert tensor " + std::to_string(w.expert_tensor);
       if (w.context > 1) groups += ", context " + std::to_string(w.context);
       detail += (detail.empty() ? "" : "; ") + groups + ": " + fmt(step.tensor_parallel_s * 1e3) +
-                " ms of the groups' exchanges, not hidden";
+                " ms of the groups' exchanges not hidden";
     }
     s.components.push_back(gpu_component(component_id::communication,
                                          step.communication_exposed_s + step.tensor_parallel_s,

@@ -9,6 +9,7 @@
 
 #include "components.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/text.hpp"
 #include "gpubench/vocabulary/measurements.hpp"
 
 namespace gpubench::model::detail {
@@ -200,6 +201,51 @@ std::string strategy_choices() {
 
 namespace gpubench::model::detail {
 
+namespace {
+
+// Megatron-Core's dispatchers (moe_token_dispatcher_type "alltoall", or "flex" with the DeepEP or
+// HybridEP backend). DeepEP's internode kernels and HybridEP's RDMA stage send each token once to
+// every node holding one of its experts and forward it over NVLink there (HybridEP sizes its RDMA
+// buffer as tokens per rank x (nodes - 1): deepseek-ai/DeepEP docs/Hybrid-EP_Implementation.md,
+// section 4.2); NCCL's all-to-all sends every routed copy.
+constexpr expert_dispatcher dispatchers[] = {
+    {"alltoall", false},
+    {"deepep", true},
+    {"hybridep", true},
+};
+
+}  // namespace
+
+const expert_dispatcher* find_dispatcher(std::string_view name) {
+  for (const expert_dispatcher& d : dispatchers) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
+std::string dispatcher_choices() {
+  std::vector<std::string> names;
+  for (const expert_dispatcher& d : dispatchers) names.emplace_back(d.name);
+  return join(names, ", ");
+}
+
+double dispatcher_network_share(const workload& w, int peers_per_node) {
+  const expert_dispatcher* d = find_dispatcher(w.expert_dispatcher);
+  const int E = w.expert;
+  if (d == nullptr || !d->once_per_node || E <= peers_per_node) return 1;
+  // Uniform top-k routing over X experts spread evenly over the group's n nodes: a node holds
+  // none of a token's k experts with probability C(X - X/n, k) / C(X, k).
+  const double experts = expert_count(w.model);
+  const double k = w.model.params.at("moe_top_k");
+  const double nodes = std::ceil(static_cast<double>(E) / peers_per_node);
+  const double elsewhere = experts - experts / nodes;
+  double none = 1;
+  for (double i = 0; i < k; ++i) none *= std::max(0.0, (elsewhere - i) / (experts - i));
+  const double once_per_node = (nodes - 1) * (1 - none);
+  const double every_copy = k * static_cast<double>(E - peers_per_node) / E;
+  return std::min(1.0, once_per_node / every_copy);
+}
+
 int node_granule(const workload& w, int gpus_per_node) {
   // The job's GPUs must be a multiple of T x P x C (whole replicas, the context split over what
   // is left) and of P x E x K (the experts' splits over a stage's GPUs).
@@ -309,22 +355,30 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
     const int E = w.expert;
     const int peers_per_node = std::max(1, gpus_per_node / w.expert_tensor);
     const double bytes = ops.expert_message_bytes;
+    // A dispatcher that sends a token once per node sends this share of the network bytes.
+    const double network_share = dispatcher_network_share(w, peers_per_node);
     double seconds = 0;
     if (!hw.alltoall.empty() && hw.alltoall_ranks == E) {
       std::vector<std::pair<double, double>> measured;
       for (const busbw_point& p : hw.alltoall) measured.emplace_back(p.bytes, p.GBps);
       std::sort(measured.begin(), measured.end());
-      seconds = bytes * (E - 1.0) / E / (interpolate_log(measured, bytes) * giga);
+      seconds = bytes * (E - 1.0) / E / (interpolate_log(measured, bytes) * giga) * network_share;
     } else {
       const int inside = std::min(E, peers_per_node);
       const allreduce_model node = allreduce_for(hw, c, inside, 1, ignored);
       seconds = inside > 1 ? bytes * (inside - 1.0) / E / (node.intra_busbw_GBps * giga) : 0.0;
       if (E > peers_per_node) {
-        seconds = std::max(seconds, bytes * static_cast<double>(E - peers_per_node) / E /
-                                        (neighbour_GBps(true) * giga));
+        seconds = std::max(seconds, bytes * static_cast<double>(E - peers_per_node) / E *
+                                        network_share / (neighbour_GBps(true) * giga));
       }
     }
-    step.tensor_parallel_s += ops.expert_alltoalls * (c.allreduce_latency_us * 1e-6 + seconds);
+    const double exchange = ops.expert_alltoalls * (c.allreduce_latency_us * 1e-6 + seconds);
+    // Megatron-Core's combined 1F1B runs one micro-batch's all-to-alls under another's forward or
+    // backward compute; it has that schedule without a pipeline or with an interleaved one only.
+    const bool overlapped = w.expert_overlap && (w.pipeline == 1 || w.virtual_pipeline > 1);
+    step.tensor_parallel_s +=
+        overlapped ? std::max(exchange * (1 - c.expert_comm_overlap), exchange - gpu.work())
+                   : exchange;
   }
   if (w.expert_tensor > 1 && ops.expert_tensor_exchanges > 0) {
     // Each all-gather or reduce-scatter moves (K - 1)/K of the gathered tokens over the node's

@@ -569,7 +569,8 @@ workload parse_workload(const json& doc, const std::string& file) {
   if (root.has("parallel")) {
     const json_reader p = root.member("parallel");
     p.expect_object({"gpus", "nodes", "strategy", "tensor", "pipeline", "sequence_parallel",
-                     "tensor_overlap", "expert", "expert_tensor", "virtual_pipeline", "context"});
+                     "tensor_overlap", "expert", "expert_tensor", "expert_dispatcher",
+                     "expert_overlap", "virtual_pipeline", "context"});
     if (auto g = p.find_int("gpus", 1, max_gpus_per_node)) w.gpus = static_cast<int>(*g);
     w.nodes = static_cast<int>(p.find_int("nodes", 1, max_nodes).value_or(1));
     if (auto s = p.find_string("strategy")) {
@@ -588,6 +589,21 @@ workload parse_workload(const json& doc, const std::string& file) {
         static_cast<int>(p.find_int("virtual_pipeline", 1, max_pipeline_stages).value_or(1));
     if (w.virtual_pipeline > 1 && w.pipeline < 2) {
       p.fail("virtual_pipeline", "1 without a pipeline (pipeline > 1)");
+    }
+    if (auto d = p.find_string("expert_dispatcher")) {
+      if (detail::find_dispatcher(*d) == nullptr)
+        p.fail("expert_dispatcher", detail::dispatcher_choices());
+      w.expert_dispatcher = *d;
+    }
+    w.expert_overlap = p.find_bool("expert_overlap").value_or(false);
+    if (w.expert_overlap && w.expert < 2) {
+      p.fail("expert_overlap", "false without expert parallelism (expert > 1)");
+    }
+    // Megatron-Core has the combined 1F1B schedule without a pipeline or with an interleaved one.
+    if (w.expert_overlap && w.pipeline > 1 && w.virtual_pipeline < 2) {
+      p.fail("expert_overlap",
+             "false with a pipeline that is not interleaved (Megatron-Core overlaps the "
+             "all-to-alls in its combined 1F1B schedule with pipeline 1 or virtual_pipeline > 1)");
     }
     w.context =
         static_cast<int>(p.find_int("context", 1, max_gpus_per_node * max_nodes).value_or(1));
@@ -792,6 +808,8 @@ json to_json(const workload& w) {
               {"tensor_overlap", w.tensor_overlap},
               {"expert", w.expert},
               {"expert_tensor", w.expert_tensor},
+              {"expert_dispatcher", w.expert_dispatcher},
+              {"expert_overlap", w.expert_overlap},
               {"virtual_pipeline", w.virtual_pipeline},
               {"context", w.context},
               {"stack", w.stack}};

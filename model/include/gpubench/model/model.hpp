@@ -45,6 +45,8 @@ struct constants {
   double memory_efficiency = 0.7;   // elementwise/normalisation kernels vs hbm.copy
   double kernel_overhead_us = 2.0;  // un-hidden framework time per kernel launch
   double comm_overlap = 0.8;        // share of the backward pass gradient traffic can hide under
+  // The share of the expert all-to-alls Megatron-Core's combined 1F1B schedule hides.
+  double expert_comm_overlap = 0.93;
   double loader_efficiency = 0.74;  // Python (torchvision/PIL) loader vs gpubench's C++ pipeline
   double loader_efficiency_low = 0.41;   // the lowest and highest it was measured at: the band
   double loader_efficiency_high = 0.90;  // of a python-loader ceiling derived from cpu.augment

@@ -224,6 +224,12 @@ struct workload {
   // split over this many GPUs of a node, which gather their routed tokens before the experts and
   // reduce-scatter the experts' outputs after.
   int expert_tensor = 1;
+  // How the all-to-all is carried: "alltoall" (NCCL, every routed copy to its expert's GPU),
+  // "deepep" or "hybridep" (Megatron-Core's flex dispatcher: once per destination node).
+  std::string expert_dispatcher = "alltoall";
+  // The all-to-alls run under another micro-batch's compute (Megatron-Core's combined 1F1B
+  // schedule, overlap_moe_expert_parallel_comm).
+  bool expert_overlap = false;
   // Megatron's interleaved pipeline schedule: each GPU holds this many model chunks.
   int virtual_pipeline = 1;
   // Context parallelism (ring attention): each sequence split over `context` GPUs, which count
