@@ -746,11 +746,11 @@ TEST_CASE("calibration: both sets, every stack, held-out errors against the docu
   }
   CHECK(usable >= 184);
   CHECK(second_set >= 40);
-  // The third set: 31 mixture-of-experts rows from five sources, counted but not vouched for.
+  // The third set: 33 mixture-of-experts rows from six sources, counted but not vouched for.
   const auto moe = std::count_if(report.rows.begin(), report.rows.end(), [](const auto& r) {
     return r.usable && r.family == "moe" && !r.supported;
   });
-  CHECK(moe == 31);
+  CHECK(moe == 33);
   // Each stack has rows of its own and fitted values.
   REQUIRE(report.stacks.size() == 4);
   for (const auto& s : report.stacks) {
@@ -947,14 +947,14 @@ TEST_CASE(
   CHECK_THAT(b200.interval->widened[0], Catch::Contains("assumed GEMM efficiency"));
   CHECK(b200.interval->low_ratio == Approx(band("gpt").low * (1 - c.band_widening)));
   CHECK(b200.interval->high_ratio == Approx(band("gpt").high * (1 + c.band_widening)));
-  // A mixture of experts has a band of its own (31 runs of five sources).
+  // A mixture of experts has a band of its own (33 runs of six sources).
   model::run_options four;
   four.nodes = 4;
   const sizing experts = predict(load_catalog("dgx-h100"), load_workload("mixtral-8x7b"), c, four);
   REQUIRE(experts.interval);
   CHECK(experts.interval->family == "moe");
   CHECK_FALSE(experts.interval->shared);
-  CHECK_THAT(experts.interval->basis(), Catch::Contains("of 31 published moe runs"));
+  CHECK_THAT(experts.interval->basis(), Catch::Contains("of 33 published moe runs"));
   // Transformer-XL's runs come from two sources, too few for a band of their own: every family's
   // band joined with theirs, and the basis says so.
   const sizing txl = predict(load_catalog("dgx-h100"), load_workload("transformer-xl-base"), c);
