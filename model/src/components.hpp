@@ -174,20 +174,24 @@ struct strategy {
   bool gathers_layers;  // parameters gathered one unit at a time (FSDP's flat units)
   bool across_nodes;    // differs from another row only across nodes (HSDP: FSDP in a node)
 };
-// How the expert-parallel all-to-all carries a token (parallel.expert_dispatcher; Megatron-Core's
-// moe_token_dispatcher_type and flex backend). A table: a new dispatcher is a row.
+// How the expert-parallel all-to-all carries a token (parallel.expert_dispatcher). A table: a new
+// dispatcher is a row.
 struct expert_dispatcher {
+  expert_dispatch kind;
   std::string_view name;
   // The token crosses the network once per node holding any of its experts and is forwarded
   // over NVLink inside it (DeepEP's and HybridEP's RDMA stage), not once per routed copy.
   bool once_per_node;
 };
-[[nodiscard]] const expert_dispatcher* find_dispatcher(std::string_view name);
-[[nodiscard]] std::string dispatcher_choices();
 // The share of an all-to-all's network bytes a job's dispatcher sends: 1, or for a dispatcher
 // that sends once per node, the distinct remote nodes a token's top-k experts fall on over the
 // routed copies that leave the node; `peers_per_node` are the expert group's GPUs in a node.
 [[nodiscard]] double dispatcher_network_share(const workload& w, int peers_per_node);
+// Why Megatron-Core cannot run this job's expert all-to-alls under another micro-batch's compute
+// (its combined 1F1B schedule, parallel.expert_overlap), or nullopt where it can.
+[[nodiscard]] std::optional<std::string> expert_overlap_problem(const workload& w);
+// Whether the job's all-to-alls are overlapped: asked for, and possible.
+[[nodiscard]] bool expert_overlapped(const workload& w);
 
 // The tensor group's exchanges, the stages' sends and the pipeline bubble, per micro-batch step.
 void model_parallel_times(const hardware_profile& hw, const constants& c, const workload& w,

@@ -265,8 +265,9 @@ void add_components(const workload& w, const step_model& m, sizing& s) {
       std::string groups =
           "tensor " + std::to_string(w.tensor) + " x pipeline " + std::to_string(w.pipeline);
       if (w.expert > 1) {
-        groups += ", expert " + std::to_string(w.expert) + " (" + w.expert_dispatcher +
-                  (w.expert_overlap ? ", overlapped" : "") + ")";
+        groups += ", expert " + std::to_string(w.expert) + " (" +
+                  std::string(to_string(w.expert_dispatcher)) +
+                  (detail::expert_overlapped(w) ? ", overlapped" : "") + ")";
       }
       if (w.expert_tensor > 1) groups += ", expert tensor " + std::to_string(w.expert_tensor);
       if (w.context > 1) groups += ", context " + std::to_string(w.context);

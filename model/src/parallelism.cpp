@@ -209,41 +209,55 @@ namespace {
 // buffer as tokens per rank x (nodes - 1): deepseek-ai/DeepEP docs/Hybrid-EP_Implementation.md,
 // section 4.2); NCCL's all-to-all sends every routed copy.
 constexpr expert_dispatcher dispatchers[] = {
-    {"alltoall", false},
-    {"deepep", true},
-    {"hybridep", true},
+    {expert_dispatch::alltoall, "alltoall", false},
+    {expert_dispatch::deepep, "deepep", true},
+    {expert_dispatch::hybridep, "hybridep", true},
 };
+
+const expert_dispatcher& dispatcher_of(expert_dispatch kind) {
+  for (const expert_dispatcher& d : dispatchers) {
+    if (d.kind == kind) return d;
+  }
+  throw std::logic_error("an expert dispatcher without a row in the dispatcher table");
+}
 
 }  // namespace
 
-const expert_dispatcher* find_dispatcher(std::string_view name) {
-  for (const expert_dispatcher& d : dispatchers) {
-    if (d.name == name) return &d;
-  }
-  return nullptr;
-}
-
-std::string dispatcher_choices() {
-  std::vector<std::string> names;
-  for (const expert_dispatcher& d : dispatchers) names.emplace_back(d.name);
-  return join(names, ", ");
-}
-
 double dispatcher_network_share(const workload& w, int peers_per_node) {
-  const expert_dispatcher* d = find_dispatcher(w.expert_dispatcher);
   const int E = w.expert;
-  if (d == nullptr || !d->once_per_node || E <= peers_per_node) return 1;
-  // Uniform top-k routing over X experts spread evenly over the group's n nodes: a node holds
-  // none of a token's k experts with probability C(X - X/n, k) / C(X, k).
+  if (!dispatcher_of(w.expert_dispatcher).once_per_node || E <= peers_per_node) return 1;
+  // The group's GPUs over E / peers nodes, the X experts evenly over them, top-k routing spread
+  // evenly: a node holds none of a token's k experts with probability C(X - X/n, k) / C(X, k).
   const double experts = expert_count(w.model);
-  const double k = w.model.params.at("moe_top_k");
-  const double nodes = std::ceil(static_cast<double>(E) / peers_per_node);
+  const int k = expert_top_k(w.model);
+  const double nodes = static_cast<double>(E) / peers_per_node;
   const double elsewhere = experts - experts / nodes;
   double none = 1;
-  for (double i = 0; i < k; ++i) none *= std::max(0.0, (elsewhere - i) / (experts - i));
+  for (int i = 0; i < k; ++i) none *= std::max(0.0, (elsewhere - i) / (experts - i));
   const double once_per_node = (nodes - 1) * (1 - none);
-  const double every_copy = k * static_cast<double>(E - peers_per_node) / E;
+  const double every_copy = k * (1 - 1 / nodes);
   return std::min(1.0, once_per_node / every_copy);
+}
+
+std::optional<std::string> expert_overlap_problem(const workload& w) {
+  // Megatron-Core's checks (megatron/core/transformer/transformer_config.py): an expert split,
+  // the combined 1F1B schedule exists without a pipeline or with an interleaved one, and no
+  // full recomputation.
+  if (w.expert < 2) return "false without expert parallelism (expert > 1)";
+  if (w.pipeline > 1 && w.virtual_pipeline < 2) {
+    return "false with a pipeline that is not interleaved (Megatron-Core's combined 1F1B schedule "
+           "runs with pipeline 1 or virtual_pipeline > 1)";
+  }
+  const auto full = w.model.flags.find("activation_checkpointing");
+  if (full != w.model.flags.end() && full->second) {
+    return "false with full activation checkpointing (Megatron-Core refuses full recomputation "
+           "with the all-to-all overlap)";
+  }
+  return std::nullopt;
+}
+
+bool expert_overlapped(const workload& w) {
+  return w.expert_overlap && !expert_overlap_problem(w);
 }
 
 int node_granule(const workload& w, int gpus_per_node) {
@@ -335,6 +349,9 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
     return count *
            (c.allreduce_latency_us * 1e-6 + bytes * ring_share / (group.intra_busbw_GBps * giga));
   };
+  // The GPU work an exchange can still hide under: the tensor group's overlap takes its share
+  // first.
+  double free_work = gpu.step.compute_s + gpu.step.memory_s;
   if (w.tensor > 1 && ops.tensor_allreduces > 0) {
     const double t = w.tensor;
     const double exchange =
@@ -342,9 +359,11 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
     // Overlapped, each all-gather and reduce-scatter is cut into chunks the GEMM it feeds
     // consumes as they arrive: hidden under the step's GEMMs as far as those last, but no more
     // than the share of a gradient exchange that hides under the backward pass (comm_overlap).
-    step.tensor_parallel_s +=
-        w.tensor_overlap ? std::max(exchange * (1 - c.comm_overlap), exchange - step.compute_s)
-                         : exchange;
+    const double shows = w.tensor_overlap
+                             ? std::max(exchange * (1 - c.comm_overlap), exchange - step.compute_s)
+                             : exchange;
+    step.tensor_parallel_s += shows;
+    free_work -= exchange - shows;
   }
   if (w.expert > 1 && ops.expert_alltoalls > 0) {
     // Each all-to-all sends (E - 1)/E of a GPU's routed tokens to the other GPUs of the expert
@@ -358,13 +377,16 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
     // A dispatcher that sends a token once per node sends this share of the network bytes.
     const double network_share = dispatcher_network_share(w, peers_per_node);
     double seconds = 0;
+    const int inside = std::min(E, peers_per_node);
     if (!hw.alltoall.empty() && hw.alltoall_ranks == E) {
       std::vector<std::pair<double, double>> measured;
       for (const busbw_point& p : hw.alltoall) measured.emplace_back(p.bytes, p.GBps);
       std::sort(measured.begin(), measured.end());
-      seconds = bytes * (E - 1.0) / E / (interpolate_log(measured, bytes) * giga) * network_share;
+      // The measured all-to-all sent every copy; the dispatcher's share applies to the
+      // (E - inside) of the E - 1 destinations off the node.
+      const double sent = ((inside - 1.0) + (E - inside) * network_share) / (E - 1.0);
+      seconds = bytes * (E - 1.0) / E / (interpolate_log(measured, bytes) * giga) * sent;
     } else {
-      const int inside = std::min(E, peers_per_node);
       const allreduce_model node = allreduce_for(hw, c, inside, 1, ignored);
       seconds = inside > 1 ? bytes * (inside - 1.0) / E / (node.intra_busbw_GBps * giga) : 0.0;
       if (E > peers_per_node) {
@@ -374,11 +396,13 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
     }
     const double exchange = ops.expert_alltoalls * (c.allreduce_latency_us * 1e-6 + seconds);
     // Megatron-Core's combined 1F1B runs one micro-batch's all-to-alls under another's forward or
-    // backward compute; it has that schedule without a pipeline or with an interleaved one only.
-    const bool overlapped = w.expert_overlap && (w.pipeline == 1 || w.virtual_pipeline > 1);
+    // backward work; the first forward and the last backward of a step run alone, so one
+    // micro-batch's in every m shows (megatron/core/pipeline_parallel/combined_1f1b.py).
     step.tensor_parallel_s +=
-        overlapped ? std::max(exchange * (1 - c.expert_comm_overlap), exchange - gpu.work())
-                   : exchange;
+        expert_overlapped(w)
+            ? std::max({exchange * (1 - c.expert_comm_overlap),
+                        exchange / std::max(1, w.gradient_accumulation), exchange - free_work})
+            : exchange;
   }
   if (w.expert_tensor > 1 && ops.expert_tensor_exchanges > 0) {
     // Each all-gather or reduce-scatter moves (K - 1)/K of the gathered tokens over the node's
@@ -561,3 +585,27 @@ void advise_unknown_network(const allreduce_model& ar, const constants& /*c*/, i
 }
 
 }  // namespace gpubench::model::detail
+
+namespace gpubench::model {
+
+std::string_view to_string(expert_dispatch d) noexcept {
+  for (const detail::expert_dispatcher& row : detail::dispatchers) {
+    if (row.kind == d) return row.name;
+  }
+  return "?";
+}
+
+std::optional<expert_dispatch> dispatch_from_string(std::string_view name) {
+  for (const detail::expert_dispatcher& row : detail::dispatchers) {
+    if (row.name == name) return row.kind;
+  }
+  return std::nullopt;
+}
+
+std::string dispatch_choices() {
+  std::vector<std::string> names;
+  for (const detail::expert_dispatcher& row : detail::dispatchers) names.emplace_back(row.name);
+  return join(names, ", ");
+}
+
+}  // namespace gpubench::model

@@ -538,10 +538,13 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
   const double on_gpu = L - t.offloaded;
   step.offloaded_activation_bytes = t.offloaded * kept;
   // 1F1B: the first stage holds min(stages, micro-batches) micro-batches' activations, the last
-  // one (and the logits).
-  const double in_flight = std::min<double>(P, std::max(1, split.micro_batches));
+  // one (and the logits); the combined 1F1B one more each (megatron/core/pipeline_parallel/
+  // schedules.py schedules one extra warm-up micro-batch with the all-to-all overlap).
+  const double micro_batches = std::max(1, split.micro_batches);
+  const double in_flight = std::min<double>(P + split.extra_in_flight, micro_batches);
+  const double last_in_flight = std::min<double>(1 + split.extra_in_flight, micro_batches);
   const double first_stage = on_gpu * kept * in_flight + token_elements * act_bytes;
-  double last_stage = on_gpu * kept + token_elements * act_bytes;
+  double last_stage = on_gpu * kept * last_in_flight + token_elements * act_bytes;
   if (image_size <= 0 && split.last_stage) {
     const double logits =
         std::round(static_cast<double>(tokens) * p.at("lm_head_fraction")) * softmax_vocab / tp;
@@ -555,7 +558,8 @@ void add_saved_and_exchanged(step_ops& step, const transformer_shape& t) {
   const bool first_holds_most = P > 1 && first_stage >= last_stage;
   step.saved_activation_bytes =
       P > 1 ? std::max(first_stage, last_stage) : last_stage + token_elements * act_bytes;
-  step.saved_linear_input_bytes = on_gpu * linear_inputs * (first_holds_most ? in_flight : 1.0);
+  step.saved_linear_input_bytes =
+      on_gpu * linear_inputs * (first_holds_most ? in_flight : last_in_flight);
   step.largest_group_params = std::max(layer_params(t), vocab * static_cast<double>(h) / tp);
   // Each of a layer's exchanges below runs twice forward and twice backward, and twice more when
   // the forward is recomputed.

@@ -45,6 +45,9 @@ struct model_split {
   int expert = 1;         // expert parallelism: the GPUs each MoE layer's experts are split over
   int expert_tensor = 1;  // expert tensor parallelism: the GPUs each expert's width is split over
   int context = 1;        // context parallelism: the GPUs each sequence is split over
+  // Megatron-Core's combined 1F1B (the expert all-to-all overlap) runs one more micro-batch's
+  // forward beside another's backward: that many more micro-batches' activations are alive.
+  int extra_in_flight = 0;
 };
 
 // A pipeline that does not divide the layers, split as Megatron-LM does with

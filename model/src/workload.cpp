@@ -54,6 +54,12 @@ void check_model_parallel(const workload& w, const json_reader& p) {
                                   ", got " + std::to_string(w.expert_tensor));
     }
   }
+  if (w.expert_dispatcher != expert_dispatch::alltoall && w.expert < 2) {
+    p.fail("expert_dispatcher", "alltoall without expert parallelism (expert > 1)");
+  }
+  if (w.expert_overlap) {
+    if (auto problem = detail::expert_overlap_problem(w)) p.fail("expert_overlap", *problem);
+  }
   if (w.tensor == 1 && w.pipeline == 1 && !w.sequence_parallel && !w.tensor_overlap) return;
   if (w.family != "transformer" || w.model.preset.empty()) {
     p.fail(w.tensor > 1     ? "tensor"
@@ -109,11 +115,24 @@ constexpr expert_member expert_members[] = {
     {"imbalance", "moe_imbalance", 1, 1 << 16},
 };
 
+// An "experts" member's value as the preset parameter the table maps it to, 0 where unset.
+int expert_value(const model_spec& m, std::string_view member) {
+  for (const expert_member& e : expert_members) {
+    if (e.name != member) continue;
+    const auto value = m.params.find(e.param);
+    return value == m.params.end() ? 0 : static_cast<int>(value->second);
+  }
+  throw std::logic_error("an experts member without a row in the experts table");
+}
+
 }  // namespace
 
 int expert_count(const model_spec& m) {
-  const auto experts = m.params.find("moe_experts");
-  return experts == m.params.end() ? 0 : static_cast<int>(experts->second);
+  return expert_value(m, "count");
+}
+
+int expert_top_k(const model_spec& m) {
+  return expert_value(m, "top_k");
 }
 
 namespace {
@@ -591,20 +610,11 @@ workload parse_workload(const json& doc, const std::string& file) {
       p.fail("virtual_pipeline", "1 without a pipeline (pipeline > 1)");
     }
     if (auto d = p.find_string("expert_dispatcher")) {
-      if (detail::find_dispatcher(*d) == nullptr)
-        p.fail("expert_dispatcher", detail::dispatcher_choices());
-      w.expert_dispatcher = *d;
+      const auto kind = dispatch_from_string(*d);
+      if (!kind) p.fail("expert_dispatcher", dispatch_choices());
+      w.expert_dispatcher = *kind;
     }
     w.expert_overlap = p.find_bool("expert_overlap").value_or(false);
-    if (w.expert_overlap && w.expert < 2) {
-      p.fail("expert_overlap", "false without expert parallelism (expert > 1)");
-    }
-    // Megatron-Core has the combined 1F1B schedule without a pipeline or with an interleaved one.
-    if (w.expert_overlap && w.pipeline > 1 && w.virtual_pipeline < 2) {
-      p.fail("expert_overlap",
-             "false with a pipeline that is not interleaved (Megatron-Core overlaps the "
-             "all-to-alls in its combined 1F1B schedule with pipeline 1 or virtual_pipeline > 1)");
-    }
     w.context =
         static_cast<int>(p.find_int("context", 1, max_gpus_per_node * max_nodes).value_or(1));
     if (w.context > 1) {
@@ -702,6 +712,7 @@ step_ops expand(const workload& w, int batch) {
     detail::model_split split{w.tensor, w.pipeline, w.sequence_parallel, w.gradient_accumulation};
     split.expert = w.expert;
     split.expert_tensor = w.expert_tensor;
+    split.extra_in_flight = detail::expert_overlapped(w) ? 1 : 0;
     split.context = w.context;
     const auto stage = [&] {
       step_ops ops =

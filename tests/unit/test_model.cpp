@@ -1670,25 +1670,44 @@ TEST_CASE(
   in_node["parallel"]["expert_dispatcher"] = "deepep";
   const sizing deep_in = predict(hw, parse_workload(in_node, "tiny.json"), c, one_node);
   CHECK(deep_in.step.tensor_parallel_s == Approx(nccl_in.step.tensor_parallel_s));
-  // Overlapped, the all-to-alls run under the other micro-batch's work: what the GPU's work
-  // cannot cover shows, and never less than the 7% the overlap leaves.
+  // Overlapped, a micro-batch's all-to-alls run under another's work: what its compute and
+  // memory time cannot cover shows, never less than the 7% the overlap leaves nor than the 1/8
+  // of them that run alone (the step's first forward and last backward of its 8 micro-batches);
+  // and one more micro-batch's activations are kept.
+  job["gradient_accumulation"] = 8;
+  const sizing eight = size_with(json::object());
   const sizing hidden = size_with({{"expert_overlap", true}});
-  const double exchange = nccl.step.tensor_parallel_s;
-  const double work =
-      nccl.step.compute_s + nccl.step.memory_s + nccl.step.optimizer_s + nccl.step.launch_s;
+  const double exchange = eight.step.tensor_parallel_s;
+  const double work = eight.step.compute_s + eight.step.memory_s;
   CHECK(hidden.step.tensor_parallel_s ==
-        Approx(std::max(exchange * (1 - c.expert_comm_overlap), exchange - work)));
-  CHECK(hidden.predicted_samples_per_s > nccl.predicted_samples_per_s);
-  // Refused: an unknown dispatcher, the overlap without an expert split, and the overlap with a
-  // pipeline Megatron-Core does not interleave.
+        Approx(std::max({exchange * (1 - c.expert_comm_overlap), exchange / 8, exchange - work})));
+  CHECK(hidden.predicted_samples_per_s > eight.predicted_samples_per_s);
+  CHECK(memory_bytes(hidden, "activations") > memory_bytes(eight, "activations"));
+  // With one micro-batch a step nothing runs beside it: nothing hides.
+  job["gradient_accumulation"] = 1;
+  const sizing alone = size_with({{"expert_overlap", true}});
+  CHECK(alone.step.tensor_parallel_s == Approx(nccl.step.tensor_parallel_s));
+  // Refused: an unknown dispatcher, another dispatcher or the overlap without an expert split,
+  // the overlap with full checkpointing, and with a pipeline Megatron-Core does not interleave.
   json bad = job;
   bad["parallel"]["expert_dispatcher"] = "nccl";
   CHECK_THROWS_WITH(parse_workload(bad, "tiny.json"),
                     Catch::Contains("/parallel/expert_dispatcher") &&
                         Catch::Contains("alltoall, deepep, hybridep"));
   bad = job;
+  bad["parallel"] = {{"expert_dispatcher", "deepep"}};
+  CHECK_THROWS_WITH(
+      parse_workload(bad, "tiny.json"),
+      Catch::Contains("/parallel/expert_dispatcher") && Catch::Contains("expert > 1"));
+  bad = job;
   bad["parallel"] = {{"expert_overlap", true}};
   CHECK_THROWS_WITH(parse_workload(bad, "tiny.json"), Catch::Contains("expert > 1"));
+  bad = job;
+  bad["model"]["activation_checkpointing"] = true;
+  bad["parallel"]["expert_overlap"] = true;
+  CHECK_THROWS_WITH(parse_workload(bad, "tiny.json"),
+                    Catch::Contains("/parallel/expert_overlap") &&
+                        Catch::Contains("full activation checkpointing"));
   bad = job;
   bad["parallel"] = {{"expert", 4}, {"pipeline", 2}, {"expert_overlap", true}};
   CHECK_THROWS_WITH(parse_workload(bad, "tiny.json"), Catch::Contains("virtual_pipeline > 1"));

@@ -124,6 +124,8 @@ struct model_spec {
 
 // The experts of each MoE layer (the model's "experts" count); 0 for a dense model.
 [[nodiscard]] int expert_count(const model_spec& m);
+// Experts each token is routed to (its top-k), 0 without experts.
+[[nodiscard]] int expert_top_k(const model_spec& m);
 
 struct data_spec {
   std::string source = "synthetic";  // synthetic | storage
@@ -180,6 +182,19 @@ void to_json(Json& j, parallel_strategy s) {
   j = std::string(to_string(s));
 }
 
+// How the expert-parallel all-to-all carries a token (Megatron-Core's moe_token_dispatcher_type,
+// and the flex dispatcher's backend): a row each of the dispatcher table
+// (model/src/parallelism.cpp), which also holds their names.
+enum class expert_dispatch { alltoall, deepep, hybridep };
+[[nodiscard]] std::string_view to_string(expert_dispatch d) noexcept;
+[[nodiscard]] std::optional<expert_dispatch> dispatch_from_string(std::string_view name);
+// The dispatchers' names for a message: "alltoall, deepep, hybridep".
+[[nodiscard]] std::string dispatch_choices();
+template <typename Json>
+void to_json(Json& j, expert_dispatch d) {
+  j = std::string(to_string(d));
+}
+
 struct workload {
   std::string name;
   std::string description;
@@ -224,9 +239,7 @@ struct workload {
   // split over this many GPUs of a node, which gather their routed tokens before the experts and
   // reduce-scatter the experts' outputs after.
   int expert_tensor = 1;
-  // How the all-to-all is carried: "alltoall" (NCCL, every routed copy to its expert's GPU),
-  // "deepep" or "hybridep" (Megatron-Core's flex dispatcher: once per destination node).
-  std::string expert_dispatcher = "alltoall";
+  expert_dispatch expert_dispatcher = expert_dispatch::alltoall;
   // The all-to-alls run under another micro-batch's compute (Megatron-Core's combined 1F1B
   // schedule, overlap_moe_expert_parallel_comm).
   bool expert_overlap = false;
