@@ -16,6 +16,28 @@ namespace gpubench::model::detail {
 
 namespace {
 
+// A row of a table keyed by kind and named (the strategies, the dispatchers), or nullptr.
+template <typename Row, std::size_t N, typename Kind>
+const Row* row_of(const Row (&table)[N], Kind kind) {
+  for (const Row& row : table) {
+    if (row.kind == kind) return &row;
+  }
+  return nullptr;
+}
+// A kind's name ("?" for none), and the kind of a name.
+template <typename Row, std::size_t N, typename Kind>
+std::string_view name_in(const Row (&table)[N], Kind kind) {
+  const Row* row = row_of(table, kind);
+  return row ? row->name : "?";
+}
+template <typename Row, std::size_t N>
+std::optional<decltype(Row::kind)> kind_named(const Row (&table)[N], std::string_view name) {
+  for (const Row& row : table) {
+    if (row.name == name) return row.kind;
+  }
+  return std::nullopt;
+}
+
 // Seconds to allreduce `bytes` across `ranks` GPUs.
 double allreduce_seconds(const allreduce_model& m, const constants& c, double bytes, int ranks) {
   if (ranks <= 1 || bytes <= 0) return 0;
@@ -156,9 +178,7 @@ constexpr strategy strategies[] = {
 }  // namespace
 
 const strategy& strategy_of(parallel_strategy kind) {
-  for (const strategy& s : strategies) {
-    if (s.kind == kind) return s;
-  }
+  if (const strategy* row = row_of(strategies, kind)) return *row;
   throw std::logic_error("a parallel strategy without a row in the strategy table");
 }
 
@@ -171,17 +191,11 @@ std::span<const strategy> all_strategies() {
 namespace gpubench::model {
 
 std::string_view to_string(parallel_strategy s) noexcept {
-  for (const detail::strategy& row : detail::strategies) {
-    if (row.kind == s) return row.name;
-  }
-  return "?";
+  return detail::name_in(detail::strategies, s);
 }
 
 std::optional<parallel_strategy> strategy_from_string(std::string_view name) {
-  for (const detail::strategy& row : detail::strategies) {
-    if (row.name == name) return row.kind;
-  }
-  return std::nullopt;
+  return detail::kind_named(detail::strategies, name);
 }
 
 std::string strategy_choices() {
@@ -215,9 +229,7 @@ constexpr expert_dispatcher dispatchers[] = {
 };
 
 const expert_dispatcher& dispatcher_of(expert_dispatch kind) {
-  for (const expert_dispatcher& d : dispatchers) {
-    if (d.kind == kind) return d;
-  }
+  if (const expert_dispatcher* row = row_of(dispatchers, kind)) return *row;
   throw std::logic_error("an expert dispatcher without a row in the dispatcher table");
 }
 
@@ -351,7 +363,7 @@ void model_parallel_times(const hardware_profile& hw, const constants& c, const 
   };
   // The GPU work an exchange can still hide under: the tensor group's overlap takes its share
   // first.
-  double free_work = gpu.step.compute_s + gpu.step.memory_s;
+  double free_work = step.compute_s + step.memory_s;
   if (w.tensor > 1 && ops.tensor_allreduces > 0) {
     const double t = w.tensor;
     const double exchange =
@@ -589,17 +601,11 @@ void advise_unknown_network(const allreduce_model& ar, const constants& /*c*/, i
 namespace gpubench::model {
 
 std::string_view to_string(expert_dispatch d) noexcept {
-  for (const detail::expert_dispatcher& row : detail::dispatchers) {
-    if (row.kind == d) return row.name;
-  }
-  return "?";
+  return detail::name_in(detail::dispatchers, d);
 }
 
 std::optional<expert_dispatch> dispatch_from_string(std::string_view name) {
-  for (const detail::expert_dispatcher& row : detail::dispatchers) {
-    if (row.name == name) return row.kind;
-  }
-  return std::nullopt;
+  return detail::kind_named(detail::dispatchers, name);
 }
 
 std::string dispatch_choices() {
