@@ -240,7 +240,8 @@ std::string bands_table(const calibration_report& report) {
       "\nError band: published / predicted over the rows predicted without their source, between "
       "the ranks that hold at least " +
       pct(band_coverage) +
-      " of a next row (split-conformal; docs/model.md, \"Error band\"); a family of fewer than " +
+      " of a next row, each source weighing the same (split-conformal; docs/model.md, \"Error "
+      "band\"); a family of fewer than " +
       std::to_string(min_family_rows) + " rows or " + std::to_string(min_family_groups) +
       " sources takes every family's band joined with its own rows' band; held-out coverage: the "
       "share of each "

@@ -40,12 +40,6 @@ constexpr band_method methods[] = {
     {"anchored", &calibration_row::anchored},
 };
 
-// The k-th smallest of sorted values (1-based), held to the values there are.
-double order_statistic(const std::vector<double>& sorted, double k) {
-  const auto at = static_cast<std::size_t>(std::clamp(k, 1.0, static_cast<double>(sorted.size())));
-  return sorted[at - 1];
-}
-
 struct sample {
   double ratio;  // published / predicted
   std::string family;
@@ -56,10 +50,10 @@ struct sample {
 // `groups`, where given, gets the source groups of the samples kept.
 std::pair<double, double> band_of(const std::vector<sample>& samples, auto keep, int& kept,
                                   std::set<std::string>* groups = nullptr) {
-  std::vector<double> ratios;
+  std::vector<band_sample> ratios;
   for (const sample& s : samples) {
     if (!keep(s)) continue;
-    ratios.push_back(s.ratio);
+    ratios.push_back({s.ratio, s.group});
     if (groups != nullptr) groups->insert(s.group);
   }
   kept = static_cast<int>(ratios.size());
@@ -95,16 +89,31 @@ std::pair<double, double> family_band(const std::vector<sample>& samples, const 
 
 }  // namespace
 
-std::pair<double, double> ratio_band(std::vector<double> ratios) {
-  if (ratios.empty()) return {1, 1};
-  std::sort(ratios.begin(), ratios.end());
+std::pair<double, double> ratio_band(std::vector<band_sample> samples) {
+  if (samples.empty()) return {1, 1};
+  std::sort(samples.begin(), samples.end(),
+            [](const band_sample& a, const band_sample& b) { return a.ratio < b.ratio; });
+  std::map<std::string, int> rows_of;
+  for (const band_sample& s : samples) ++rows_of[s.group];
   // Split-conformal ranks: a next ratio from the same population falls below the
   // floor((n+1)a)-th smallest with probability at most a, for any n of 1/a - 1 or more (fewer:
   // the smallest); the plain quantiles (type 7) held about (n-1)/(n+1) of the coverage.
-  const double n1 = static_cast<double>(ratios.size() + 1);
+  // The next ratio comes from a next source, and a source's rows share its bias: each row counts
+  // n / (groups x its group's rows), so that a source of many rows weighs no more than one of
+  // few (the pooled CDF of Dunn, Wasserman and Ramdas, JASA 2023). With one row per source, or
+  // the same number in each, these are the plain ranks.
+  const double n = static_cast<double>(samples.size());
+  const double groups = static_cast<double>(rows_of.size());
   const double tail = (1 - band_coverage) / 2;
-  return {order_statistic(ratios, std::floor(n1 * tail)),
-          order_statistic(ratios, std::ceil(n1 * (1 - tail)))};
+  const auto rank = [&](double k) {
+    double cumulative = 0;
+    for (const band_sample& s : samples) {
+      cumulative += n / (groups * rows_of[s.group]);
+      if (cumulative >= k - 1e-9) return s.ratio;
+    }
+    return samples.back().ratio;
+  };
+  return {rank(std::floor((n + 1) * tail)), rank(std::ceil((n + 1) * (1 - tail)))};
 }
 
 namespace {

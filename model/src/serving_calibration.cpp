@@ -269,17 +269,17 @@ std::vector<serving_band> serving_bands(const serving_check& check) {
     b.figure = figure;
     b.rows = static_cast<int>(samples.size());
     if (samples.empty()) continue;
-    std::vector<double> all;
+    std::vector<band_sample> all;
     all.reserve(samples.size());
-    for (const sample& s : samples) all.push_back(s.ratio);
+    for (const sample& s : samples) all.push_back({s.ratio, *s.group});
     std::tie(b.low, b.high) = ratio_band(all);
     // Held out by source: each row against the band its own source group had no part in.
     int inside = 0;
     int counted = 0;
     for (const sample& s : samples) {
-      std::vector<double> others;
+      std::vector<band_sample> others;
       for (const sample& o : samples) {
-        if (*o.group != *s.group) others.push_back(o.ratio);
+        if (*o.group != *s.group) others.push_back({o.ratio, *o.group});
       }
       if (others.empty()) continue;
       const auto [low, high] = ratio_band(others);

@@ -836,8 +836,8 @@ TEST_CASE("calibration: both sets, every stack, held-out errors against the docu
 }
 
 TEST_CASE(
-    "error bands by hand: conformal ranks of published / predicted, coverage held out by "
-    "source, a family of too few sources on every family's band",
+    "error bands by hand: conformal ranks of published / predicted, each source weighing the "
+    "same, coverage held out by source, a family of too few sources on every family's band",
     "[unit][model]") {
   // Twenty rows of one family, four sources in turn: published / predicted 0.60, 0.65, ..., 1.55.
   std::vector<calibration_row> rows;
@@ -899,8 +899,8 @@ TEST_CASE(
   CHECK(written[0].shared);
 
   // A third family of two rows from one source, both far above the rest (2.0 and 2.2): its band
-  // reaches its own largest ratio (of two, the ranks are the ends), beyond every family's band
-  // (the 21st of 22 ratios, 2.0).
+  // reaches its own largest ratio (of two, the ranks are the ends); every family's band does too,
+  // its source weighing as much as each of the others ten rows.
   for (const double published : {200.0, 220.0}) {
     calibration_row r = rows[0];
     r.family = "y";
@@ -916,6 +916,23 @@ TEST_CASE(
   // Held out, its one source leaves none of its rows: every family's band of the rest, which
   // holds neither.
   CHECK(y->held_out_coverage == Approx(0.0));
+
+  // Sources of unequal size: 18 rows of one source near 1 (1.000 to 1.017) and one row each of
+  // two others, 0.5 and 2.0. Plain ranks of n = 20 (the 2nd and 19th smallest) would give
+  // [1.000, 1.017]; weighted so each source counts n / 3 rows, 0.5 alone reaches rank 2 and the
+  // cumulative weight reaches rank 19 only at 2.0.
+  std::vector<band_sample> unequal;
+  for (int i = 0; i < 18; ++i) unequal.push_back({1.0 + 0.001 * i, "big"});
+  unequal.push_back({0.5, "low"});
+  unequal.push_back({2.0, "high"});
+  const auto [low, high] = ratio_band(unequal);
+  CHECK(low == Approx(0.5));
+  CHECK(high == Approx(2.0));
+  // With the two far rows in the big source, the ranks are plain again: its 2nd and 19th.
+  unequal[18].group = unequal[19].group = "big";
+  const auto [plain_low, plain_high] = ratio_band(unequal);
+  CHECK(plain_low == Approx(1.0));
+  CHECK(plain_high == Approx(1.017));
 }
 
 TEST_CASE(

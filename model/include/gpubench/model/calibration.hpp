@@ -105,10 +105,17 @@ inline constexpr std::size_t min_family_groups = 4;
 // Per method, the families whose predictions take every family's band joined with the same ranks
 // over their own rows, with how often it held their rows, each built without the row's source.
 [[nodiscard]] std::vector<error_band> shared_bands(const std::vector<calibration_row>& rows);
+// A published / predicted ratio and the source group of its row.
+struct band_sample {
+  double ratio = 1;
+  std::string group;
+};
 // The band of published / predicted ratios: of n ratios, the floor((n+1)(1-c)/2)-th and
 // ceil((n+1)(1+c)/2)-th smallest for c = band_coverage (split-conformal ranks, held to the
-// smallest and largest); {1, 1} for none. The serving bands use it too.
-[[nodiscard]] std::pair<double, double> ratio_band(std::vector<double> ratios);
+// smallest and largest), each row counted as n / (groups x its group's rows) of a row, so that
+// every source group weighs the same (docs/model.md, "Error band"); {1, 1} for none. The serving
+// bands use it too.
+[[nodiscard]] std::pair<double, double> ratio_band(std::vector<band_sample> samples);
 // configs/model/error_bands.json as `gpubench calibrate --bands` writes it, and read back.
 [[nodiscard]] json to_json(const std::vector<error_band>& bands);
 [[nodiscard]] std::vector<error_band> parse_error_bands(const json& doc, const std::string& file);
