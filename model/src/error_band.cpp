@@ -252,15 +252,15 @@ std::string prediction_interval::basis() const {
                            "predictions made without their source (" +
                            fmt(held_out_coverage * 100) + "% of each source's ";
   std::string out =
-      shared
-          ? "every family's band joined with the band of the " + std::to_string(rows) +
-                " published " + family + " runs, too few rows or sources for a band of their " +
-                "own: " + fmt((held_low - 1) * 100) + "% / +" + fmt((held_high - 1) * 100) + "% " +
-                made + family + " runs inside such a band built without it)"
-          : fmt(coverage * 100) + "% of " + std::to_string(rows) + " published " +
-                (family == every_family ? "runs of every family" : family + " runs") +
-                " fell within " + fmt((held_low - 1) * 100) + "% / +" + fmt((held_high - 1) * 100) +
-                "% " + made + "runs inside a band built without it)";
+      shared ? "every family's band joined with the band of the " + std::to_string(rows) +
+                   " published " + family + " runs, too few rows or sources for a band of their " +
+                   "own: " + fmt((held_low - 1) * 100) + "% / +" + fmt((held_high - 1) * 100) +
+                   "% " + made + family + " runs inside such a band built without it)"
+             : fmt(coverage * 100) + "% of " + std::to_string(rows) + " published " +
+                   (family == every_family ? "runs of every family" : family + " runs") +
+                   ", each source weighing the same, fell within " + fmt((held_low - 1) * 100) +
+                   "% / +" + fmt((held_high - 1) * 100) + "% " + made +
+                   "runs inside a band built without it)";
   if (!widened.empty()) {
     out += "; widened to " + fmt((low_ratio - 1) * 100) + "% / +" + fmt((high_ratio - 1) * 100) +
            "%: " + join(widened, "; ");
