@@ -900,7 +900,7 @@ TEST_CASE(
 
   // A third family of two rows from one source, both far above the rest (2.0 and 2.2): its band
   // reaches its own largest ratio (of two, the ranks are the ends); every family's band does too,
-  // its source weighing as much as each of the others ten rows.
+  // its source of two rows weighing as much as each source of ten.
   for (const double published : {200.0, 220.0}) {
     calibration_row r = rows[0];
     r.family = "y";
