@@ -325,13 +325,19 @@ void add_layer_gemms(step_ops& step, const transformer_shape& t) {
   // al. 2022) keeps S and P, and in the backward pass dS and dP, in on-chip tiles, and its
   // backward pass recomputes S from Q and K.
   // With a causal mask it skips the tiles above the diagonal: query i meets the memory and
-  // i + 1 keys, on average (keys - s/2) of them. Unfused attention computes every score and
-  // masks them.
+  // i + 1 keys, on average (keys - s/2) of them; in a layer that attends within a window of W
+  // tokens, min(i + 1, W) of them, on average W - W^2/(2s) where W < s. Unfused attention
+  // computes every score and masks them.
   const std::uint8_t scores_on_chip = t.flash ? operand_c : 0;
   const std::uint8_t probabilities_on_chip = t.flash ? operand_a : 0;
+  const auto seq = static_cast<double>(t.seq);
+  const double full_keys = static_cast<double>(keys) - seq / 2;
+  const double window = std::min(t.p.at("attention_window"), seq);
+  const double windowed_keys = window > 0 ? window - window * window / (2 * seq) : full_keys;
+  const double windowed = t.p.at("windowed_layers") / static_cast<double>(t.layers);
   const double computed_scores =
       t.flash && t.f.at("causal")
-          ? (static_cast<double>(keys) - static_cast<double>(t.seq) / 2) / static_cast<double>(keys)
+          ? ((1 - windowed) * full_keys + windowed * windowed_keys) / static_cast<double>(keys)
           : 1.0;
   const double attention_count = L * t.bh * computed_scores;
   const std::size_t attention = step.ops.size();
@@ -680,6 +686,10 @@ const std::map<std::string, preset_info>& presets() {
                       {"moe_ffn", 0},
                       {"moe_shared", 0},
                       {"moe_imbalance", 1},
+                      // Sliding-window attention: windowed_layers of the layers attend to the
+                      // last attention_window tokens only (0: none).
+                      {"attention_window", 0},
+                      {"windowed_layers", 0},
                       {"activation_offload_layers", 0}},
                      transformer_flags,
                      ""};

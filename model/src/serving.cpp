@@ -101,6 +101,9 @@ struct llm_shape {
   double T = 1, P = 1;
   double stage_layers = 0;  // layers of the slowest stage
   double kv_heads_gpu = 0;  // K/V heads one GPU holds (replicated where kv_heads < T)
+  // Sliding-window attention: this share of the layers attends to (and caches) the last
+  // `window` tokens only; 0, none.
+  double window = 0, windowed_share = 0;
   [[nodiscard]] bool moe() const { return experts > 0; }
   [[nodiscard]] double ffn_matrices() const { return gated ? 3 : 2; }
   // One layer's attention weights on one GPU: Q and O split, K and V at this GPU's heads.
@@ -116,6 +119,14 @@ struct llm_shape {
   [[nodiscard]] double vocab_params() const { return vocab * h / T; }
   // K and V of one token on this GPU, all its layers, in elements.
   [[nodiscard]] double kv_elements_per_token() const { return 2 * stage_layers * kv_heads_gpu * d; }
+  // The layers of this GPU's stage that attend to every earlier token, and those that attend
+  // within the window.
+  [[nodiscard]] double full_layers() const { return stage_layers * (1 - windowed_share); }
+  [[nodiscard]] double windowed_layers() const { return stage_layers * windowed_share; }
+  // The tokens a windowed layer keeps of a context.
+  [[nodiscard]] double in_window(double context) const {
+    return window > 0 ? std::min(context, window) : context;
+  }
 };
 
 llm_shape shape_of(const workload& w, const serving_options& o) {
@@ -161,6 +172,8 @@ llm_shape shape_of(const workload& w, const serving_options& o) {
   }
   s.stage_layers = std::ceil(s.L / s.P);
   s.kv_heads_gpu = std::max(1.0, s.kv_heads / s.T);
+  s.window = number("attention_window");
+  s.windowed_share = s.window > 0 && s.L > 0 ? number("windowed_layers") / s.L : 0;
   return s;
 }
 
@@ -322,7 +335,9 @@ void add_overhead(step_time& t, const machine& m, const llm_shape& s, bool graph
 step_time decode_stage(const machine& m, const llm_shape& s, double batch, double context) {
   step_time t;
   add_layers(t, m, s, batch, batch);
-  add_attention(t, m, s, batch, context, batch * context, s.stage_layers);
+  add_attention(t, m, s, batch, context, batch * context, s.full_layers());
+  const double kept = s.in_window(context);
+  add_attention(t, m, s, batch, kept, batch * kept, s.windowed_layers());
   add_overhead(t, m, s, m.stack.cuda_graphs);
   return t;
 }
@@ -332,8 +347,12 @@ step_time prefill_stage(const machine& m, const llm_shape& s, double sequences, 
   step_time t;
   const double tokens = sequences * prompt;
   add_layers(t, m, s, tokens, sequences);
-  // Causal attention: token i sees i + 1 keys, (prompt + 1) / 2 on average.
-  add_attention(t, m, s, tokens, (prompt + 1) / 2, tokens, s.stage_layers);
+  // Causal attention: token i sees i + 1 keys, (prompt + 1) / 2 on average; within a window of
+  // W < prompt tokens, min(i + 1, W) of them, W - W^2/(2 prompt) on average.
+  add_attention(t, m, s, tokens, (prompt + 1) / 2, tokens, s.full_layers());
+  const double w = s.in_window(prompt);
+  add_attention(t, m, s, tokens, w < prompt ? w - w * w / (2 * prompt) : (prompt + 1) / 2, tokens,
+                s.windowed_layers());
   add_overhead(t, m, s, false);
   return t;
 }
@@ -726,8 +745,14 @@ serving_result predict_serving(const hardware_profile& hw, const workload& w, co
       stack.fraction_of_free
           ? stack.memory_fraction * (capacity - weight_bytes - activations - reserve)
           : stack.memory_fraction * capacity - weight_bytes - activations - reserve;
-  const double blocks = std::ceil((I + O) / stack.kv_block_tokens);
-  const double sequence_bytes = blocks * stack.kv_block_tokens * kv_token_bytes;
+  // A windowed layer keeps the window's blocks only (vLLM's hybrid KV cache manager,
+  // TensorRT-LLM's cyclic KV cache).
+  const auto block_tokens = [&](double tokens) {
+    return std::ceil(tokens / stack.kv_block_tokens) * stack.kv_block_tokens;
+  };
+  const double sequence_bytes =
+      kv_token_bytes * ((1 - s.windowed_share) * block_tokens(I + O) +
+                        s.windowed_share * block_tokens(s.in_window(I + O)));
   double per_replica_max = std::max(0.0, std::floor(pool / sequence_bytes));
   if (stack.max_sequences > 0) {
     per_replica_max = std::min(per_replica_max, static_cast<double>(stack.max_sequences));

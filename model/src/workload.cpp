@@ -212,6 +212,21 @@ model_spec parse_model(const json_reader& m, std::string& family, std::string& u
         }
         if (spec.params.at("classes") < 1) m.fail("classes", "at least 1 class");
       }
+      // Sliding-window attention: a causal decoder's layers, all of them unless windowed_layers
+      // says how many.
+      const double window = spec.params.at("attention_window");
+      const double windowed = spec.params.at("windowed_layers");
+      if (window > 0) {
+        if (!spec.flags.at("causal") || spec.params.at("memory_len") > 0) {
+          m.fail("attention_window",
+                 "0 for a model that is not a causal decoder without memory (a sliding window "
+                 "is modelled for a decoder's earlier tokens)");
+        }
+        if (windowed > spec.params.at("layers")) m.fail("windowed_layers", "at most layers");
+        if (windowed == 0) spec.params["windowed_layers"] = spec.params.at("layers");
+      } else if (windowed > 0) {
+        m.fail("windowed_layers", "0 without an attention_window");
+      }
       if (m.has("experts")) {
         if (spec.params.at("image_size") > 0) {
           m.fail("experts", "no experts: a ViT preset has a dense FFN");

@@ -1822,6 +1822,34 @@ TEST_CASE("attention by hand: FlashAttention's tiles stay on chip and a causal m
   // Unfused attention computes every score and masks them.
   CHECK(flops(attention(ops_with({{"flash_attention", false}, {"causal", true}}))) ==
         Approx(6 * gemm));
+  // A sliding window of 8 tokens: query i meets min(i + 1, 8) keys, 8 - 64/64 = 7 of the 32 on
+  // average (the causal mask's 16 in the same reckoning), on one layer of the two: (16 + 7) / 2
+  // of 32 of the tiles; on both (windowed_layers left out), 7 of 32. Unfused, every score still.
+  const auto windowed = [&](std::optional<int> layers, bool flash_attention) {
+    json job = tiny_gpt();
+    job["model"]["attention_window"] = 8;
+    if (layers) job["model"]["windowed_layers"] = *layers;
+    job["model"]["flash_attention"] = flash_attention;
+    return attention(expand(parse_workload(job, "tiny.json"), 2));
+  };
+  CHECK(flops(windowed(1, true)) == Approx(7 * gemm * 23.0 / 64));
+  CHECK(flops(windowed(std::nullopt, true)) == Approx(7 * gemm * 7.0 / 32));
+  CHECK(flops(windowed(1, false)) == Approx(6 * gemm));
+  // A window needs a causal decoder, and windowed layers a window, at most every layer.
+  json encoder = tiny_gpt();
+  encoder["model"]["causal"] = false;
+  encoder["model"]["attention_window"] = 8;
+  CHECK_THROWS_WITH(parse_workload(encoder, "tiny.json"),
+                    Catch::Contains("/model/attention_window") && Catch::Contains("causal"));
+  json unwindowed = tiny_gpt();
+  unwindowed["model"]["windowed_layers"] = 1;
+  CHECK_THROWS_WITH(
+      parse_workload(unwindowed, "tiny.json"),
+      Catch::Contains("/model/windowed_layers: expected 0 without an attention_window"));
+  json too_many = tiny_gpt();
+  too_many["model"]["attention_window"] = 8;
+  too_many["model"]["windowed_layers"] = 3;
+  CHECK_THROWS_WITH(parse_workload(too_many, "tiny.json"), Catch::Contains("at most layers"));
 
   // Memory-bound passes in bf16 over 64 tokens x 64 (4096) per layer: 34 token passes and 5 over
   // the FFN's 64 x 256, 2 layers, 3 for the embedding, and the loss's 4 fp32 passes over the

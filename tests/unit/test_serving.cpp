@@ -107,6 +107,32 @@ TEST_CASE("size --serve: weights, KV cache and what it holds, counted by hand", 
   CHECK(r.decode.weight_bytes == Approx(180224 + 100 * 64 * 2));
 }
 
+TEST_CASE("size --serve: a layer that attends within a window caches and reads the window only",
+          "[unit][serving]") {
+  workload windowed = tiny_decoder();
+  windowed.model.params["attention_window"] = 32;
+  windowed.model.params["windowed_layers"] = 1;
+  serving_options o = tiny_options();
+  o.load = serving_load::batch;
+  o.load_value = 1;
+  const serving_result r =
+      predict_serving(round_gpu(), windowed, constants{}, round_engine(true), o);
+  REQUIRE(r.fits);
+  // K and V of a token on one layer: 2 x 2 heads x 16 x 2 bytes = 128. A sequence of 128 tokens
+  // keeps 8 blocks of 16 on the full layer and 2 (its last 32 tokens) on the windowed one:
+  // (128 + 32) x 128 bytes, against 2 x 128 x 128 without a window; a token of context below
+  // the window still costs both layers.
+  CHECK(r.kv_bytes_per_token == Approx(256));
+  const double pool = r.kv_cache_GB_per_gpu * 1e9;
+  CHECK(r.max_concurrency == std::floor(pool / ((128 + 32) * 128.0)));
+  // A decode step at the mean context of 100 + 28/2 = 114 tokens reads 114 on the full layer
+  // and 32 on the windowed one, and writes the new token's K and V on both.
+  CHECK(r.decode.kv_bytes == Approx((114 + 32) * 128.0 + 2 * 128.0));
+  const serving_result full =
+      predict_serving(round_gpu(), tiny_decoder(), constants{}, round_engine(true), o);
+  CHECK(full.decode.kv_bytes == Approx(2 * 114 * 128.0 + 2 * 128.0));
+}
+
 TEST_CASE("size --serve: decode at small batches streams the weights, a long prompt computes",
           "[unit][serving]") {
   const hardware_profile hw = load_catalog("h100-sxm5-80gb");
