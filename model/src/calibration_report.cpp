@@ -238,10 +238,9 @@ std::string memory_check(const calibration_report& report) {
 std::string bands_table(const calibration_report& report) {
   std::string out =
       "\nError band: published / predicted over the rows predicted without their source, between "
-      "the ranks that hold at least " +
+      "the split-conformal ranks for " +
       pct(band_coverage) +
-      " of a next row, each source weighing the same (split-conformal; docs/model.md, \"Error "
-      "band\"); a family of fewer than " +
+      ", each source weighing the same (docs/model.md, \"Error band\"); a family of fewer than " +
       std::to_string(min_family_rows) + " rows or " + std::to_string(min_family_groups) +
       " sources takes every family's band joined with its own rows' band; held-out coverage: the "
       "share of each "

@@ -100,7 +100,7 @@ std::pair<double, double> ratio_band(std::vector<band_sample> samples) {
   // the smallest); the plain quantiles (type 7) held about (n-1)/(n+1) of the coverage.
   // The next ratio comes from a next source, and a source's rows share its bias: each row counts
   // n / (groups x its group's rows), so that a source of many rows weighs no more than one of
-  // few (the pooled CDF of Dunn, Wasserman and Ramdas, JASA 2023). With one row per source, or
+  // few (the CDF pooling of Dunn, Wasserman and Ramdas, JASA 2023). With one row per source, or
   // the same number in each, these are the plain ranks.
   const double n = static_cast<double>(samples.size());
   const double groups = static_cast<double>(rows_of.size());
@@ -113,7 +113,9 @@ std::pair<double, double> ratio_band(std::vector<band_sample> samples) {
     }
     return samples.back().ratio;
   };
-  return {rank(std::floor((n + 1) * tail)), rank(std::ceil((n + 1) * (1 - tail)))};
+  // (1 - 0.8) / 2 is 0.09999... in binary: without the nudge, 20 x it floors to 1, not 2.
+  constexpr double exact = 1e-9;
+  return {rank(std::floor((n + 1) * tail + exact)), rank(std::ceil((n + 1) * (1 - tail) - exact))};
 }
 
 namespace {

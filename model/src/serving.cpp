@@ -745,14 +745,15 @@ serving_result predict_serving(const hardware_profile& hw, const workload& w, co
       stack.fraction_of_free
           ? stack.memory_fraction * (capacity - weight_bytes - activations - reserve)
           : stack.memory_fraction * capacity - weight_bytes - activations - reserve;
-  // A windowed layer keeps the window's blocks only (vLLM's hybrid KV cache manager,
-  // TensorRT-LLM's cyclic KV cache).
-  const auto block_tokens = [&](double tokens) {
-    return std::ceil(tokens / stack.kv_block_tokens) * stack.kv_block_tokens;
-  };
+  // A windowed layer keeps the pages its last W tokens straddle: the W - 1 before the newest and
+  // that one, ceil((W - 1)/b) + 1 pages at most (vLLM's hybrid KV cache manager; TensorRT-LLM's
+  // cyclic KV cache).
+  const double page = stack.kv_block_tokens;
+  const double pages = std::ceil((I + O) / page);
+  const double windowed_pages =
+      s.window > 0 ? std::min(pages, std::ceil((s.window - 1) / page) + 1) : pages;
   const double sequence_bytes =
-      kv_token_bytes * ((1 - s.windowed_share) * block_tokens(I + O) +
-                        s.windowed_share * block_tokens(s.in_window(I + O)));
+      kv_token_bytes * page * ((1 - s.windowed_share) * pages + s.windowed_share * windowed_pages);
   double per_replica_max = std::max(0.0, std::floor(pool / sequence_bytes));
   if (stack.max_sequences > 0) {
     per_replica_max = std::min(per_replica_max, static_cast<double>(stack.max_sequences));

@@ -354,8 +354,8 @@ void apply_serving_bands(serving_result& r, const std::vector<serving_band>& ban
   if (!parts.empty()) {
     r.interval_basis = fmt(band_coverage * 100) +
                        "% of the published serving runs (configs/calibration/serving.json), each "
-                       "predicted by a fit made without its source, fell in this range around the "
-                       "model's answers: " +
+                       "source weighing the same and each run predicted by a fit made without its "
+                       "source, fell in this range around the model's answers: " +
                        join(parts, "; ");
   }
 }

@@ -913,6 +913,14 @@ TEST_CASE(
                               [](const error_band& b) { return b.family == "y"; });
   REQUIRE(y != with_y.end());
   CHECK(y->high == Approx(2.2));
+  // Every family's band alone: rank ceil(23 x 0.9) = 21 of the weights 22/30 for each of the
+  // 20 rows of a and b and 22/6 for each of c's: 14.7 below 2.0, 18.3 at it, 22 at 2.2 (plain
+  // ranks, every row one, would stop at 2.0, the 21st).
+  const std::vector<error_band> every = error_bands(rows);
+  const auto all = std::find_if(every.begin(), every.end(),
+                                [](const error_band& b) { return b.family == "all"; });
+  REQUIRE(all != every.end());
+  CHECK(all->high == Approx(2.2));
   // Held out, its one source leaves none of its rows: every family's band of the rest, which
   // holds neither.
   CHECK(y->held_out_coverage == Approx(0.0));
@@ -928,6 +936,13 @@ TEST_CASE(
   const auto [low, high] = ratio_band(unequal);
   CHECK(low == Approx(0.5));
   CHECK(high == Approx(2.0));
+  // Of 19 ratios (1 to 19, one source): the floor(20 x 0.1) = 2nd and ceil(20 x 0.9) = 18th, whole
+  // numbers that 0.1 and 0.9 in binary must not round past.
+  std::vector<band_sample> nineteen;
+  for (int i = 1; i <= 19; ++i) nineteen.push_back({static_cast<double>(i), "one"});
+  const auto [nineteen_low, nineteen_high] = ratio_band(nineteen);
+  CHECK(nineteen_low == 2);
+  CHECK(nineteen_high == 18);
   // With the two far rows in the big source, the ranks are plain again: its 2nd and 19th.
   unequal[18].group = unequal[19].group = "big";
   const auto [plain_low, plain_high] = ratio_band(unequal);

@@ -119,12 +119,12 @@ TEST_CASE("size --serve: a layer that attends within a window caches and reads t
       predict_serving(round_gpu(), windowed, constants{}, round_engine(true), o);
   REQUIRE(r.fits);
   // K and V of a token on one layer: 2 x 2 heads x 16 x 2 bytes = 128. A sequence of 128 tokens
-  // keeps 8 blocks of 16 on the full layer and 2 (its last 32 tokens) on the windowed one:
-  // (128 + 32) x 128 bytes, against 2 x 128 x 128 without a window; a token of context below
-  // the window still costs both layers.
+  // keeps 8 pages of 16 on the full layer and, on the windowed one, the pages its last 32 tokens
+  // straddle: ceil(31/16) + 1 = 3. (128 + 48) x 128 bytes, against 2 x 128 x 128 without a
+  // window; a token of context below the window still costs both layers.
   CHECK(r.kv_bytes_per_token == Approx(256));
   const double pool = r.kv_cache_GB_per_gpu * 1e9;
-  CHECK(r.max_concurrency == std::floor(pool / ((128 + 32) * 128.0)));
+  CHECK(r.max_concurrency == std::floor(pool / ((128 + 48) * 128.0)));
   // A decode step at the mean context of 100 + 28/2 = 114 tokens reads 114 on the full layer
   // and 32 on the windowed one, and writes the new token's K and V on both.
   CHECK(r.decode.kv_bytes == Approx((114 + 32) * 128.0 + 2 * 128.0));
