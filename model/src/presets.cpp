@@ -728,6 +728,19 @@ const std::map<std::string, preset_info>& presets() {
     m["mixtral-8x7b"] =
         t(32, 4096, 32, 14336, 4096, 32000,
           {{"kv_heads", 8}, {"moe_experts", 8}, {"moe_top_k", 2}, {"moe_ffn", 14336}}, llama);
+    // gpt-oss-120b (openai/gpt-oss-120b config.json): 128 experts of 2880, 4 per token, 64 query
+    // heads of 64 and 8 key/value heads on a 2880-wide stream, every other layer attending within
+    // 128 tokens; trained here at 4096 tokens, as Megatron-Bridge's recipes run it. Its attention
+    // sinks and biases are a few thousand parameters a layer and are not counted.
+    m["gpt-oss-120b"] = t(36, 2880, 64, 2880, 4096, 201088,
+                          {{"kv_heads", 8},
+                           {"head_dim", 64},
+                           {"moe_experts", 128},
+                           {"moe_top_k", 4},
+                           {"moe_ffn", 2880},
+                           {"attention_window", 128},
+                           {"windowed_layers", 18}},
+                          llama);
     m["vit-b16"] = t(12, 768, 12, 3072, 197, 0, {{"image_size", 224}, {"lm_head_fraction", 0}});
     m["vit-b16"].sample_unit = "image";
     // Transformer-XL base on WikiText-103: adaptive softmax touches ~32k of the 267,735 output
@@ -741,6 +754,7 @@ const std::map<std::string, preset_info>& presets() {
       m[name].calibration_family = "gpt";
     }
     m["mixtral-8x7b"].calibration_family = "moe";
+    m["gpt-oss-120b"].calibration_family = "moe";
     m["resnet50"].calibration_family = "resnet50";
     m["bert-large"].calibration_family = "bert";
     m["transformer-xl-base"].calibration_family = "transformer-xl";

@@ -1782,6 +1782,18 @@ TEST_CASE(
                     Catch::Contains("parallel.context"));
 }
 
+TEST_CASE("gpt-oss-120b preset: the model card's parameters, every other layer windowed",
+          "[unit][model]") {
+  // OpenAI's model card: 116.83B parameters in all, 36 layers; the preset leaves out the
+  // attention sinks and biases (under 0.1%).
+  const workload oss = load_workload("gpt-oss-120b");
+  CHECK(expand(oss, 1).params == Approx(116.83e9).epsilon(0.001));
+  CHECK(oss.model.params.at("attention_window") == 128);
+  CHECK(oss.model.params.at("windowed_layers") == 18);
+  CHECK(expert_count(oss.model) == 128);
+  CHECK(expert_top_k(oss.model) == 4);
+}
+
 TEST_CASE("attention by hand: FlashAttention's tiles stay on chip and a causal mask skips half",
           "[unit][model]") {
   // The tiny GPT: 4 heads of width 16, 32 tokens, batch 2 (8 head-sequences a layer).
