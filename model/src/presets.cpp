@@ -332,9 +332,8 @@ void add_layer_gemms(step_ops& step, const transformer_shape& t) {
   const std::uint8_t probabilities_on_chip = t.flash ? operand_a : 0;
   const auto seq = static_cast<double>(t.seq);
   const double full_keys = static_cast<double>(keys) - seq / 2;
-  const double window = std::min(t.p.at("attention_window"), seq);
-  const double windowed_keys = window > 0 ? window - window * window / (2 * seq) : full_keys;
-  const double windowed = t.p.at("windowed_layers") / static_cast<double>(t.layers);
+  const double windowed = windowed_share(t.p);
+  const double windowed_keys = windowed_mean_keys(t.p.at("attention_window"), seq);
   const double computed_scores =
       t.flash && t.f.at("causal")
           ? ((1 - windowed) * full_keys + windowed * windowed_keys) / static_cast<double>(keys)
@@ -774,6 +773,16 @@ const preset_info* find_preset(const std::string& name) {
 std::int64_t key_value_heads(const std::map<std::string, double>& params) {
   const double kv = params.at("kv_heads");
   return static_cast<std::int64_t>(kv > 0 ? kv : params.at("heads"));
+}
+
+double windowed_share(const std::map<std::string, double>& params) {
+  const double layers = params.at("layers");
+  return params.at("attention_window") > 0 && layers > 0 ? params.at("windowed_layers") / layers
+                                                         : 0.0;
+}
+
+double windowed_mean_keys(double window, double tokens) {
+  return window < tokens ? window - window * window / (2 * tokens) : tokens / 2;
 }
 
 const std::vector<std::string>& preset_names() {

@@ -27,6 +27,12 @@ struct preset_info {
 // A transformer's key/value heads: `kv_heads`, or as many as `heads` when it is 0 (no
 // grouped-query attention).
 [[nodiscard]] std::int64_t key_value_heads(const std::map<std::string, double>& params);
+// The share of a transformer's layers that attend within `attention_window` (0 without one).
+[[nodiscard]] double windowed_share(const std::map<std::string, double>& params);
+// The keys a query of a causal layer meets on average within a window of `window` tokens, over
+// `tokens` queries: min(i + 1, W) of them, W - W^2/(2 tokens) for W < tokens; `tokens` / 2, the
+// whole causal triangle, otherwise.
+[[nodiscard]] double windowed_mean_keys(double window, double tokens);
 
 // Every preset's name, from the table (alphabetical).
 [[nodiscard]] const std::vector<std::string>& preset_names();

@@ -173,7 +173,7 @@ llm_shape shape_of(const workload& w, const serving_options& o) {
   s.stage_layers = std::ceil(s.L / s.P);
   s.kv_heads_gpu = std::max(1.0, s.kv_heads / s.T);
   s.window = number("attention_window");
-  s.windowed_share = s.window > 0 && s.L > 0 ? number("windowed_layers") / s.L : 0;
+  s.windowed_share = detail::windowed_share(p);
   return s;
 }
 
@@ -350,9 +350,10 @@ step_time prefill_stage(const machine& m, const llm_shape& s, double sequences, 
   // Causal attention: token i sees i + 1 keys, (prompt + 1) / 2 on average; within a window of
   // W < prompt tokens, min(i + 1, W) of them, W - W^2/(2 prompt) on average.
   add_attention(t, m, s, tokens, (prompt + 1) / 2, tokens, s.full_layers());
-  const double w = s.in_window(prompt);
-  add_attention(t, m, s, tokens, w < prompt ? w - w * w / (2 * prompt) : (prompt + 1) / 2, tokens,
-                s.windowed_layers());
+  const double windowed_keys = s.window > 0 && s.window < prompt
+                                   ? detail::windowed_mean_keys(s.window, prompt)
+                                   : (prompt + 1) / 2;
+  add_attention(t, m, s, tokens, windowed_keys, tokens, s.windowed_layers());
   add_overhead(t, m, s, false);
   return t;
 }
